@@ -1,0 +1,170 @@
+//! The gateway's configuration: one struct, read once at start from command-line
+//! flags with environment-variable fallbacks (`.env.example` lists every variable).
+//!
+//! Secrets are [`Secret`]s: their `Debug` and `Display` print `[redacted]`, so a
+//! config dumped into a log line never leaks them.
+
+use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr, time::Duration};
+
+/// A value that must never appear in logs or error messages.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The only way to read the value; grep for it to audit where secrets go.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_owned()))
+    }
+}
+
+/// A duration written as `500ms`, `3s`, `2min` or a bare number of seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span(pub Duration);
+
+impl FromStr for Span {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+        let (number, unit) = s.split_at(split);
+        let n: u64 = number
+            .parse()
+            .map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 3s or 2min"))?;
+        let duration = match unit.trim() {
+            "ms" => Duration::from_millis(n),
+            "" | "s" => Duration::from_secs(n),
+            "min" | "m" => Duration::from_secs(n * 60),
+            other => return Err(format!("invalid duration unit {other:?} in {s:?}: use ms, s or min")),
+        };
+        Ok(Self(duration))
+    }
+}
+
+/// Everything the gateway can be told. Each field is a flag (`--listen`) and an
+/// environment variable (`GATEWAY_LISTEN`); the flag wins.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Config {
+    /// Address the HTTP server listens on. 54321 is the port `supabase start` uses,
+    /// so supabase-js examples work unchanged.
+    #[arg(long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:54321")]
+    pub listen: SocketAddr,
+
+    /// PostgreSQL URL the API connects with (the `authenticator` role, like
+    /// PostgREST's `db-uri`). When absent the gateway runs its own private cluster
+    /// under `--data-dir`.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<Secret>,
+
+    /// PostgreSQL URL used to apply `sql/` and `policies/` (a role that owns the
+    /// schema). Defaults to `--database-url`.
+    #[arg(long, env = "DATABASE_ADMIN_URL")]
+    pub database_admin_url: Option<Secret>,
+
+    /// HS256 secret that signs and verifies every JWT (at least 32 characters, like
+    /// PostgREST's `jwt-secret`). When absent one is generated on first start and
+    /// kept in `<data-dir>/jwt_secret` (mode 0600).
+    #[arg(long, env = "JWT_SECRET")]
+    pub jwt_secret: Option<Secret>,
+
+    /// When set, tokens carrying an `aud` claim must match it (PostgREST's
+    /// `jwt-aud`); tokens without `aud` are accepted, as PostgREST does.
+    #[arg(long, env = "JWT_AUD")]
+    pub jwt_aud: Option<String>,
+
+    /// Directory for everything the gateway keeps: the embedded cluster
+    /// (`postgres/`), the generated JWT secret and, by default, stored files.
+    #[arg(long, env = "GATEWAY_DATA_DIR", default_value = ".data")]
+    pub data_dir: PathBuf,
+
+    /// Where uploaded files live on local disk. Defaults to `<data-dir>/storage`.
+    #[arg(long, env = "STORAGE_ROOT")]
+    pub storage_root: Option<PathBuf>,
+
+    /// The public URL of the site (the shop), used for redirects and links in auth
+    /// e-mails, like GoTrue's `SITE_URL`.
+    #[arg(long, env = "SITE_URL", default_value = "http://localhost:5173")]
+    pub site_url: String,
+
+    /// Directory holding `sql/` and `policies/`. Defaults to the nearest ancestor of
+    /// the working directory (or of the executable) that has both.
+    #[arg(long, env = "GATEWAY_SQL_ROOT")]
+    pub sql_root: Option<PathBuf>,
+
+    /// Size of the connection pool used for API requests (PostgREST's `db-pool`).
+    #[arg(long, env = "GATEWAY_POOL_SIZE", default_value_t = 10)]
+    pub pool_size: usize,
+
+    /// How long a request waits for a pooled connection before 504 PGRST003
+    /// (PostgREST's `db-pool-acquisition-timeout`).
+    #[arg(long, env = "GATEWAY_POOL_TIMEOUT", default_value = "10s")]
+    pub pool_timeout: Span,
+
+    /// `statement_timeout` of the gateway's own connections, which applies to
+    /// roles that set none of their own (Supabase: the authenticator's 8 s).
+    /// Per-role values come from `ALTER ROLE ... SET statement_timeout` and are
+    /// applied to every request of that role.
+    #[arg(long, env = "GATEWAY_STATEMENT_TIMEOUT", default_value = "8s")]
+    pub statement_timeout: Span,
+}
+
+impl Config {
+    /// The JWT secret file used when none is configured.
+    pub fn jwt_secret_path(&self) -> PathBuf {
+        self.data_dir.join("jwt_secret")
+    }
+
+    pub fn storage_root(&self) -> PathBuf {
+        self.storage_root.clone().unwrap_or_else(|| self.data_dir.join("storage"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_print() {
+        let secret = Secret::new("super-secret-value");
+        assert_eq!(format!("{secret}"), "[redacted]");
+        assert_eq!(format!("{secret:?}"), "[redacted]");
+        assert_eq!(secret.expose(), "super-secret-value");
+    }
+
+    #[test]
+    fn durations_parse_with_units() {
+        let cases = [
+            ("500ms", Some(Duration::from_millis(500))),
+            ("3s", Some(Duration::from_secs(3))),
+            ("3", Some(Duration::from_secs(3))),
+            ("2min", Some(Duration::from_secs(120))),
+            ("2h", None),
+            ("s", None),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(input.parse::<Span>().ok().map(|s| s.0), expected, "{input}");
+        }
+    }
+}

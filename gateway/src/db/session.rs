@@ -1,0 +1,262 @@
+//! The one place where API requests get a database connection.
+//!
+//! A [`Session`] is one transaction run as the caller: PostgREST's recipe
+//! (`docs/references/transactions.rst`, `Query/PreQuery.hs`) of
+//!
+//! 1. `BEGIN` (read only for GET/HEAD),
+//! 2. one statement of transaction-local `set_config(name, value, true)` calls
+//!    whose names and values are bound parameters: `search_path`, the role's own
+//!    `ALTER ROLE ... SET` settings (which `SET ROLE` does not apply), `role`,
+//!    `request.jwt.claims`, `request.method`, `request.path`, `request.headers`,
+//! 3. the request's own statements,
+//! 4. `COMMIT` or `ROLLBACK`.
+//!
+//! Steps 1-3 are pipelined: tokio-postgres sends the messages of futures polled
+//! together back to back, so they cost one round trip (performance.md §4.6).
+//! Everything is transaction-local, so nothing outlives the request on a pooled
+//! connection; a session dropped mid-transaction (a client that went away)
+//! discards its connection rather than return it to the pool dirty.
+//!
+//! Bypassing row-level security takes the named call [`Db::as_service_role`].
+
+use deadpool_postgres::Object;
+use serde_json::Value;
+use tokio_postgres::{Row, types::ToSql};
+
+use super::Db;
+use crate::caller::Caller;
+use crate::error::ApiError;
+use crate::role::Role;
+
+/// Whether the transaction may write. PostgREST runs GET and HEAD read only, so a
+/// write hidden in them fails with 25006 (405).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
+impl Access {
+    fn begin(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "begin isolation level read committed read only",
+            Access::ReadWrite => "begin isolation level read committed read write",
+        }
+    }
+}
+
+/// The schemas unqualified names resolve in, as PostgREST's `db-schemas` plus
+/// `db-extra-search-path` default to on Supabase.
+const SEARCH_PATH: &str = "\"public\", \"extensions\"";
+
+const SET_CONFIG: &str =
+    "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
+
+/// What a request's transaction is run as.
+struct Context {
+    role: Role,
+    claims: Value,
+    method: String,
+    path: String,
+    headers: Value,
+}
+
+pub struct Session {
+    db: Db,
+    conn: Option<Object>,
+    /// Set until the first statement, which carries `BEGIN` and the settings.
+    pending: Option<(Access, Context)>,
+    role: Role,
+    /// A transaction is open on `conn`.
+    open: bool,
+}
+
+impl Db {
+    /// A transaction run as the caller, under row-level security.
+    pub async fn session(&self, caller: &Caller, access: Access) -> Result<Session, ApiError> {
+        let mut claims = caller.claims.claims.clone();
+        // PostgREST inserts the effective role into the claims it exposes.
+        claims.insert("role".to_owned(), Value::String(caller.role().as_str().to_owned()));
+        let context = Context {
+            role: caller.role(),
+            claims: Value::Object(claims),
+            method: caller.method.clone(),
+            path: caller.path.clone(),
+            headers: caller.headers.clone(),
+        };
+        self.open_session(access, context).await
+    }
+
+    /// A transaction as `service_role`, which bypasses row-level security. For the
+    /// gateway's own bookkeeping (auth tables, storage metadata), never for work
+    /// done on a caller's behalf that RLS should judge.
+    pub async fn as_service_role(&self, access: Access) -> Result<Session, ApiError> {
+        let context = Context {
+            role: Role::ServiceRole,
+            claims: serde_json::json!({ "role": "service_role" }),
+            method: String::new(),
+            path: String::new(),
+            headers: Value::Object(Default::default()),
+        };
+        self.open_session(access, context).await
+    }
+
+    async fn open_session(&self, access: Access, context: Context) -> Result<Session, ApiError> {
+        let conn = self.checkout().await?;
+        Ok(Session {
+            db: self.clone(),
+            conn: Some(conn),
+            role: context.role,
+            pending: Some((access, context)),
+            open: false,
+        })
+    }
+}
+
+impl Session {
+    /// Runs one statement in the transaction. The first call also opens the
+    /// transaction and applies the settings, in the same round trip. On error the
+    /// transaction is rolled back and the session is finished.
+    pub async fn query(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, ApiError> {
+        let result = self.run(sql, params).await;
+        if result.is_err() {
+            self.abort().await;
+        }
+        result
+    }
+
+    async fn run(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
+        let role = self.role;
+        let pg = |e| ApiError::from_pg(e, role);
+        let Some((access, context)) = self.pending.take() else {
+            let conn = self.conn.as_ref().ok_or_else(finished)?;
+            let statement = conn.prepare_cached(sql).await.map_err(pg)?;
+            return conn.query(&statement, params).await.map_err(pg);
+        };
+        let (names, values) = self.settings(&context).await?;
+        // A pooled connection may have died since it was last used (the database
+        // restarted). Nothing was sent yet, so one retry on a fresh connection
+        // cannot run anything twice.
+        for attempt in 0..2 {
+            let conn = self.conn.as_ref().ok_or_else(finished)?;
+            let prepared = futures::try_join!(
+                conn.prepare_cached(access.begin()),
+                conn.prepare_cached(SET_CONFIG),
+                conn.prepare_cached(sql),
+            );
+            let result = match prepared {
+                Ok((begin, set_config, statement)) => {
+                    self.open = true;
+                    let settings: [&(dyn ToSql + Sync); 2] = [&names, &values];
+                    futures::try_join!(
+                        conn.execute(&begin, &[]),
+                        conn.execute(&set_config, &settings),
+                        conn.query(&statement, params),
+                    )
+                    .map(|(_, _, rows)| rows)
+                }
+                Err(e) => Err(e),
+            };
+            match result {
+                Err(e) if attempt == 0 && e.is_closed() => {
+                    tracing::warn!("pooled connection was closed; retrying on a new one");
+                    self.discard();
+                    self.open = false;
+                    self.conn = Some(self.db.checkout().await?);
+                }
+                other => return other.map_err(pg),
+            }
+        }
+        Err(ApiError::Unavailable("connection closed".to_owned()))
+    }
+
+    /// The names and values for `set_config`, in PostgREST's order.
+    async fn settings(&self, context: &Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
+        let conn = self.conn.as_ref().ok_or_else(finished)?;
+        let role_settings = self.db.role_settings(conn).await?;
+        let mut names = vec!["search_path".to_owned()];
+        let mut values = vec![SEARCH_PATH.to_owned()];
+        for (name, value) in role_settings.get(&context.role).into_iter().flatten() {
+            names.push(name.clone());
+            values.push(value.clone());
+        }
+        for (name, value) in [
+            ("role", context.role.as_str().to_owned()),
+            ("request.jwt.claims", context.claims.to_string()),
+            ("request.method", context.method.clone()),
+            ("request.path", context.path.clone()),
+            ("request.headers", context.headers.to_string()),
+        ] {
+            names.push(name.to_owned());
+            values.push(value);
+        }
+        Ok((names, values))
+    }
+
+    /// Commits and returns the connection to the pool.
+    pub async fn commit(mut self) -> Result<(), ApiError> {
+        self.finish("commit").await
+    }
+
+    /// Rolls back and returns the connection to the pool.
+    pub async fn rollback(mut self) -> Result<(), ApiError> {
+        self.finish("rollback").await
+    }
+
+    async fn finish(&mut self, verb: &'static str) -> Result<(), ApiError> {
+        let role = self.role;
+        if !self.open {
+            return Ok(());
+        }
+        let conn = self.conn.as_ref().ok_or_else(finished)?;
+        let result = match conn.prepare_cached(verb).await {
+            Ok(statement) => conn.execute(&statement, &[]).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(()) => {
+                self.open = false;
+                Ok(())
+            }
+            Err(e) => {
+                self.discard();
+                Err(ApiError::from_pg(e, role))
+            }
+        }
+    }
+
+    /// After a failed statement: roll back, or give the connection up if even
+    /// that fails.
+    async fn abort(&mut self) {
+        if self.open && self.finish("rollback").await.is_err() {
+            self.discard();
+        }
+        self.pending = None;
+        self.conn.take();
+    }
+
+    /// Closes the connection instead of returning it to the pool.
+    fn discard(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            drop(Object::take(conn));
+        }
+        self.open = false;
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.open {
+            tracing::debug!("session dropped inside a transaction; discarding its connection");
+            self.discard();
+        }
+    }
+}
+
+fn finished() -> ApiError {
+    ApiError::internal("the session has already finished")
+}

@@ -1,0 +1,395 @@
+//! The private PostgreSQL cluster the gateway runs when no database URL is given.
+//!
+//! - The server binaries are found on `PATH`, through `pg_config --bindir`, or
+//!   under `/usr/lib/postgresql/<version>/bin` (Debian's layout), newest first.
+//! - The cluster lives in `<data-dir>/postgres`, listens only on a Unix socket in
+//!   its own directory (no TCP port), and trusts local connections: only its
+//!   owner (and root) can reach a socket inside a 0700 directory.
+//! - PostgreSQL refuses to run as root. When the gateway is root, the cluster runs
+//!   as the `postgres` system user that Debian's package creates. If that user
+//!   cannot reach the data directory (a checkout under `/root`, a `mktemp -d`
+//!   folder), the cluster is kept in that user's home instead, at
+//!   `~postgres/gateway/<hash of the data directory>`, and `<data-dir>/postgres`
+//!   becomes a symbolic link to it: the user's own folders keep their permissions.
+//! - `pg_ctl` starts the server in its own process group, so a Ctrl-C meant for
+//!   the gateway does not kill the database under in-flight requests; the gateway
+//!   stops it after draining them.
+//! - A `postmaster.pid` left by a crash is removed when its process is gone, and
+//!   a server left running by a killed gateway is reused.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use sha2::{Digest, Sha256};
+
+/// The superuser `initdb` creates; migrations run as it.
+pub const SUPERUSER: &str = "postgres";
+/// The database the gateway uses.
+pub const DATABASE: &str = "postgres";
+/// Names the socket file (`.s.PGSQL.5432`); no TCP port is opened.
+const PORT: u16 = 5432;
+/// `sun_path` holds 108 bytes including the terminating NUL.
+const MAX_SOCKET_PATH: usize = 107;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error(
+        "PostgreSQL's server programs (initdb, pg_ctl, postgres) were not found on PATH, through \
+         pg_config, or under /usr/lib/postgresql/*/bin; install them (Debian: apt-get install postgresql) \
+         or pass --database-url"
+    )]
+    NoBinaries,
+    #[error(
+        "the gateway runs as root and PostgreSQL refuses to; create the `postgres` system user \
+         (Debian's postgresql package does) or run the gateway as a normal user"
+    )]
+    NoUnprivilegedUser,
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error("{command} failed: {output}")]
+    Command { command: String, output: String },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EmbeddedError {
+    let what = what.into();
+    move |source| EmbeddedError::Io { what, source }
+}
+
+/// The unprivileged user that runs the cluster when the gateway is root.
+#[derive(Debug, Clone)]
+pub struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+    home: PathBuf,
+}
+
+/// A PostgreSQL cluster owned by the gateway.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    bindir: PathBuf,
+    pgdata: PathBuf,
+    socket_dir: PathBuf,
+    owner: Option<Owner>,
+}
+
+impl Cluster {
+    /// Prepares (but neither initialises nor starts) the cluster for `data_dir`.
+    pub fn new(data_dir: &Path) -> Result<Self, EmbeddedError> {
+        let bindir = find_bindir().ok_or(EmbeddedError::NoBinaries)?;
+        let data_dir = std::path::absolute(data_dir).map_err(io("resolving the data directory"))?;
+        let owner = if nix::unistd::geteuid().is_root() {
+            let user = nix::unistd::User::from_name("postgres")
+                .ok()
+                .flatten()
+                .ok_or(EmbeddedError::NoUnprivilegedUser)?;
+            Some(Owner { uid: user.uid.as_raw(), gid: user.gid.as_raw(), home: user.dir })
+        } else {
+            None
+        };
+        create_dir(&data_dir, 0o711)?;
+        let preferred = data_dir.join("postgres");
+        let pgdata = match (&owner, fs::read_link(&preferred)) {
+            (_, Ok(target)) => target,
+            (Some(owner), Err(_)) if !reachable(&data_dir, owner) => {
+                let canonical = fs::canonicalize(&data_dir).map_err(io("resolving the data directory"))?;
+                let target = owner.home.join("gateway").join(short_hash(&canonical));
+                std::os::unix::fs::symlink(&target, &preferred)
+                    .map_err(io(format!("linking {} to {}", preferred.display(), target.display())))?;
+                target
+            }
+            (_, Err(_)) => preferred,
+        };
+        let socket_dir = if pgdata.join(".s.PGSQL.5432").as_os_str().len() <= MAX_SOCKET_PATH {
+            pgdata.clone()
+        } else {
+            std::env::temp_dir().join(format!("gateway-{}", short_hash(&pgdata)))
+        };
+        let cluster = Self { bindir, pgdata, socket_dir, owner };
+        for dir in [&cluster.pgdata, &cluster.socket_dir] {
+            if let Some(parent) = dir.parent() {
+                cluster.create_owned_dir(parent, 0o755)?;
+            }
+            cluster.create_owned_dir(dir, 0o700)?;
+        }
+        Ok(cluster)
+    }
+
+    pub fn pgdata(&self) -> &Path {
+        &self.pgdata
+    }
+
+    pub fn bindir(&self) -> &Path {
+        &self.bindir
+    }
+
+    pub fn owner(&self) -> Option<&Owner> {
+        self.owner.as_ref()
+    }
+
+    pub fn is_initialized(&self) -> bool {
+        self.pgdata.join("PG_VERSION").exists()
+    }
+
+    /// Runs `initdb` if the cluster does not exist yet; true when it did.
+    pub fn init(&self) -> Result<bool, EmbeddedError> {
+        if self.is_initialized() {
+            return Ok(false);
+        }
+        self.run(
+            "initdb",
+            [
+                "--pgdata".as_ref(),
+                self.pgdata.as_os_str(),
+                "--username".as_ref(),
+                SUPERUSER.as_ref(),
+                "--auth=trust".as_ref(),
+                "--encoding=UTF8".as_ref(),
+                // C.UTF-8 sorts bytewise yet folds case beyond ASCII (ilike 'á').
+                "--locale=C.UTF-8".as_ref(),
+                "--no-instructions".as_ref(),
+            ],
+        )?;
+        Ok(true)
+    }
+
+    /// Starts the server and waits until it accepts connections. A server already
+    /// running on this cluster is reused; the result says whether this call
+    /// started it.
+    pub fn start(&self) -> Result<bool, EmbeddedError> {
+        if self.is_running() {
+            tracing::info!(pgdata = %self.pgdata.display(), "reusing the PostgreSQL server already running");
+            return Ok(false);
+        }
+        self.remove_stale_pid_file()?;
+        let options = format!(
+            "-k {} -c listen_addresses= -c unix_socket_permissions=0700 -p {PORT}",
+            shell_quote(&self.socket_dir.to_string_lossy())
+        );
+        let log = self.pgdata.join("server.log");
+        self.run(
+            "pg_ctl",
+            [
+                "start".as_ref(),
+                "--wait".as_ref(),
+                "--timeout=120".as_ref(),
+                "--pgdata".as_ref(),
+                self.pgdata.as_os_str(),
+                "--log".as_ref(),
+                log.as_os_str(),
+                "-o".as_ref(),
+                options.as_ref(),
+            ],
+        )
+        .map(|_| true)
+    }
+
+    /// Stops the server (`fast`: roll back open transactions, then exit), if it runs.
+    pub fn stop(&self) -> Result<(), EmbeddedError> {
+        self.stop_with("fast")
+    }
+
+    /// Stops the server with a `pg_ctl` shutdown mode (`smart`, `fast`, `immediate`).
+    pub fn stop_with(&self, mode: &str) -> Result<(), EmbeddedError> {
+        if !self.is_running() {
+            return Ok(());
+        }
+        self.run(
+            "pg_ctl",
+            [
+                "stop".as_ref(),
+                "--wait".as_ref(),
+                "--timeout=120".as_ref(),
+                "--pgdata".as_ref(),
+                self.pgdata.as_os_str(),
+                "--mode".as_ref(),
+                mode.as_ref(),
+            ],
+        )
+        .map(|_| ())
+    }
+
+    /// A live postmaster owns this cluster's `postmaster.pid`.
+    pub fn is_running(&self) -> bool {
+        self.postmaster_pid().is_some_and(|pid| {
+            fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres")
+        })
+    }
+
+    fn postmaster_pid(&self) -> Option<u32> {
+        let text = fs::read_to_string(self.pgdata.join("postmaster.pid")).ok()?;
+        text.lines().next()?.trim().parse().ok()
+    }
+
+    /// After a crash the pid file remains; if its process is gone (or is not a
+    /// postgres any more), PostgreSQL could refuse to start, so remove it.
+    fn remove_stale_pid_file(&self) -> Result<(), EmbeddedError> {
+        let pid_file = self.pgdata.join("postmaster.pid");
+        if pid_file.exists() && !self.is_running() {
+            tracing::warn!(file = %pid_file.display(), "removing a stale postmaster.pid");
+            fs::remove_file(&pid_file).map_err(io("removing a stale postmaster.pid"))?;
+        }
+        Ok(())
+    }
+
+    /// Connection settings for `user` on this cluster's socket.
+    pub fn pg_config(&self, user: &str) -> tokio_postgres::Config {
+        let mut config = tokio_postgres::Config::new();
+        config.host_path(&self.socket_dir).port(PORT).user(user).dbname(DATABASE);
+        config
+    }
+
+    /// Runs one of the server programs as the cluster's owner.
+    fn run<I, S>(&self, program: &str, args: I) -> Result<Output, EmbeddedError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = Command::new(self.bindir.join(program));
+        command.args(args).current_dir("/").stdin(Stdio::null()).process_group(0);
+        if let Some(owner) = &self.owner {
+            command.uid(owner.uid).gid(owner.gid).env("HOME", &owner.home);
+        }
+        let output = command.output().map_err(io(format!("running {program}")))?;
+        if output.status.success() {
+            return Ok(output);
+        }
+        let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
+        text.push_str(&String::from_utf8_lossy(&output.stdout));
+        if program == "pg_ctl" && let Ok(log) = fs::read_to_string(self.pgdata.join("server.log")) {
+            let tail: Vec<&str> = log.lines().rev().take(10).collect();
+            text.push_str("\nserver.log:\n");
+            text.push_str(&tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+        }
+        Err(EmbeddedError::Command { command: program.to_owned(), output: text.trim().to_owned() })
+    }
+
+    /// Creates `dir` if missing, owned by the cluster's owner.
+    fn create_owned_dir(&self, dir: &Path, mode: u32) -> Result<(), EmbeddedError> {
+        let existed = dir.exists();
+        create_dir(dir, mode)?;
+        if let (Some(owner), false) = (&self.owner, existed) {
+            std::os::unix::fs::chown(dir, Some(owner.uid), Some(owner.gid))
+                .map_err(io(format!("giving {} to the postgres user", dir.display())))?;
+        }
+        Ok(())
+    }
+}
+
+fn create_dir(dir: &Path, mode: u32) -> Result<(), EmbeddedError> {
+    if dir.exists() {
+        return Ok(());
+    }
+    fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(mode))
+        .map_err(io(format!("setting the mode of {}", dir.display())))
+}
+
+/// `owner` may enter `dir`: every ancestor grants it search permission.
+fn reachable(dir: &Path, owner: &Owner) -> bool {
+    dir.ancestors().all(|ancestor| match fs::metadata(ancestor) {
+        Ok(meta) => {
+            let mode = meta.mode();
+            if meta.uid() == owner.uid {
+                mode & 0o100 != 0
+            } else if meta.gid() == owner.gid {
+                mode & 0o010 != 0
+            } else {
+                mode & 0o001 != 0
+            }
+        }
+        Err(_) => false,
+    })
+}
+
+fn short_hash(path: &Path) -> String {
+    hex::encode(&Sha256::digest(path.as_os_str().as_encoded_bytes())[..8])
+}
+
+/// Quotes for the shell that `pg_ctl` passes `-o` through.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// The directory holding `initdb`, `pg_ctl` and `postgres`.
+pub fn find_bindir() -> Option<PathBuf> {
+    let complete = |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|p| dir.join(p).is_file());
+    let from_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("initdb"))
+            .find(|initdb| initdb.is_file())
+            .and_then(|initdb| fs::canonicalize(initdb).ok())
+            .and_then(|initdb| initdb.parent().map(Path::to_path_buf))
+    });
+    let from_pg_config = || {
+        Command::new("pg_config").arg("--bindir").output().ok().filter(|o| o.status.success()).map(
+            |o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
+        )
+    };
+    let from_debian = || {
+        let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let version = entry.file_name().to_str()?.parse().ok()?;
+                Some((version, entry.path().join("bin")))
+            })
+            .collect();
+        versions.sort();
+        versions.into_iter().rev().map(|(_, dir)| dir).find(|dir| complete(dir))
+    };
+    from_path.filter(|dir| complete(dir)).or_else(|| from_pg_config().filter(|dir| complete(dir))).or_else(from_debian)
+}
+
+/// Reads the JWT secret kept in `path`, or makes a new random one and keeps it
+/// there, readable by the owner only. True when it was made now.
+pub fn load_or_create_secret(path: &Path) -> Result<(String, bool), EmbeddedError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Ok(text) = fs::read_to_string(path) {
+        return Ok((text.trim().to_owned(), false));
+    }
+    if let Some(parent) = path.parent() {
+        create_dir(parent, 0o711)?;
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| EmbeddedError::Io { what: "generating a secret".into(), source: e.into() })?;
+    let secret = hex::encode(bytes);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io(format!("creating {}", path.display())))?;
+    file.write_all(secret.as_bytes()).map_err(io(format!("writing {}", path.display())))?;
+    Ok((secret, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_quoting_survives_quotes_and_spaces() {
+        assert_eq!(shell_quote("/a b/c"), "'/a b/c'");
+        assert_eq!(shell_quote("/it's"), "'/it'\\''s'");
+    }
+
+    #[test]
+    fn secrets_are_made_once_and_private() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("jwt_secret");
+        let (first, created) = load_or_create_secret(&path).expect("create");
+        assert!(created);
+        assert_eq!(first.len(), 64);
+        let (second, created) = load_or_create_secret(&path).expect("load");
+        assert!(!created);
+        assert_eq!(first, second);
+        let mode = fs::metadata(&path).expect("metadata").mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+}

@@ -1,0 +1,365 @@
+//! One internal error type and three renderers.
+//!
+//! Handlers return `Result<_, ApiError>`. `ApiError` turns into a response in
+//! PostgREST's shape and carries itself in the response's extensions; the auth and
+//! storage routers re-render it in GoTrue's and Storage's shapes with
+//! [`render_as`]. 5xx bodies never carry internals: the cause goes to the log.
+//!
+//! Shapes copied:
+//! - PostgREST `{"code","details","hint","message"}`, statuses from `mapSQLtoHTTP`
+//!   (<https://github.com/PostgREST/postgrest/blob/main/src/library/PostgREST/Error.hs>).
+//! - GoTrue `{"code","message"}` for `X-Supabase-Api-Version: 2024-01-01`, plus the
+//!   legacy `error_code`/`msg` keys (supabase/auth `internal/api/errors.go`).
+//! - Storage `{"statusCode":"<string>","code","error","message"}` sent as HTTP 400
+//!   with the real status in `statusCode` (supabase/storage `src/http/error-handler.ts`).
+//! - The hosted API gateway's key check: `{"message":"No API key found in request"}`
+//!   (supabase/supabase `docker/volumes/api/kong.yml`).
+
+use std::sync::Arc;
+
+use axum::{
+    extract::Request,
+    http::{HeaderName, HeaderValue, StatusCode, header},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use serde_json::{Value, json};
+
+use crate::jwt::JwtError;
+use crate::role::Role;
+
+/// A PostgreSQL error raised while serving a request.
+#[derive(Debug, Clone)]
+pub struct DbError {
+    /// SQLSTATE, e.g. `42501`.
+    pub code: String,
+    pub message: String,
+    pub details: Option<String>,
+    pub hint: Option<String>,
+    /// Who ran the statement: PostgREST answers 42501 with 401 to anonymous
+    /// callers and 403 to callers with a token.
+    pub role: Role,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("No API key found in request")]
+    NoApiKey,
+    #[error("Invalid API key")]
+    InvalidApiKey,
+    #[error("{0}")]
+    Jwt(#[from] JwtError),
+    #[error("database error {}: {}", .0.code, .0.message)]
+    Database(DbError),
+    /// The database cannot be reached or the connection broke (PGRST000/001).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// No pooled connection freed up in time (PGRST003).
+    #[error("timed out acquiring a connection from the pool")]
+    PoolTimeout,
+    #[error("not found")]
+    NotFound,
+    /// A bug or an unexpected failure; the text goes to the log only.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::Internal(cause.to_string())
+    }
+
+    pub fn from_pg(err: tokio_postgres::Error, role: Role) -> Self {
+        if let Some(db) = err.as_db_error() {
+            let code = db.code().code();
+            // Connection-class errors and an administrator shutting the backend down
+            // are transient: 503 like PostgREST, not a client error.
+            if code.starts_with("08") || code == "57P01" || code == "57P02" || code == "57P03" {
+                return Self::Unavailable(db.message().to_owned());
+            }
+            return Self::Database(DbError {
+                code: code.to_owned(),
+                message: db.message().to_owned(),
+                details: db.detail().map(str::to_owned),
+                hint: db.hint().map(str::to_owned),
+                role,
+            });
+        }
+        if err.is_closed() {
+            return Self::Unavailable("connection closed".to_owned());
+        }
+        Self::Unavailable(err.to_string())
+    }
+
+    /// HTTP status as PostgREST reports it.
+    fn rest_status(&self) -> StatusCode {
+        match self {
+            Self::NoApiKey | Self::InvalidApiKey | Self::Jwt(_) => StatusCode::UNAUTHORIZED,
+            Self::Database(db) => sqlstate_status(&db.code, db.role),
+            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::PoolTimeout => StatusCode::GATEWAY_TIMEOUT,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn log(&self, status: StatusCode) {
+        if status.is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+    }
+}
+
+/// PostgREST's `mapSQLtoHTTP`: the SQLSTATE decides the status.
+pub fn sqlstate_status(code: &str, role: Role) -> StatusCode {
+    let class = code.get(..2).unwrap_or("");
+    match code {
+        "42501" if role == Role::Anon => StatusCode::UNAUTHORIZED,
+        "42501" => StatusCode::FORBIDDEN,
+        "23503" | "23505" => StatusCode::CONFLICT,
+        "25006" => StatusCode::METHOD_NOT_ALLOWED,
+        "42883" | "42P01" => StatusCode::NOT_FOUND,
+        "40001" => StatusCode::CONFLICT,
+        "P0001" => StatusCode::BAD_REQUEST,
+        "57014" => StatusCode::INTERNAL_SERVER_ERROR,
+        // `RAISE sqlstate 'PT404'` chooses the status itself (PostgREST docs,
+        // "Raise errors with HTTP Status Codes").
+        _ if code.len() == 5 && code.starts_with("PT") => code[2..]
+            .parse::<u16>()
+            .ok()
+            .and_then(|n| StatusCode::from_u16(n).ok())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        _ => match class {
+            "08" => StatusCode::SERVICE_UNAVAILABLE,
+            "09" | "0L" | "0P" | "28" => StatusCode::FORBIDDEN,
+            "0A" => StatusCode::NOT_IMPLEMENTED,
+            "21" | "22" | "23" | "2F" | "3F" | "42" | "44" | "P0" => StatusCode::BAD_REQUEST,
+            "25" | "38" | "39" | "2D" | "40" | "3B" | "XX" | "57" | "58" | "F0" | "HV" => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+            "53" | "54" => StatusCode::SERVICE_UNAVAILABLE,
+            "55" => StatusCode::INTERNAL_SERVER_ERROR,
+            "P1" => StatusCode::INTERNAL_SERVER_ERROR,
+            _ => StatusCode::BAD_REQUEST,
+        },
+    }
+}
+
+/// The three wire shapes, one per service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    PostgRest,
+    GoTrue,
+    Storage,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let error = Arc::new(self);
+        let mut response = render(&error, Shape::PostgRest);
+        response.extensions_mut().insert(error);
+        response
+    }
+}
+
+/// Middleware for a service's router: errors raised inside it (including by
+/// extractors) are rendered in that service's shape.
+pub async fn render_as(shape: Shape, request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    if shape == Shape::PostgRest {
+        return response;
+    }
+    match response.extensions().get::<Arc<ApiError>>() {
+        Some(error) => render(error, shape),
+        None => response,
+    }
+}
+
+fn render(error: &ApiError, shape: Shape) -> Response {
+    // The key check happens in front of every service and answers the same way.
+    if let ApiError::NoApiKey | ApiError::InvalidApiKey = error {
+        let hint = match error {
+            ApiError::NoApiKey => "No `apikey` request header or url param was found.",
+            _ => "Double check your Supabase `anon` or `service_role` API key.",
+        };
+        return json_response(
+            StatusCode::UNAUTHORIZED,
+            json!({ "message": error.to_string(), "hint": hint }),
+        );
+    }
+    let status = error.rest_status();
+    error.log(status);
+    match shape {
+        Shape::PostgRest => render_postgrest(error, status),
+        Shape::GoTrue => render_gotrue(error),
+        Shape::Storage => render_storage(error),
+    }
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json; charset=utf-8")], body.to_string())
+        .into_response()
+}
+
+fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
+    let (code, message, details, hint): (String, String, Option<String>, Option<String>) =
+        match error {
+            ApiError::Jwt(jwt) => (jwt.postgrest_code().to_owned(), jwt.to_string(), None, None),
+            ApiError::Database(db) => {
+                let message = if status.is_server_error() && db.code != "57014" {
+                    "Database error".to_owned()
+                } else {
+                    db.message.clone()
+                };
+                (db.code.clone(), message, db.details.clone(), db.hint.clone())
+            }
+            ApiError::Unavailable(_) => (
+                "PGRST001".to_owned(),
+                "Database client error. Retrying the connection.".to_owned(),
+                None,
+                None,
+            ),
+            ApiError::PoolTimeout => (
+                "PGRST003".to_owned(),
+                "Timed out acquiring connection from connection pool.".to_owned(),
+                None,
+                None,
+            ),
+            ApiError::NotFound => ("PGRST125".to_owned(), "Invalid path specified in request URL".to_owned(), None, None),
+            ApiError::Internal(_) | ApiError::NoApiKey | ApiError::InvalidApiKey => {
+                ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None)
+            }
+        };
+    let mut response = json_response(
+        status,
+        json!({ "code": code, "details": details, "hint": hint, "message": message }),
+    );
+    let headers = response.headers_mut();
+    match error {
+        ApiError::Jwt(jwt) => {
+            let value = format!(
+                "Bearer error=\"invalid_token\", error_description=\"{}\"",
+                jwt.to_string().replace('"', "'")
+            );
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(header::WWW_AUTHENTICATE, value);
+            }
+        }
+        ApiError::Database(_) if status == StatusCode::UNAUTHORIZED => {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        ApiError::Unavailable(_) => {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        _ => {}
+    }
+    if let ApiError::Database(db) = error
+        && status.is_server_error()
+        && let Ok(value) = HeaderValue::from_str(&format!("PostgREST; error={}", db.code))
+    {
+        headers.insert(HeaderName::from_static("proxy-status"), value);
+    }
+    response
+}
+
+fn render_gotrue(error: &ApiError) -> Response {
+    let (status, code, message) = match error {
+        ApiError::Jwt(jwt) => (
+            StatusCode::FORBIDDEN,
+            "bad_jwt",
+            format!("invalid JWT: unable to parse or verify signature, {jwt}"),
+        ),
+        ApiError::NotFound => (StatusCode::NOT_FOUND, "not_found", "Not Found".to_owned()),
+        ApiError::Unavailable(_) | ApiError::PoolTimeout => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unexpected_failure",
+            "Service temporarily unavailable".to_owned(),
+        ),
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "unexpected_failure",
+            "Unexpected failure, please check server logs for more information".to_owned(),
+        ),
+    };
+    let mut response = json_response(
+        status,
+        json!({ "code": code, "error_code": code, "msg": message, "message": message }),
+    );
+    let headers = response.headers_mut();
+    headers.insert(
+        HeaderName::from_static("x-supabase-api-version"),
+        HeaderValue::from_static("2024-01-01"),
+    );
+    headers.insert(HeaderName::from_static("x-sb-error-code"), HeaderValue::from_static(code));
+    response
+}
+
+fn render_storage(error: &ApiError) -> Response {
+    let (status, code, title, message) = match error {
+        ApiError::Jwt(jwt) => ("403", "AccessDenied", "Unauthorized", jwt.to_string()),
+        ApiError::Database(db) if db.code == "42501" => (
+            "403",
+            "AccessDenied",
+            "Unauthorized",
+            "new row violates row-level security policy".to_owned(),
+        ),
+        ApiError::NotFound => ("404", "NotFound", "Not Found", "Route not found".to_owned()),
+        ApiError::Unavailable(_) | ApiError::PoolTimeout => (
+            "503",
+            "DatabaseTimeout",
+            "Service Unavailable",
+            "The database is not available".to_owned(),
+        ),
+        _ => ("500", "InternalError", "Internal Server Error", "Internal Server Error".to_owned()),
+    };
+    // Storage answers 400 for client errors and keeps the real status in the body;
+    // server errors pass through as themselves.
+    let http = match status {
+        "500" => StatusCode::INTERNAL_SERVER_ERROR,
+        "503" => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    json_response(
+        http,
+        json!({ "statusCode": status, "code": code, "error": title, "message": message }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlstates_map_to_postgrest_statuses() {
+        let cases = [
+            ("42501", Role::Anon, 401),
+            ("42501", Role::Authenticated, 403),
+            ("23505", Role::Authenticated, 409),
+            ("23503", Role::Authenticated, 409),
+            ("25006", Role::Anon, 405),
+            ("42P01", Role::Anon, 404),
+            ("42883", Role::Anon, 404),
+            ("P0001", Role::Anon, 400),
+            ("22P02", Role::Anon, 400),
+            ("57014", Role::Anon, 500),
+            ("53300", Role::Anon, 503),
+            ("0A000", Role::Anon, 501),
+            ("XX000", Role::Anon, 500),
+            ("PT418", Role::Anon, 418),
+        ];
+        for (code, role, status) in cases {
+            assert_eq!(sqlstate_status(code, role).as_u16(), status, "{code} as {role:?}");
+        }
+    }
+
+    #[test]
+    fn server_errors_never_carry_internals() {
+        let error = ApiError::Internal("connection string postgres://secret@host".to_owned());
+        for shape in [Shape::PostgRest, Shape::GoTrue, Shape::Storage] {
+            let response = render(&error, shape);
+            assert!(response.status().is_server_error());
+            let body = format!("{:?}", response.body());
+            assert!(!body.contains("secret"), "{shape:?}");
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Signing and verifying JWTs, with PostgREST's rules rather than the jsonwebtoken
+//! crate's defaults (<https://docs.postgrest.org/en/stable/references/auth.html>,
+//! `src/library/PostgREST/Auth/Jwt.hs`):
+//!
+//! - the key decides the algorithm, never the token: HS256 is pinned, so `alg:
+//!   none` and HS/RS confusion fail; an asymmetric key set (RS256/ES256 from a
+//!   JWKS) would be one more [`Verifier`] variant;
+//! - `exp`, `nbf` and `iat` are optional, and checked with 30 s of clock skew
+//!   (jsonwebtoken defaults to 60 s, requires `exp` and ignores `nbf`);
+//! - `aud` is checked only when configured (jsonwebtoken rejects any token that
+//!   carries `aud` unless told otherwise, and Supabase tokens always do);
+//! - the `role` claim must be one of our three roles; no role means `anon`.
+
+use std::collections::HashSet;
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
+use serde_json::{Map, Value};
+
+use crate::config::Secret;
+use crate::role::Role;
+
+/// Clock skew allowed on `exp`, `nbf` and `iat`, as PostgREST allows.
+pub const CLOCK_SKEW_SECS: u64 = 30;
+
+/// Why a token was refused. The messages are PostgREST's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JwtError {
+    #[error("Empty JWT is sent in Authorization header")]
+    Empty,
+    #[error("Expected 3 parts in JWT; got {0}")]
+    Parts(usize),
+    #[error("JWT cryptographic operation failed")]
+    Signature,
+    #[error("Wrong or unsupported encoding algorithm")]
+    Algorithm,
+    #[error("JWT expired")]
+    Expired,
+    #[error("JWT not yet valid")]
+    NotYetValid,
+    #[error("JWT issued at future")]
+    IssuedInFuture,
+    #[error("JWT not in audience")]
+    Audience,
+    #[error("Parsing claims failed")]
+    Claims,
+    #[error("JWT role is not allowed")]
+    Role,
+}
+
+impl JwtError {
+    /// PostgREST 13+: PGRST301 for decoding and signature failures, PGRST303 for
+    /// claim failures (CHANGELOG #3600).
+    pub fn postgrest_code(&self) -> &'static str {
+        match self {
+            Self::Empty | Self::Parts(_) | Self::Signature | Self::Algorithm => "PGRST301",
+            Self::Expired
+            | Self::NotYetValid
+            | Self::IssuedInFuture
+            | Self::Audience
+            | Self::Claims
+            | Self::Role => "PGRST303",
+        }
+    }
+}
+
+/// Verified claims of a token, with the role it grants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claims {
+    pub role: Role,
+    pub claims: Map<String, Value>,
+}
+
+impl Claims {
+    /// The claims with no token at all: the anonymous role.
+    pub fn anonymous() -> Self {
+        Self { role: Role::Anon, claims: Map::new() }
+    }
+
+    pub fn sub(&self) -> Option<&str> {
+        self.claims.get("sub").and_then(Value::as_str)
+    }
+}
+
+enum Verifier {
+    Hs256(DecodingKey),
+}
+
+/// The keys that sign and verify tokens.
+pub struct JwtKeys {
+    encoding: EncodingKey,
+    verifier: Verifier,
+    validation: Validation,
+}
+
+impl JwtKeys {
+    /// HS256 with a shared secret of at least 32 characters (PostgREST refuses
+    /// shorter ones).
+    pub fn hs256(secret: &Secret, audience: Option<&str>) -> Result<Self, String> {
+        if secret.expose().len() < 32 {
+            return Err("the JWT secret must be at least 32 characters long".to_owned());
+        }
+        let bytes = secret.expose().as_bytes();
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = CLOCK_SKEW_SECS;
+        validation.required_spec_claims = HashSet::new();
+        validation.validate_exp = true;
+        validation.validate_nbf = true;
+        match audience {
+            Some(aud) => validation.set_audience(&[aud]),
+            None => validation.validate_aud = false,
+        }
+        Ok(Self {
+            encoding: EncodingKey::from_secret(bytes),
+            verifier: Verifier::Hs256(DecodingKey::from_secret(bytes)),
+            validation,
+        })
+    }
+
+    pub fn sign(&self, claims: &Value) -> Result<String, String> {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+            .map_err(|e| format!("could not sign a JWT: {e}"))
+    }
+
+    /// Checks structure, signature, time claims, audience and role.
+    pub fn verify(&self, token: &str) -> Result<Claims, JwtError> {
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(JwtError::Empty);
+        }
+        let parts = token.split('.').count();
+        if parts != 3 {
+            return Err(JwtError::Parts(parts));
+        }
+        let Verifier::Hs256(key) = &self.verifier;
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation)
+            .map_err(|e| match e.kind() {
+                ErrorKind::ExpiredSignature => JwtError::Expired,
+                ErrorKind::ImmatureSignature => JwtError::NotYetValid,
+                ErrorKind::InvalidAudience => JwtError::Audience,
+                ErrorKind::InvalidAlgorithm
+                | ErrorKind::InvalidAlgorithmName
+                | ErrorKind::MissingAlgorithm => JwtError::Algorithm,
+                ErrorKind::Json(_) => JwtError::Claims,
+                _ => JwtError::Signature,
+            })?;
+        let claims = data.claims;
+        if let Some(iat) = claims.get("iat") {
+            let iat = iat.as_f64().ok_or(JwtError::Claims)?;
+            if iat > now() as f64 + CLOCK_SKEW_SECS as f64 {
+                return Err(JwtError::IssuedInFuture);
+            }
+        }
+        for time_claim in ["exp", "nbf"] {
+            if claims.get(time_claim).is_some_and(|v| !v.is_number()) {
+                return Err(JwtError::Claims);
+            }
+        }
+        let role = match claims.get("role") {
+            None => Role::Anon,
+            Some(Value::String(name)) => Role::parse(name).ok_or(JwtError::Role)?,
+            Some(_) => return Err(JwtError::Role),
+        };
+        Ok(Claims { role, claims })
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// The long-lived API keys, minted like `supabase start` prints them: HS256 JWTs
+/// whose only privilege is their `role`. `iat` and `exp` are fixed so that
+/// `gateway keys` prints the same keys every time for the same secret.
+pub fn api_key(keys: &JwtKeys, role: Role) -> Result<String, String> {
+    const ISSUED_AT: u64 = 1_700_000_000;
+    const TEN_YEARS: u64 = 315_360_000;
+    keys.sign(&serde_json::json!({
+        "iss": "supabase",
+        "ref": "gateway",
+        "role": role.as_str(),
+        "iat": ISSUED_AT,
+        "exp": ISSUED_AT + TEN_YEARS,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use serde_json::json;
+
+    use super::*;
+
+    const SECRET: &str = "a-test-secret-that-is-long-enough-0123456789";
+
+    fn keys() -> JwtKeys {
+        JwtKeys::hs256(&Secret::new(SECRET), None).expect("valid secret")
+    }
+
+    fn b64(value: &Value) -> String {
+        URL_SAFE_NO_PAD.encode(value.to_string())
+    }
+
+    #[test]
+    fn short_secrets_are_refused() {
+        assert!(JwtKeys::hs256(&Secret::new("short"), None).is_err());
+    }
+
+    #[test]
+    fn tokens_are_checked_like_postgrest() {
+        let keys = keys();
+        let now = now() as i64;
+        let other = JwtKeys::hs256(&Secret::new("another-secret-that-is-long-enough-xyz"), None)
+            .expect("valid secret");
+        let sign = |claims: Value| keys.sign(&claims).expect("sign");
+        let unsigned = format!("{}.{}.", b64(&json!({"alg":"none","typ":"JWT"})), b64(&json!({"role":"service_role"})));
+        let rs256 = format!(
+            "{}.{}.{}",
+            b64(&json!({"alg":"RS256","typ":"JWT"})),
+            b64(&json!({"role":"service_role"})),
+            URL_SAFE_NO_PAD.encode(b"not-a-real-signature")
+        );
+        let cases: Vec<(&str, String, Result<Role, JwtError>)> = vec![
+            ("a token without claims is anonymous", sign(json!({})), Ok(Role::Anon)),
+            ("the role claim decides", sign(json!({"role":"authenticated","exp": now + 60})), Ok(Role::Authenticated)),
+            ("expired 29 s ago is within the skew", sign(json!({"role":"anon","exp": now - 29})), Ok(Role::Anon)),
+            ("expired 31 s ago is refused", sign(json!({"role":"anon","exp": now - 31})), Err(JwtError::Expired)),
+            ("nbf 31 s ahead is refused", sign(json!({"role":"anon","nbf": now + 31})), Err(JwtError::NotYetValid)),
+            ("iat 31 s ahead is refused", sign(json!({"role":"anon","iat": now + 31})), Err(JwtError::IssuedInFuture)),
+            ("a non-numeric exp is refused", sign(json!({"role":"anon","exp": "tomorrow"})), Err(JwtError::Claims)),
+            ("an unknown role is refused", sign(json!({"role":"postgres"})), Err(JwtError::Role)),
+            ("a non-string role is refused", sign(json!({"role":["anon"]})), Err(JwtError::Role)),
+            ("any aud passes when none is configured", sign(json!({"role":"anon","aud":"authenticated"})), Ok(Role::Anon)),
+            ("a forged signature is refused", other.sign(&json!({"role":"service_role"})).expect("sign"), Err(JwtError::Signature)),
+            ("alg none is refused", unsigned, Err(JwtError::Algorithm)),
+            ("RS256 against an HS key is refused", rs256, Err(JwtError::Algorithm)),
+            ("two parts are refused", "abc.def".to_owned(), Err(JwtError::Parts(2))),
+            ("an empty token is refused", String::new(), Err(JwtError::Empty)),
+            ("garbage is refused", "a.b.c".to_owned(), Err(JwtError::Signature)),
+        ];
+        for (name, token, expected) in cases {
+            assert_eq!(keys.verify(&token).map(|c| c.role), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn audience_is_checked_only_when_configured() {
+        let keys = JwtKeys::hs256(&Secret::new(SECRET), Some("authenticated")).expect("valid");
+        let ok = keys.sign(&json!({"role":"anon","aud":"authenticated"})).expect("sign");
+        let wrong = keys.sign(&json!({"role":"anon","aud":"somebody-else"})).expect("sign");
+        let missing = keys.sign(&json!({"role":"anon"})).expect("sign");
+        assert!(keys.verify(&ok).is_ok());
+        assert_eq!(keys.verify(&wrong), Err(JwtError::Audience));
+        assert!(keys.verify(&missing).is_ok());
+    }
+
+    #[test]
+    fn api_keys_are_stable_and_carry_their_role() {
+        let keys = keys();
+        let anon = api_key(&keys, Role::Anon).expect("anon key");
+        assert_eq!(anon, api_key(&keys, Role::Anon).expect("anon key"));
+        assert_eq!(keys.verify(&anon).map(|c| c.role), Ok(Role::Anon));
+        let service = api_key(&keys, Role::ServiceRole).expect("service key");
+        assert_eq!(keys.verify(&service).map(|c| c.role), Ok(Role::ServiceRole));
+    }
+
+    #[test]
+    fn jwt_error_codes_follow_postgrest_13() {
+        assert_eq!(JwtError::Signature.postgrest_code(), "PGRST301");
+        assert_eq!(JwtError::Expired.postgrest_code(), "PGRST303");
+    }
+}

@@ -1,0 +1,87 @@
+//! A self-hosted gateway that speaks the three APIs of `@supabase/supabase-js`
+//! (`/rest/v1`, `/auth/v1`, `/storage/v1`) over PostgreSQL, with row-level
+//! security deciding who sees what.
+
+pub mod auth;
+pub mod caller;
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod embedded;
+pub mod error;
+pub mod health;
+pub mod jwt;
+pub mod rest;
+pub mod role;
+pub mod startup;
+pub mod state;
+pub mod storage;
+
+use std::time::Duration;
+
+use axum::{
+    Router,
+    http::{HeaderName, Method},
+    routing::get,
+};
+use tower_http::cors::{AllowHeaders, Any, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+pub use state::AppState;
+
+/// The whole HTTP surface; `main` serves it and tests drive it.
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .route("/health", get(health::live))
+        .route("/ready", get(health::ready))
+        .nest("/rest/v1", rest::router(state.clone()))
+        .nest("/auth/v1", auth::router(state.clone()))
+        .nest("/storage/v1", storage::router())
+        .layer(cors())
+        .layer(
+            // Paths only: a query string may carry an API key.
+            TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+                tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+            }),
+        )
+        .with_state(state)
+}
+
+/// CORS as the hosted service answers it: any origin, the request's own headers
+/// echoed back (PostgREST does the same), and the response headers supabase-js
+/// must read exposed (`Content-Range` carries counts; `X-Supabase-Api-Version`
+/// tells auth-js which error shape it got).
+fn cors() -> CorsLayer {
+    let exposed = [
+        "content-encoding",
+        "content-location",
+        "content-range",
+        "content-type",
+        "content-profile",
+        "date",
+        "location",
+        "server",
+        "transfer-encoding",
+        "range-unit",
+        "preference-applied",
+        "x-supabase-api-version",
+        "x-sb-error-code",
+        "x-total-count",
+        "etag",
+        "last-modified",
+    ];
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PATCH,
+            Method::PUT,
+            Method::DELETE,
+            Method::OPTIONS,
+            Method::HEAD,
+        ])
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers(exposed.map(HeaderName::from_static))
+        .max_age(Duration::from_secs(86_400))
+}

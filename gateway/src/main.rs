@@ -1,0 +1,6 @@
+//! The `gateway` command: see `gateway --help`.
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    gateway::cli::run().await
+}

@@ -1,0 +1,141 @@
+//! Putting the parts together: the JWT secret, the database (embedded or given),
+//! migrations, the application state and the server with graceful shutdown.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio_postgres::NoTls;
+
+use crate::config::{Config, Secret};
+use crate::db::{Db, migrate};
+use crate::embedded::{self, Cluster};
+use crate::jwt::{self, JwtKeys};
+use crate::role::Role;
+use crate::state::AppState;
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The configured secret, or the one kept under the data directory (made on
+/// first start). True when it was made now.
+pub fn jwt_secret(config: &Config) -> Result<(Secret, bool), BoxError> {
+    if let Some(secret) = &config.jwt_secret {
+        return Ok((secret.clone(), false));
+    }
+    let (secret, created) = embedded::load_or_create_secret(&config.jwt_secret_path())?;
+    Ok((Secret::new(secret), created))
+}
+
+/// The anon and service_role API keys for a secret.
+pub fn api_keys(keys: &JwtKeys) -> Result<(String, String), BoxError> {
+    Ok((jwt::api_key(keys, Role::Anon)?, jwt::api_key(keys, Role::ServiceRole)?))
+}
+
+/// Where the database is.
+pub struct Database {
+    /// Connection for API requests (the `authenticator` role).
+    pub api: tokio_postgres::Config,
+    /// Connection that may apply migrations, if there is one.
+    pub admin: Option<tokio_postgres::Config>,
+    /// The private cluster, when the gateway runs one, and whether it started it.
+    pub cluster: Option<(Cluster, bool)>,
+}
+
+/// Uses `--database-url`, or initialises and starts the private cluster.
+pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
+    if let Some(url) = &config.database_url {
+        let api: tokio_postgres::Config = url.expose().parse().map_err(|e| format!("invalid --database-url: {e}"))?;
+        let admin = match &config.database_admin_url {
+            Some(admin) => Some(admin.expose().parse().map_err(|e| format!("invalid --database-admin-url: {e}"))?),
+            None => None,
+        };
+        return Ok(Database { api, admin, cluster: None });
+    }
+    let data_dir = config.data_dir.clone();
+    let (cluster, started) = tokio::task::spawn_blocking(move || -> Result<_, embedded::EmbeddedError> {
+        let cluster = Cluster::new(&data_dir)?;
+        if cluster.init()? {
+            tracing::info!(pgdata = %cluster.pgdata().display(), "initialised a new PostgreSQL cluster");
+        }
+        let started = cluster.start()?;
+        Ok((cluster, started))
+    })
+    .await??;
+    Ok(Database {
+        api: cluster.pg_config("authenticator"),
+        admin: Some(cluster.pg_config(embedded::SUPERUSER)),
+        cluster: Some((cluster, started)),
+    })
+}
+
+/// Stops the private cluster if this process started it.
+pub async fn close_database(database: Database) {
+    if let Some((cluster, true)) = database.cluster {
+        match tokio::task::spawn_blocking(move || cluster.stop()).await {
+            Ok(Ok(())) => tracing::info!("PostgreSQL stopped"),
+            Ok(Err(e)) => tracing::error!(error = %e, "could not stop PostgreSQL"),
+            Err(e) => tracing::error!(error = %e, "could not stop PostgreSQL"),
+        }
+    }
+}
+
+/// The directory with `sql/` and `policies/`: the configured one, or the nearest
+/// ancestor of the working directory or of the executable that has both.
+pub fn sql_root(config: &Config) -> Result<PathBuf, BoxError> {
+    if let Some(root) = &config.sql_root {
+        return Ok(root.clone());
+    }
+    let has_both = |dir: &Path| dir.join("sql").is_dir() && dir.join("policies").is_dir();
+    let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+    starts
+        .into_iter()
+        .flatten()
+        .find_map(|start| start.ancestors().find(|dir| has_both(dir)).map(Path::to_path_buf))
+        .ok_or_else(|| "could not find the sql/ and policies/ directories; pass --sql-root".into())
+}
+
+/// Applies `sql/` and `policies/` from `root` over `admin`.
+pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migrate::Report, BoxError> {
+    let (migrations, policies) = migrate::load(root)?;
+    let (mut client, connection) = admin.connect(NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let report = migrate::run(&mut client, &migrations, &policies).await;
+    drop(client);
+    let _ = connection.await;
+    Ok(report?)
+}
+
+/// The application state over a database reached through `api`.
+pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
+    let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;
+    let db = Db::new(api, &config)?;
+    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt) })
+}
+
+/// Serves until `shutdown` resolves, then finishes the requests in flight.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, crate::app(state)).with_graceful_shutdown(shutdown).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(signal) => signal,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen for SIGTERM");
+            let _ = interrupt.await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate.recv() => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

@@ -1,0 +1,14 @@
+//! What every handler can reach.
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::jwt::JwtKeys;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub jwt: Arc<JwtKeys>,
+}
