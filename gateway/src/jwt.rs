@@ -131,7 +131,13 @@ impl JwtKeys {
         if parts != 3 {
             return Err(JwtError::Parts(parts));
         }
+        // The key decides the algorithm: refuse any other before decoding, so that
+        // `none` and RS/HS confusion fail the same way whatever the library does.
+        let header = jsonwebtoken::decode_header(token).map_err(|_| JwtError::Algorithm)?;
         let Verifier::Hs256(key) = &self.verifier;
+        if header.alg != Algorithm::HS256 {
+            return Err(JwtError::Algorithm);
+        }
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation)
             .map_err(|e| match e.kind() {
                 ErrorKind::ExpiredSignature => JwtError::Expired,

@@ -19,7 +19,10 @@
 //!
 //! Bypassing row-level security takes the named call [`Db::as_service_role`].
 
+use std::pin::pin;
+
 use deadpool_postgres::Object;
+use futures::future::maybe_done;
 use serde_json::Value;
 use tokio_postgres::{Row, types::ToSql};
 
@@ -143,29 +146,13 @@ impl Session {
         // cannot run anything twice.
         for attempt in 0..2 {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
-            let prepared = futures::try_join!(
-                conn.prepare_cached(access.begin()),
-                conn.prepare_cached(SET_CONFIG),
-                conn.prepare_cached(sql),
-            );
-            let result = match prepared {
-                Ok((begin, set_config, statement)) => {
-                    self.open = true;
-                    let settings: [&(dyn ToSql + Sync); 2] = [&names, &values];
-                    futures::try_join!(
-                        conn.execute(&begin, &[]),
-                        conn.execute(&set_config, &settings),
-                        conn.query(&statement, params),
-                    )
-                    .map(|(_, _, rows)| rows)
-                }
-                Err(e) => Err(e),
-            };
+            // From here a transaction may be open: failures roll it back.
+            self.open = true;
+            let result = pipeline(conn, access, &names, &values, sql, params).await;
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
                     tracing::warn!("pooled connection was closed; retrying on a new one");
                     self.discard();
-                    self.open = false;
                     self.conn = Some(self.db.checkout().await?);
                 }
                 other => return other.map_err(pg),
@@ -255,6 +242,45 @@ impl Drop for Session {
             self.discard();
         }
     }
+}
+
+/// `BEGIN`, the settings and the first statement, sent back to back.
+///
+/// tokio-postgres sends a request when its future is first polled, in that
+/// order, so polling `BEGIN` and `set_config` once puts them on the wire before
+/// anything else. A statement this connection has not prepared yet is parsed
+/// after them, inside the transaction and as the caller's role (name lookups
+/// check schema privileges, and `search_path` is set by then); a cached one
+/// costs no extra round trip.
+async fn pipeline(
+    conn: &Object,
+    access: Access,
+    names: &Vec<String>,
+    values: &Vec<String>,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let (begin, set_config) =
+        futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG))?;
+    let settings: [&(dyn ToSql + Sync); 2] = [names, values];
+    let mut begun = pin!(maybe_done(conn.execute(&begin, &[])));
+    let mut configured = pin!(maybe_done(conn.execute(&set_config, &settings)));
+    let _ = futures::poll!(begun.as_mut());
+    let _ = futures::poll!(configured.as_mut());
+    let rows = match conn.prepare_cached(sql).await {
+        Ok(statement) => conn.query(&statement, params).await,
+        Err(e) => Err(e),
+    };
+    begun.as_mut().await;
+    configured.as_mut().await;
+    // The first failure explains the rest (an aborted transaction refuses all).
+    if let Some(Err(e)) = begun.as_mut().take_output() {
+        return Err(e);
+    }
+    if let Some(Err(e)) = configured.as_mut().take_output() {
+        return Err(e);
+    }
+    rows
 }
 
 fn finished() -> ApiError {

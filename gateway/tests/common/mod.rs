@@ -1,0 +1,215 @@
+//! The integration-test harness: one PostgreSQL cluster per test binary, a
+//! template database migrated once, and for every test a fresh database cloned
+//! from it with a gateway on an ephemeral port (zero2prod's `spawn_app`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use axum::Router;
+use gateway::AppState;
+use gateway::config::{Config, Secret, Span};
+use gateway::embedded::{Cluster, SUPERUSER};
+use gateway::role::Role;
+use serde_json::Value;
+use tokio_postgres::NoTls;
+
+pub const SECRET: &str = "integration-tests-secret-at-least-32-characters";
+const TEMPLATE: &str = "gateway_template";
+
+/// The repository root, holding `sql/` and `policies/`.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
+}
+
+/// A cluster that lives as long as the test process, then is stopped and deleted
+/// by a watchdog (statics are never dropped in Rust).
+pub struct TestCluster {
+    pub cluster: Cluster,
+    pub dir: PathBuf,
+}
+
+pub fn cluster() -> &'static TestCluster {
+    static CLUSTER: OnceLock<TestCluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let cluster = start_private_cluster("shared");
+        // Migrate the template on a runtime of its own: tests each run on theirs.
+        let admin = cluster.cluster.pg_config(SUPERUSER);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            runtime.block_on(async {
+                let client = connect(&admin).await;
+                client.batch_execute(&format!("create database {TEMPLATE}")).await.expect("create template");
+                let mut template = admin.clone();
+                template.dbname(TEMPLATE);
+                gateway::startup::migrate(&template, &repo_root()).await.expect("migrate template");
+            });
+        })
+        .join()
+        .expect("template setup");
+        cluster
+    })
+}
+
+/// Initialises and starts a cluster in a new temporary directory, with a
+/// watchdog that removes it when this process exits.
+pub fn start_private_cluster(name: &str) -> TestCluster {
+    let dir = std::env::temp_dir().join(format!("gateway-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("test dir");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
+    let cluster = Cluster::new(&dir).expect("cluster");
+    cluster.init().expect("initdb");
+    cluster.start().expect("start");
+    spawn_watchdog(&cluster, &dir);
+    TestCluster { cluster, dir }
+}
+
+fn spawn_watchdog(cluster: &Cluster, dir: &Path) {
+    use std::os::unix::process::CommandExt;
+    // SIGQUIT is PostgreSQL's immediate shutdown; root may signal the postgres
+    // user's server, and pg_ctl would refuse to run as root.
+    let script = r#"
+        while [ -d "/proc/$1" ]; do sleep 0.5; done
+        pid=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
+        if [ -n "$pid" ]; then
+            kill -QUIT "$pid" 2>/dev/null
+            while [ -d "/proc/$pid" ]; do sleep 0.2; done
+        fi
+        rm -rf "$2" "$3"
+    "#;
+    std::process::Command::new("sh")
+        .args(["-c", script, "watchdog"])
+        .arg(std::process::id().to_string())
+        .arg(cluster.pgdata())
+        .arg(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("watchdog");
+}
+
+pub async fn connect(config: &tokio_postgres::Config) -> tokio_postgres::Client {
+    let (client, connection) = config.connect(NoTls).await.expect("connect");
+    tokio::spawn(connection);
+    client
+}
+
+/// A fresh database cloned from the migrated template.
+pub async fn fresh_database() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let cluster = cluster();
+    let name = format!("test_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let client = connect(&cluster.cluster.pg_config(SUPERUSER)).await;
+    client
+        .batch_execute(&format!("create database {name} template {TEMPLATE}"))
+        .await
+        .expect("create test database");
+    name
+}
+
+pub fn test_config() -> Config {
+    Config {
+        listen: "127.0.0.1:0".parse().expect("address"),
+        database_url: None,
+        database_admin_url: None,
+        jwt_secret: Some(Secret::new(SECRET)),
+        jwt_aud: None,
+        data_dir: std::env::temp_dir(),
+        storage_root: None,
+        site_url: "http://localhost:5173".to_owned(),
+        sql_root: Some(repo_root()),
+        pool_size: 4,
+        pool_timeout: Span(std::time::Duration::from_secs(10)),
+        statement_timeout: Span(std::time::Duration::from_secs(8)),
+    }
+}
+
+/// A gateway serving on an ephemeral port.
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub state: AppState,
+    pub database: String,
+    pub anon_key: String,
+    pub service_key: String,
+}
+
+pub struct Options {
+    pub config: Config,
+    /// Where API requests connect; defaults to a fresh database as authenticator.
+    pub api: Option<tokio_postgres::Config>,
+    /// Extra routes, for tests that exercise the request machinery directly.
+    pub routes: Option<Router<AppState>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { config: test_config(), api: None, routes: None }
+    }
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(Options::default()).await
+}
+
+pub async fn spawn_app_with(options: Options) -> TestApp {
+    let (database, api) = match options.api {
+        Some(api) => (String::new(), api),
+        None => {
+            let database = fresh_database().await;
+            let mut api = cluster().cluster.pg_config("authenticator");
+            api.dbname(&database);
+            (database, api)
+        }
+    };
+    let secret = options.config.jwt_secret.clone().expect("test secret");
+    let state = gateway::startup::state(options.config, api, &secret).expect("state");
+    let mut app = gateway::app(state.clone());
+    if let Some(routes) = options.routes {
+        app = app.merge(routes.with_state(state.clone()));
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = format!("http://{}", listener.local_addr().expect("address"));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let (anon_key, service_key) = gateway::startup::api_keys(&state.jwt).expect("keys");
+    TestApp { address, client: reqwest::Client::new(), state, database, anon_key, service_key }
+}
+
+impl TestApp {
+    /// A token for a signed-in user, as the auth service would mint it.
+    pub fn user_token(&self, sub: &str) -> String {
+        let now = gateway::jwt::now();
+        self.sign(serde_json::json!({
+            "sub": sub, "role": "authenticated", "aud": "authenticated",
+            "email": format!("{sub}@example.com"), "iat": now, "exp": now + 3600,
+        }))
+    }
+
+    pub fn sign(&self, claims: Value) -> String {
+        self.state.jwt.sign(&claims).expect("sign")
+    }
+
+    pub fn token_for(&self, role: Role, sub: &str) -> String {
+        match role {
+            Role::Anon => self.anon_key.clone(),
+            Role::Authenticated => self.user_token(sub),
+            Role::ServiceRole => self.service_key.clone(),
+        }
+    }
+
+    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.client.get(format!("{}{path}", self.address))
+    }
+
+    /// A superuser connection to this test's database.
+    pub async fn admin(&self) -> tokio_postgres::Client {
+        let mut config = cluster().cluster.pg_config(SUPERUSER);
+        config.dbname(&self.database);
+        connect(&config).await
+    }
+}

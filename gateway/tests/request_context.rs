@@ -1,0 +1,308 @@
+//! Every request runs in its own transaction as the caller's role, with the
+//! caller's claims set locally; bad tokens are refused before the pool is touched.
+
+mod common;
+
+use axum::{
+    Json, Router,
+    extract::{Query, State},
+    routing::get,
+};
+use gateway::AppState;
+use gateway::caller::Caller;
+use gateway::db::Access;
+use gateway::error::ApiError;
+use gateway::role::Role;
+use serde_json::{Value, json};
+
+use common::{Options, TestApp, spawn_app, spawn_app_with};
+
+/// Routes that show what a request's transaction sees.
+fn probes() -> Router<AppState> {
+    Router::new()
+        .route("/_test/whoami", get(whoami))
+        .route("/_test/abandon", get(abandon))
+        .route("/_test/sleep", get(sleep))
+        .route("/_test/write", get(write))
+}
+
+async fn whoami(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    let rows = session
+        .query(
+            "select current_user::text, auth.uid()::text, auth.role(), auth.jwt(), \
+                    current_setting('request.method', true), current_setting('request.path', true), \
+                    current_setting('request.headers', true)::jsonb ->> 'x-probe', \
+                    current_setting('statement_timeout'), current_setting('transaction_read_only'), \
+                    current_setting('search_path')",
+            &[],
+        )
+        .await?;
+    session.commit().await?;
+    let row = &rows[0];
+    Ok(Json(json!({
+        "current_user": row.get::<_, String>(0),
+        "uid": row.get::<_, Option<String>>(1),
+        "role": row.get::<_, Option<String>>(2),
+        "jwt": row.get::<_, Option<Value>>(3),
+        "method": row.get::<_, String>(4),
+        "path": row.get::<_, String>(5),
+        "probe": row.get::<_, Option<String>>(6),
+        "statement_timeout": row.get::<_, String>(7),
+        "read_only": row.get::<_, String>(8),
+        "search_path": row.get::<_, String>(9),
+    })))
+}
+
+/// Opens a transaction and walks away from it, as a handler whose client
+/// disconnected would.
+async fn abandon(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+    let mut session = state.db.session(&caller, Access::ReadWrite).await?;
+    session.query("select set_config('request.jwt.claims', '{\"sub\":\"leaked\"}', true)", &[]).await?;
+    drop(session);
+    Ok(Json(json!({ "abandoned": true })))
+}
+
+#[derive(serde::Deserialize)]
+struct Seconds {
+    seconds: f64,
+}
+
+async fn sleep(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<Seconds>,
+) -> Result<Json<Value>, ApiError> {
+    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    session.query("select pg_sleep($1)", &[&q.seconds]).await?;
+    session.commit().await?;
+    Ok(Json(json!({ "slept": q.seconds })))
+}
+
+async fn write(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
+    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    session.query("create table public.not_allowed_in_a_read (id int)", &[]).await?;
+    session.commit().await?;
+    Ok(Json(json!({})))
+}
+
+async fn probe_app(pool_size: usize) -> TestApp {
+    let mut config = common::test_config();
+    config.pool_size = pool_size;
+    spawn_app_with(Options { config, routes: Some(probes()), ..Options::default() }).await
+}
+
+async fn whoami_as(app: &TestApp, token: Option<&str>) -> (u16, Value) {
+    let mut request = app.get("/_test/whoami").header("x-probe", "hello");
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("json body"))
+}
+
+#[tokio::test]
+async fn auth_uid_returns_the_jwt_sub_inside_a_request() {
+    let app = probe_app(2).await;
+    let sub = "5b0b6a4e-6f3c-4c3e-9d55-1f0d6b3c2a11";
+    let (status, body) = whoami_as(&app, Some(&app.user_token(sub))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["current_user"], "authenticated");
+    assert_eq!(body["uid"], sub);
+    assert_eq!(body["role"], "authenticated");
+    assert_eq!(body["jwt"]["email"], format!("{sub}@example.com"));
+    assert_eq!(body["method"], "GET");
+    assert_eq!(body["path"], "/_test/whoami");
+    assert_eq!(body["probe"], "hello");
+    assert_eq!(body["read_only"], "on");
+    assert_eq!(body["search_path"], "\"public\", \"extensions\"");
+}
+
+#[tokio::test]
+async fn each_role_gets_its_own_statement_timeout() {
+    let app = probe_app(1).await;
+    let cases = [
+        (Role::Anon, "3s"),
+        (Role::Authenticated, "8s"),
+        // service_role sets none, so the gateway's connection default applies.
+        (Role::ServiceRole, "8s"),
+    ];
+    for (role, timeout) in cases {
+        let (status, body) = whoami_as(&app, Some(&app.token_for(role, "c0ffee00-0000-4000-8000-000000000001"))).await;
+        assert_eq!(status, 200);
+        assert_eq!(body["current_user"], role.as_str());
+        assert_eq!(body["statement_timeout"], timeout, "{role}");
+    }
+}
+
+#[tokio::test]
+async fn a_statement_over_the_role_timeout_is_cancelled_with_a_500() {
+    let app = probe_app(1).await;
+    let response = app
+        .get("/_test/sleep?seconds=3.3")
+        .bearer_auth(&app.anon_key)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status().as_u16(), 500);
+    assert_eq!(response.headers()["proxy-status"], "PostgREST; error=57014");
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["code"], "57014");
+    assert_eq!(body["message"], "canceling statement due to statement timeout");
+    // The connection is healthy afterwards.
+    let (status, _) = whoami_as(&app, Some(&app.anon_key)).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn reads_run_in_read_only_transactions() {
+    let app = probe_app(1).await;
+    let response = app.get("/_test/write").bearer_auth(&app.service_key).send().await.expect("request");
+    assert_eq!(response.status().as_u16(), 405);
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["code"], "25006");
+}
+
+#[tokio::test]
+async fn two_thousand_requests_cycling_roles_on_one_connection_leak_nothing() {
+    let app = probe_app(1).await;
+    let roles = [Role::Anon, Role::Authenticated, Role::ServiceRole];
+    for i in 0..2000 {
+        let role = roles[i % 3];
+        let sub = format!("00000000-0000-4000-8000-{i:012}");
+        let token = app.token_for(role, &sub);
+        let (status, body) = whoami_as(&app, Some(&token)).await;
+        assert_eq!(status, 200, "request {i}: {body}");
+        assert_eq!(body["current_user"], role.as_str(), "request {i}");
+        assert_eq!(body["role"], role.as_str(), "request {i}");
+        let expected_uid = (role == Role::Authenticated).then_some(sub.as_str());
+        assert_eq!(body["uid"].as_str(), expected_uid, "request {i}");
+    }
+}
+
+#[tokio::test]
+async fn an_abandoned_transaction_never_reaches_the_next_request() {
+    let app = probe_app(1).await;
+    for _ in 0..3 {
+        let response = app.get("/_test/abandon").bearer_auth(&app.service_key).send().await.expect("request");
+        assert_eq!(response.status().as_u16(), 200);
+        let (status, body) = whoami_as(&app, Some(&app.anon_key)).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["current_user"], "anon");
+        assert_eq!(body["uid"], Value::Null);
+        assert_eq!(body["jwt"], json!({ "role": "anon", "iss": "supabase", "ref": "gateway", "iat": 1_700_000_000u64, "exp": 2_015_360_000u64 }));
+    }
+}
+
+#[tokio::test]
+async fn without_a_bearer_the_api_key_decides_the_role() {
+    let app = probe_app(1).await;
+    let response = app.get("/_test/whoami").header("apikey", &app.service_key).send().await.expect("request");
+    let body: Value = response.json().await.expect("json");
+    assert_eq!(body["current_user"], "service_role");
+    let (_, body) = whoami_as(&app, None).await;
+    assert_eq!(body["current_user"], "anon");
+}
+
+/// Each bad token must be refused with 401 before a pooled connection is asked
+/// for: the pool here points at a closed port, so touching it would give 503.
+#[tokio::test]
+async fn bad_tokens_are_refused_without_touching_the_pool() {
+    let unreachable: tokio_postgres::Config =
+        "host=127.0.0.1 port=1 user=authenticator dbname=nowhere".parse().expect("config");
+    let app = spawn_app_with(Options { api: Some(unreachable), routes: Some(probes()), ..Options::default() }).await;
+    let now = gateway::jwt::now() as i64;
+    let forger = gateway::jwt::JwtKeys::hs256(&gateway::config::Secret::new("a-different-secret-of-enough-length!!"), None)
+        .expect("keys");
+    use base64::Engine;
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        ("forged signature", forger.sign(&json!({"role":"service_role"})).expect("sign"), "PGRST301", "JWT cryptographic operation failed"),
+        ("expired 31 s ago", app.sign(json!({"role":"authenticated","exp": now - 31})), "PGRST303", "JWT expired"),
+        ("issued in the future", app.sign(json!({"role":"authenticated","iat": now + 60})), "PGRST303", "JWT issued at future"),
+        ("not valid yet", app.sign(json!({"role":"authenticated","nbf": now + 60})), "PGRST303", "JWT not yet valid"),
+        ("alg none", format!("{}.{}.", b64(json!({"alg":"none","typ":"JWT"})), b64(json!({"role":"service_role"}))), "PGRST301", "Wrong or unsupported encoding algorithm"),
+        ("RS256 header on an HS key", format!("{}.{}.c2ln", b64(json!({"alg":"RS256","typ":"JWT"})), b64(json!({"role":"service_role"}))), "PGRST301", "Wrong or unsupported encoding algorithm"),
+        ("unknown role", app.sign(json!({"role":"postgres"})), "PGRST303", "JWT role is not allowed"),
+        ("role with SQL in it", app.sign(json!({"role":"anon\"; drop schema public; --"})), "PGRST303", "JWT role is not allowed"),
+        ("two parts", "abc.def".to_owned(), "PGRST301", "Expected 3 parts in JWT; got 2"),
+    ];
+    for (name, token, code, message) in cases {
+        let response = app.get("/_test/whoami").bearer_auth(&token).send().await.expect("request");
+        assert_eq!(response.status().as_u16(), 401, "{name}");
+        let www = response.headers()["www-authenticate"].to_str().expect("header").to_owned();
+        assert!(www.starts_with("Bearer error=\"invalid_token\""), "{name}: {www}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body, json!({"code": code, "message": message, "details": null, "hint": null}), "{name}");
+    }
+    // A good token does reach the pool, which cannot connect: 503, not 401.
+    let response = app.get("/_test/whoami").bearer_auth(&app.anon_key).send().await.expect("request");
+    assert_eq!(response.status().as_u16(), 503);
+    assert!(response.headers().contains_key("retry-after"));
+}
+
+#[tokio::test]
+async fn api_keys_are_demanded_where_the_hosted_gateway_demands_them() {
+    let app = spawn_app().await;
+    let cases: Vec<(&str, Option<String>, u16, Value)> = vec![
+        ("/rest/v1/products", None, 401, json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."})),
+        ("/auth/v1/user", None, 401, json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."})),
+        ("/rest/v1/products", Some("not-a-key".to_owned()), 401, json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."})),
+        ("/rest/v1/products", Some(app.user_token("00000000-0000-4000-8000-000000000001")), 401, json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."})),
+    ];
+    for (path, key, status, body) in cases {
+        let mut request = app.get(path);
+        if let Some(key) = &key {
+            request = request.header("apikey", key);
+        }
+        let response = request.send().await.expect("request");
+        assert_eq!(response.status().as_u16(), status, "{path} {key:?}");
+        assert_eq!(response.json::<Value>().await.expect("json"), body, "{path} {key:?}");
+    }
+    // The key may also come as a query parameter; storage asks for none.
+    let response = app.get(&format!("/rest/v1/products?apikey={}", app.anon_key)).send().await.expect("request");
+    assert_ne!(response.status().as_u16(), 401);
+    let response = app.get("/storage/v1/object/public/bucket/file.png").send().await.expect("request");
+    assert_ne!(response.status().as_u16(), 401);
+}
+
+#[tokio::test]
+async fn preflights_are_answered_and_headers_exposed() {
+    let app = spawn_app().await;
+    for prefix in ["/rest/v1/products", "/auth/v1/token", "/storage/v1/object/b/x"] {
+        let response = app
+            .client
+            .request(reqwest::Method::OPTIONS, format!("{}{prefix}", app.address))
+            .header("origin", "http://localhost:5173")
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "apikey,authorization,x-client-info,content-type,prefer,x-upsert")
+            .send()
+            .await
+            .expect("preflight");
+        assert_eq!(response.status().as_u16(), 200, "{prefix}");
+        let headers = response.headers();
+        assert_eq!(headers["access-control-allow-origin"], "*");
+        assert_eq!(headers["access-control-allow-headers"], "apikey,authorization,x-client-info,content-type,prefer,x-upsert");
+    }
+    let response = app
+        .get("/rest/v1/products")
+        .header("origin", "http://localhost:5173")
+        .header("apikey", &app.anon_key)
+        .send()
+        .await
+        .expect("request");
+    let exposed = response.headers()["access-control-expose-headers"].to_str().expect("header").to_owned();
+    for header in ["content-range", "content-profile", "location", "x-supabase-api-version", "range-unit"] {
+        assert!(exposed.contains(header), "{header} in {exposed}");
+    }
+}
+
+#[tokio::test]
+async fn health_and_readiness_answer() {
+    let app = spawn_app().await;
+    let response = app.get("/health").send().await.expect("request");
+    assert_eq!(response.status().as_u16(), 200);
+    let response = app.get("/ready").send().await.expect("request");
+    assert_eq!(response.status().as_u16(), 200);
+}
