@@ -67,6 +67,8 @@ pub fn start_private_cluster(name: &str) -> TestCluster {
     TestCluster { cluster, dir }
 }
 
+// The watchdog must outlive this process, so it is never waited for.
+#[allow(clippy::zombie_processes)]
 fn spawn_watchdog(cluster: &Cluster, dir: &Path) {
     use std::os::unix::process::CommandExt;
     // SIGQUIT is PostgreSQL's immediate shutdown; root may signal the postgres

@@ -1,0 +1,196 @@
+//! `gateway serve` with no database URL runs its own PostgreSQL: as root (also
+//! from a folder other users cannot enter) and as a normal user; Ctrl-C leaves
+//! no PostgreSQL behind; the next start reuses the data.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Running {
+    child: Child,
+    address: String,
+    anon_key: String,
+    service_key: String,
+    log: PathBuf,
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("repo root").to_path_buf()
+}
+
+/// Starts `binary serve` and waits for the banner with the URL and keys.
+fn serve(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)>) -> Running {
+    let log = workdir.join(format!("gateway-{}.log", Instant::now().elapsed().as_nanos()));
+    let stderr = std::fs::File::create(&log).expect("log file");
+    let mut command = Command::new(binary);
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(workdir.join(".data"))
+        .arg("--sql-root")
+        .arg(sql_root)
+        .current_dir(workdir)
+        .env_remove("DATABASE_URL")
+        .env_remove("JWT_SECRET")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr);
+    if let Some((uid, gid)) = user {
+        command.uid(uid).gid(gid);
+    }
+    let mut child = command.spawn().expect("spawn gateway");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let (mut address, mut anon_key, mut service_key) = (String::new(), String::new(), String::new());
+    while service_key.is_empty() {
+        let Some(Ok(line)) = lines.next() else {
+            panic!("gateway exited early:\n{}", std::fs::read_to_string(&log).unwrap_or_default());
+        };
+        if let Some(rest) = line.trim().strip_prefix("API URL:") {
+            address = rest.trim().to_owned();
+        } else if let Some(rest) = line.trim().strip_prefix("anon key:") {
+            anon_key = rest.trim().to_owned();
+        } else if let Some(rest) = line.trim().strip_prefix("service_role key:") {
+            service_key = rest.trim().to_owned();
+        }
+    }
+    Running { child, address, anon_key, service_key, log }
+}
+
+impl Running {
+    fn ready_status(&self) -> u16 {
+        let url = format!("{}/ready", self.address);
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        runtime.block_on(async { reqwest::get(url).await.map(|r| r.status().as_u16()).unwrap_or(0) })
+    }
+
+    /// Ctrl-C, then wait for a clean exit.
+    fn interrupt(mut self) -> String {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(self.child.id() as i32),
+            nix::sys::signal::Signal::SIGINT,
+        )
+        .expect("signal");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "gateway exited with {status}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "gateway did not stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+/// Processes whose command line names `pgdata` (the postmaster does, with -D).
+fn postgres_processes(pgdata: &Path) -> Vec<String> {
+    let needle = pgdata.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (cmdline.contains("postgres") && cmdline.contains(&needle)).then_some(cmdline)
+        })
+        .collect()
+}
+
+fn is_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// The cluster's real directory (`.data/postgres` may be a link to it).
+fn pgdata(workdir: &Path) -> PathBuf {
+    std::fs::canonicalize(workdir.join(".data/postgres")).expect("pgdata")
+}
+
+fn run_twice_and_check(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)>) {
+    let first = serve(binary, workdir, sql_root, user);
+    assert_eq!(first.ready_status(), 200);
+    let pgdata = pgdata(workdir);
+    assert!(!postgres_processes(&pgdata).is_empty(), "postgres runs while serving");
+    let (anon, service) = (first.anon_key.clone(), first.service_key.clone());
+    let log = first.interrupt();
+    assert!(log.contains("initialised a new PostgreSQL cluster"), "{log}");
+    assert!(log.contains("PostgreSQL stopped"), "{log}");
+    assert!(postgres_processes(&pgdata).is_empty(), "Ctrl-C left PostgreSQL running");
+    assert!(!pgdata.join("postmaster.pid").exists());
+
+    let second = serve(binary, workdir, sql_root, user);
+    assert_eq!(second.ready_status(), 200);
+    assert_eq!((second.anon_key.clone(), second.service_key.clone()), (anon.clone(), service));
+    let log = second.interrupt();
+    assert!(!log.contains("initialised a new PostgreSQL cluster"), "the data was reused: {log}");
+    assert!(!log.contains("applied migration"), "nothing to migrate twice: {log}");
+    assert!(postgres_processes(&pgdata).is_empty());
+
+    let mut keys = Command::new(binary);
+    keys.args(["keys", "--data-dir"]).arg(workdir.join(".data")).env_remove("JWT_SECRET");
+    if let Some((uid, gid)) = user {
+        keys.uid(uid).gid(gid);
+    }
+    let output = keys.output().expect("gateway keys");
+    assert!(String::from_utf8_lossy(&output.stdout).contains(&anon), "`gateway keys` prints the same keys");
+}
+
+#[test]
+fn serve_runs_its_own_postgres_from_a_private_folder_and_stops_it_on_ctrl_c() {
+    // A 0700 folder: other users, postgres among them, cannot enter it (like a
+    // clone under /root or a `mktemp -d` folder).
+    let workdir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(workdir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gateway"));
+    run_twice_and_check(&binary, workdir.path(), &repo_root(), None);
+    let secret = workdir.path().join(".data/jwt_secret");
+    assert_eq!(std::fs::metadata(&secret).expect("secret").mode() & 0o777, 0o600);
+    if is_root() {
+        // The cluster went to the postgres user's home; the folder kept its mode.
+        assert_eq!(std::fs::metadata(workdir.path()).expect("meta").mode() & 0o777, 0o700);
+        let link = std::fs::read_link(workdir.path().join(".data/postgres")).expect("a link");
+        assert!(link.to_string_lossy().contains("/gateway/"), "{}", link.display());
+        let _ = std::fs::remove_dir_all(&link);
+    }
+}
+
+/// Root runs the test above; here the gateway runs as an unprivileged user (as
+/// a developer would), from a folder of that user's. Without root, the test
+/// above already is the normal-user case.
+#[test]
+fn serve_runs_as_a_normal_user_too() {
+    if !is_root() {
+        eprintln!("not root: the other test already runs the gateway as a normal user");
+        return;
+    }
+    let user = nix::unistd::User::from_name("nobody").expect("lookup").expect("the nobody user");
+    let (uid, gid) = (user.uid.as_raw(), user.gid.as_raw());
+    let base = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let workdir = base.path().join("home");
+    std::fs::create_dir(&workdir).expect("mkdir");
+    // The user's own copy of the program and the SQL, wherever the checkout is.
+    let binary = workdir.join("gateway");
+    std::fs::copy(env!("CARGO_BIN_EXE_gateway"), &binary).expect("copy binary");
+    for dir in ["sql", "policies"] {
+        let from = repo_root().join(dir);
+        let to = workdir.join(dir);
+        std::fs::create_dir(&to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read") {
+            let entry = entry.expect("entry");
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
+        }
+    }
+    let status = Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(&workdir).status().expect("chown");
+    assert!(status.success());
+    std::fs::set_permissions(&workdir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    run_twice_and_check(&binary, &workdir, &workdir, Some((uid, gid)));
+    let pgdata = workdir.join(".data/postgres");
+    assert!(!std::fs::symlink_metadata(&pgdata).expect("meta").is_symlink(), "a normal user keeps the cluster in place");
+    assert_eq!(std::fs::metadata(&pgdata).expect("meta").uid(), uid);
+}

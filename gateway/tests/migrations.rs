@@ -1,0 +1,145 @@
+//! `sql/` is applied once per file and guarded by checksums; `policies/` is
+//! applied every time; the platform roles look exactly as Supabase's.
+
+mod common;
+
+use std::path::Path;
+
+use gateway::db::migrate::{self, MigrateError};
+use gateway::embedded::SUPERUSER;
+
+use common::{cluster, connect, spawn_app};
+
+async fn empty_database(name: &str) -> tokio_postgres::Config {
+    let admin = cluster().cluster.pg_config(SUPERUSER);
+    let client = connect(&admin).await;
+    client.batch_execute(&format!("create database {name} template template0")).await.expect("create");
+    let mut config = admin;
+    config.dbname(name);
+    config
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+async fn run(config: &tokio_postgres::Config, root: &Path) -> Result<migrate::Report, MigrateError> {
+    let (migrations, policies) = migrate::load(root)?;
+    let mut client = connect(config).await;
+    migrate::run(&mut client, &migrations, &policies).await
+}
+
+#[tokio::test]
+async fn every_sql_file_is_recorded_once_with_its_checksum() {
+    let app = spawn_app().await;
+    let client = app.admin().await;
+    let recorded: Vec<String> = client
+        .query("select name from _gateway.migrations order by name", &[])
+        .await
+        .expect("query")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    let (files, _) = migrate::load(&common::repo_root()).expect("load");
+    let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+    assert_eq!(recorded, names);
+    assert!(names.first().is_some_and(|n| n == "sql/000_roles.sql"));
+}
+
+#[tokio::test]
+async fn files_apply_in_order_once_and_policies_every_time() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write(root.path(), "sql/001_first.sql", "create table public.things (id int primary key);");
+    write(root.path(), "sql/002_second.sql", "insert into public.things values (1);");
+    write(
+        root.path(),
+        "policies/things.sql",
+        "alter table public.things enable row level security;
+         drop policy if exists \"Anyone can read things\" on public.things;
+         create policy \"Anyone can read things\" on public.things for select using (true);",
+    );
+    let db = empty_database("migrate_order").await;
+    let first = run(&db, root.path()).await.expect("first run");
+    assert_eq!(first.applied, ["sql/001_first.sql", "sql/002_second.sql"]);
+    assert_eq!(first.policies, ["policies/things.sql"]);
+    let second = run(&db, root.path()).await.expect("second run");
+    assert!(second.applied.is_empty());
+    assert_eq!(second.policies, ["policies/things.sql"]);
+    let client = connect(&db).await;
+    let count: i64 = client.query_one("select count(*) from public.things", &[]).await.expect("q").get(0);
+    assert_eq!(count, 1, "the insert ran once");
+}
+
+#[tokio::test]
+async fn an_edited_applied_file_is_an_error_that_names_it() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write(root.path(), "sql/001_table.sql", "create table public.t (id int);");
+    std::fs::create_dir_all(root.path().join("policies")).expect("mkdir");
+    let db = empty_database("migrate_edited").await;
+    run(&db, root.path()).await.expect("first run");
+    write(root.path(), "sql/001_table.sql", "create table public.t (id bigint);");
+    let error = run(&db, root.path()).await.expect_err("edited file");
+    assert!(matches!(error, MigrateError::Edited { ref name, .. } if name == "sql/001_table.sql"));
+    assert!(error.to_string().contains("sql/001_table.sql was edited after it was applied"));
+}
+
+#[tokio::test]
+async fn a_failing_file_is_rolled_back_and_not_recorded() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write(root.path(), "sql/001_broken.sql", "create table public.half (id int); select nope from nowhere;");
+    std::fs::create_dir_all(root.path().join("policies")).expect("mkdir");
+    let db = empty_database("migrate_broken").await;
+    let error = run(&db, root.path()).await.expect_err("broken file");
+    assert!(error.to_string().starts_with("sql/001_broken.sql failed: relation \"nowhere\" does not exist"), "{error}");
+    let client = connect(&db).await;
+    let half: Option<String> =
+        client.query_one("select to_regclass('public.half')::text", &[]).await.expect("q").get(0);
+    assert_eq!(half, None);
+    let recorded: i64 = client.query_one("select count(*) from _gateway.migrations", &[]).await.expect("q").get(0);
+    assert_eq!(recorded, 0);
+}
+
+#[tokio::test]
+async fn the_platform_roles_are_exactly_supabases() {
+    let app = spawn_app().await;
+    let client = app.admin().await;
+    let rows = client
+        .query(
+            "select rolname::text, rolcanlogin, rolinherit, rolbypassrls from pg_roles \
+             where rolname in ('anon', 'authenticated', 'service_role', 'authenticator') order by rolname",
+            &[],
+        )
+        .await
+        .expect("roles");
+    let roles: Vec<(String, bool, bool, bool)> =
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2), r.get(3))).collect();
+    let expected = [
+        ("anon", false, false, false),
+        ("authenticated", false, false, false),
+        ("authenticator", true, false, false),
+        ("service_role", false, false, true),
+    ];
+    assert_eq!(roles, expected.map(|(n, l, i, b)| (n.to_owned(), l, i, b)));
+    let members: Vec<String> = client
+        .query(
+            "select r.rolname::text from pg_auth_members m join pg_roles r on r.oid = m.roleid \
+             where m.member = 'authenticator'::regrole order by 1",
+            &[],
+        )
+        .await
+        .expect("members")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(members, ["anon", "authenticated", "service_role"]);
+    for schema in ["auth", "storage", "extensions"] {
+        let exists: bool = client
+            .query_one("select exists (select from pg_namespace where nspname = $1)", &[&schema])
+            .await
+            .expect("q")
+            .get(0);
+        assert!(exists, "schema {schema}");
+    }
+}
