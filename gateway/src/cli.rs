@@ -69,7 +69,11 @@ async fn serve_on(
 ) -> Result<(), BoxError> {
     if let Some(admin) = &database.admin {
         let report = startup::migrate(admin, sql_root).await?;
-        tracing::info!(applied = report.applied.len(), policies = report.policies.len(), "database is up to date");
+        tracing::info!(
+            applied = report.applied.len(),
+            policies = report.policies.len(),
+            "database is up to date"
+        );
     }
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;

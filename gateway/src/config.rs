@@ -50,9 +50,8 @@ impl FromStr for Span {
         let s = s.trim();
         let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
         let (number, unit) = s.split_at(split);
-        let n: u64 = number
-            .parse()
-            .map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 3s or 2min"))?;
+        let n: u64 =
+            number.parse().map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 3s or 2min"))?;
         let duration = match unit.trim() {
             "ms" => Duration::from_millis(n),
             "" | "s" => Duration::from_secs(n),

@@ -97,8 +97,11 @@ impl Cluster {
             (Some(owner), Err(_)) if !reachable(&data_dir, owner) => {
                 let canonical = fs::canonicalize(&data_dir).map_err(io("resolving the data directory"))?;
                 let target = owner.home.join("gateway").join(short_hash(&canonical));
-                std::os::unix::fs::symlink(&target, &preferred)
-                    .map_err(io(format!("linking {} to {}", preferred.display(), target.display())))?;
+                std::os::unix::fs::symlink(&target, &preferred).map_err(io(format!(
+                    "linking {} to {}",
+                    preferred.display(),
+                    target.display()
+                )))?;
                 target
             }
             (_, Err(_)) => preferred,
@@ -259,7 +262,9 @@ impl Cluster {
         }
         let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stdout));
-        if program == "pg_ctl" && let Ok(log) = fs::read_to_string(self.pgdata.join("server.log")) {
+        if program == "pg_ctl"
+            && let Ok(log) = fs::read_to_string(self.pgdata.join("server.log"))
+        {
             let tail: Vec<&str> = log.lines().rev().take(10).collect();
             text.push_str("\nserver.log:\n");
             text.push_str(&tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
@@ -325,9 +330,12 @@ pub fn find_bindir() -> Option<PathBuf> {
             .and_then(|initdb| initdb.parent().map(Path::to_path_buf))
     });
     let from_pg_config = || {
-        Command::new("pg_config").arg("--bindir").output().ok().filter(|o| o.status.success()).map(
-            |o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()),
-        )
+        Command::new("pg_config")
+            .arg("--bindir")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
     };
     let from_debian = || {
         let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
@@ -341,7 +349,10 @@ pub fn find_bindir() -> Option<PathBuf> {
         versions.sort();
         versions.into_iter().rev().map(|(_, dir)| dir).find(|dir| complete(dir))
     };
-    from_path.filter(|dir| complete(dir)).or_else(|| from_pg_config().filter(|dir| complete(dir))).or_else(from_debian)
+    from_path
+        .filter(|dir| complete(dir))
+        .or_else(|| from_pg_config().filter(|dir| complete(dir)))
+        .or_else(from_debian)
 }
 
 /// Reads the JWT secret kept in `path`, or makes a new random one and keeps it

@@ -197,43 +197,38 @@ fn render(error: &ApiError, shape: Shape) -> Response {
 }
 
 fn json_response(status: StatusCode, body: Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json; charset=utf-8")], body.to_string())
-        .into_response()
+    (status, [(header::CONTENT_TYPE, "application/json; charset=utf-8")], body.to_string()).into_response()
 }
 
 fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
-    let (code, message, details, hint): (String, String, Option<String>, Option<String>) =
-        match error {
-            ApiError::Jwt(jwt) => (jwt.postgrest_code().to_owned(), jwt.to_string(), None, None),
-            ApiError::Database(db) => {
-                let message = if status.is_server_error() && db.code != "57014" {
-                    "Database error".to_owned()
-                } else {
-                    db.message.clone()
-                };
-                (db.code.clone(), message, db.details.clone(), db.hint.clone())
-            }
-            ApiError::Unavailable(_) => (
-                "PGRST001".to_owned(),
-                "Database client error. Retrying the connection.".to_owned(),
-                None,
-                None,
-            ),
-            ApiError::PoolTimeout => (
-                "PGRST003".to_owned(),
-                "Timed out acquiring connection from connection pool.".to_owned(),
-                None,
-                None,
-            ),
-            ApiError::NotFound => ("PGRST125".to_owned(), "Invalid path specified in request URL".to_owned(), None, None),
-            ApiError::Internal(_) | ApiError::NoApiKey | ApiError::InvalidApiKey => {
-                ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None)
-            }
-        };
-    let mut response = json_response(
-        status,
-        json!({ "code": code, "details": details, "hint": hint, "message": message }),
-    );
+    let (code, message, details, hint): (String, String, Option<String>, Option<String>) = match error {
+        ApiError::Jwt(jwt) => (jwt.postgrest_code().to_owned(), jwt.to_string(), None, None),
+        ApiError::Database(db) => {
+            let message = if status.is_server_error() && db.code != "57014" {
+                "Database error".to_owned()
+            } else {
+                db.message.clone()
+            };
+            (db.code.clone(), message, db.details.clone(), db.hint.clone())
+        }
+        ApiError::Unavailable(_) => {
+            ("PGRST001".to_owned(), "Database client error. Retrying the connection.".to_owned(), None, None)
+        }
+        ApiError::PoolTimeout => (
+            "PGRST003".to_owned(),
+            "Timed out acquiring connection from connection pool.".to_owned(),
+            None,
+            None,
+        ),
+        ApiError::NotFound => {
+            ("PGRST125".to_owned(), "Invalid path specified in request URL".to_owned(), None, None)
+        }
+        ApiError::Internal(_) | ApiError::NoApiKey | ApiError::InvalidApiKey => {
+            ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None)
+        }
+    };
+    let mut response =
+        json_response(status, json!({ "code": code, "details": details, "hint": hint, "message": message }));
     let headers = response.headers_mut();
     match error {
         ApiError::Jwt(jwt) => {
@@ -286,10 +281,7 @@ fn render_gotrue(error: &ApiError) -> Response {
         json!({ "code": code, "error_code": code, "msg": message, "message": message }),
     );
     let headers = response.headers_mut();
-    headers.insert(
-        HeaderName::from_static("x-supabase-api-version"),
-        HeaderValue::from_static("2024-01-01"),
-    );
+    headers.insert(HeaderName::from_static("x-supabase-api-version"), HeaderValue::from_static("2024-01-01"));
     headers.insert(HeaderName::from_static("x-sb-error-code"), HeaderValue::from_static(code));
     response
 }
@@ -297,19 +289,13 @@ fn render_gotrue(error: &ApiError) -> Response {
 fn render_storage(error: &ApiError) -> Response {
     let (status, code, title, message) = match error {
         ApiError::Jwt(jwt) => ("403", "AccessDenied", "Unauthorized", jwt.to_string()),
-        ApiError::Database(db) if db.code == "42501" => (
-            "403",
-            "AccessDenied",
-            "Unauthorized",
-            "new row violates row-level security policy".to_owned(),
-        ),
+        ApiError::Database(db) if db.code == "42501" => {
+            ("403", "AccessDenied", "Unauthorized", "new row violates row-level security policy".to_owned())
+        }
         ApiError::NotFound => ("404", "NotFound", "Not Found", "Route not found".to_owned()),
-        ApiError::Unavailable(_) | ApiError::PoolTimeout => (
-            "503",
-            "DatabaseTimeout",
-            "Service Unavailable",
-            "The database is not available".to_owned(),
-        ),
+        ApiError::Unavailable(_) | ApiError::PoolTimeout => {
+            ("503", "DatabaseTimeout", "Service Unavailable", "The database is not available".to_owned())
+        }
         _ => ("500", "InternalError", "Internal Server Error", "Internal Server Error".to_owned()),
     };
     // Storage answers 400 for client errors and keeps the real status in the body;
@@ -319,10 +305,7 @@ fn render_storage(error: &ApiError) -> Response {
         "503" => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::BAD_REQUEST,
     };
-    json_response(
-        http,
-        json!({ "statusCode": status, "code": code, "error": title, "message": message }),
-    )
+    json_response(http, json!({ "statusCode": status, "code": code, "error": title, "message": message }))
 }
 
 #[cfg(test)]

@@ -133,20 +133,23 @@ impl JwtKeys {
         }
         // The key decides the algorithm: refuse any other before decoding, so that
         // `none` and RS/HS confusion fail the same way whatever the library does.
-        let header = jsonwebtoken::decode_header(token).map_err(|_| JwtError::Algorithm)?;
         let Verifier::Hs256(key) = &self.verifier;
-        if header.alg != Algorithm::HS256 {
+        if header_algorithm(token).ok_or(JwtError::Signature)? != "HS256" {
             return Err(JwtError::Algorithm);
         }
-        let data = jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation)
-            .map_err(|e| match e.kind() {
+        let data =
+            jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation).map_err(|e| match e
+                .kind()
+            {
                 ErrorKind::ExpiredSignature => JwtError::Expired,
                 ErrorKind::ImmatureSignature => JwtError::NotYetValid,
                 ErrorKind::InvalidAudience => JwtError::Audience,
                 ErrorKind::InvalidAlgorithm
                 | ErrorKind::InvalidAlgorithmName
                 | ErrorKind::MissingAlgorithm => JwtError::Algorithm,
-                ErrorKind::Json(_) => JwtError::Claims,
+                ErrorKind::Json(_)
+                | ErrorKind::InvalidClaimFormat(_)
+                | ErrorKind::MissingRequiredClaim(_) => JwtError::Claims,
                 _ => JwtError::Signature,
             })?;
         let claims = data.claims;
@@ -170,12 +173,18 @@ impl JwtKeys {
     }
 }
 
+/// The `alg` of a token's header, if the header decodes at all.
+fn header_algorithm(token: &str) -> Option<String> {
+    use base64::Engine;
+    let header = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header.trim_end_matches('=')).ok()?;
+    let header: Value = serde_json::from_slice(&bytes).ok()?;
+    header.get("alg")?.as_str().map(str::to_owned)
+}
+
 /// Seconds since the Unix epoch.
 pub fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
 /// The long-lived API keys, minted like `supabase start` prints them: HS256 JWTs
@@ -223,7 +232,8 @@ mod tests {
         let other = JwtKeys::hs256(&Secret::new("another-secret-that-is-long-enough-xyz"), None)
             .expect("valid secret");
         let sign = |claims: Value| keys.sign(&claims).expect("sign");
-        let unsigned = format!("{}.{}.", b64(&json!({"alg":"none","typ":"JWT"})), b64(&json!({"role":"service_role"})));
+        let unsigned =
+            format!("{}.{}.", b64(&json!({"alg":"none","typ":"JWT"})), b64(&json!({"role":"service_role"})));
         let rs256 = format!(
             "{}.{}.{}",
             b64(&json!({"alg":"RS256","typ":"JWT"})),
@@ -232,16 +242,48 @@ mod tests {
         );
         let cases: Vec<(&str, String, Result<Role, JwtError>)> = vec![
             ("a token without claims is anonymous", sign(json!({})), Ok(Role::Anon)),
-            ("the role claim decides", sign(json!({"role":"authenticated","exp": now + 60})), Ok(Role::Authenticated)),
-            ("expired 29 s ago is within the skew", sign(json!({"role":"anon","exp": now - 29})), Ok(Role::Anon)),
-            ("expired 31 s ago is refused", sign(json!({"role":"anon","exp": now - 31})), Err(JwtError::Expired)),
-            ("nbf 31 s ahead is refused", sign(json!({"role":"anon","nbf": now + 31})), Err(JwtError::NotYetValid)),
-            ("iat 31 s ahead is refused", sign(json!({"role":"anon","iat": now + 31})), Err(JwtError::IssuedInFuture)),
-            ("a non-numeric exp is refused", sign(json!({"role":"anon","exp": "tomorrow"})), Err(JwtError::Claims)),
+            (
+                "the role claim decides",
+                sign(json!({"role":"authenticated","exp": now + 60})),
+                Ok(Role::Authenticated),
+            ),
+            (
+                "expired 29 s ago is within the skew",
+                sign(json!({"role":"anon","exp": now - 29})),
+                Ok(Role::Anon),
+            ),
+            (
+                "expired 31 s ago is refused",
+                sign(json!({"role":"anon","exp": now - 31})),
+                Err(JwtError::Expired),
+            ),
+            (
+                "nbf 31 s ahead is refused",
+                sign(json!({"role":"anon","nbf": now + 31})),
+                Err(JwtError::NotYetValid),
+            ),
+            (
+                "iat 31 s ahead is refused",
+                sign(json!({"role":"anon","iat": now + 31})),
+                Err(JwtError::IssuedInFuture),
+            ),
+            (
+                "a non-numeric exp is refused",
+                sign(json!({"role":"anon","exp": "tomorrow"})),
+                Err(JwtError::Claims),
+            ),
             ("an unknown role is refused", sign(json!({"role":"postgres"})), Err(JwtError::Role)),
             ("a non-string role is refused", sign(json!({"role":["anon"]})), Err(JwtError::Role)),
-            ("any aud passes when none is configured", sign(json!({"role":"anon","aud":"authenticated"})), Ok(Role::Anon)),
-            ("a forged signature is refused", other.sign(&json!({"role":"service_role"})).expect("sign"), Err(JwtError::Signature)),
+            (
+                "any aud passes when none is configured",
+                sign(json!({"role":"anon","aud":"authenticated"})),
+                Ok(Role::Anon),
+            ),
+            (
+                "a forged signature is refused",
+                other.sign(&json!({"role":"service_role"})).expect("sign"),
+                Err(JwtError::Signature),
+            ),
             ("alg none is refused", unsigned, Err(JwtError::Algorithm)),
             ("RS256 against an HS key is refused", rs256, Err(JwtError::Algorithm)),
             ("two parts are refused", "abc.def".to_owned(), Err(JwtError::Parts(2))),

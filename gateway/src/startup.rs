@@ -45,9 +45,12 @@ pub struct Database {
 /// Uses `--database-url`, or initialises and starts the private cluster.
 pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
     if let Some(url) = &config.database_url {
-        let api: tokio_postgres::Config = url.expose().parse().map_err(|e| format!("invalid --database-url: {e}"))?;
+        let api: tokio_postgres::Config =
+            url.expose().parse().map_err(|e| format!("invalid --database-url: {e}"))?;
         let admin = match &config.database_admin_url {
-            Some(admin) => Some(admin.expose().parse().map_err(|e| format!("invalid --database-admin-url: {e}"))?),
+            Some(admin) => {
+                Some(admin.expose().parse().map_err(|e| format!("invalid --database-admin-url: {e}"))?)
+            }
             None => None,
         };
         return Ok(Database { api, admin, cluster: None });

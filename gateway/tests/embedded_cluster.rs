@@ -186,11 +186,15 @@ fn serve_runs_as_a_normal_user_too() {
             std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy");
         }
     }
-    let status = Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(&workdir).status().expect("chown");
+    let status =
+        Command::new("chown").arg("-R").arg(format!("{uid}:{gid}")).arg(&workdir).status().expect("chown");
     assert!(status.success());
     std::fs::set_permissions(&workdir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
     run_twice_and_check(&binary, &workdir, &workdir, Some((uid, gid)));
     let pgdata = workdir.join(".data/postgres");
-    assert!(!std::fs::symlink_metadata(&pgdata).expect("meta").is_symlink(), "a normal user keeps the cluster in place");
+    assert!(
+        !std::fs::symlink_metadata(&pgdata).expect("meta").is_symlink(),
+        "a normal user keeps the cluster in place"
+    );
     assert_eq!(std::fs::metadata(&pgdata).expect("meta").uid(), uid);
 }

@@ -92,12 +92,16 @@ async fn a_failing_file_is_rolled_back_and_not_recorded() {
     std::fs::create_dir_all(root.path().join("policies")).expect("mkdir");
     let db = empty_database("migrate_broken").await;
     let error = run(&db, root.path()).await.expect_err("broken file");
-    assert!(error.to_string().starts_with("sql/001_broken.sql failed: relation \"nowhere\" does not exist"), "{error}");
+    assert!(
+        error.to_string().starts_with("sql/001_broken.sql failed: relation \"nowhere\" does not exist"),
+        "{error}"
+    );
     let client = connect(&db).await;
     let half: Option<String> =
         client.query_one("select to_regclass('public.half')::text", &[]).await.expect("q").get(0);
     assert_eq!(half, None);
-    let recorded: i64 = client.query_one("select count(*) from _gateway.migrations", &[]).await.expect("q").get(0);
+    let recorded: i64 =
+        client.query_one("select count(*) from _gateway.migrations", &[]).await.expect("q").get(0);
     assert_eq!(recorded, 0);
 }
 

@@ -129,7 +129,8 @@ async fn each_role_gets_its_own_statement_timeout() {
         (Role::ServiceRole, "8s"),
     ];
     for (role, timeout) in cases {
-        let (status, body) = whoami_as(&app, Some(&app.token_for(role, "c0ffee00-0000-4000-8000-000000000001"))).await;
+        let (status, body) =
+            whoami_as(&app, Some(&app.token_for(role, "c0ffee00-0000-4000-8000-000000000001"))).await;
         assert_eq!(status, 200);
         assert_eq!(body["current_user"], role.as_str());
         assert_eq!(body["statement_timeout"], timeout, "{role}");
@@ -139,12 +140,8 @@ async fn each_role_gets_its_own_statement_timeout() {
 #[tokio::test]
 async fn a_statement_over_the_role_timeout_is_cancelled_with_a_500() {
     let app = probe_app(1).await;
-    let response = app
-        .get("/_test/sleep?seconds=3.3")
-        .bearer_auth(&app.anon_key)
-        .send()
-        .await
-        .expect("request");
+    let response =
+        app.get("/_test/sleep?seconds=3.3").bearer_auth(&app.anon_key).send().await.expect("request");
     assert_eq!(response.status().as_u16(), 500);
     assert_eq!(response.headers()["proxy-status"], "PostgREST; error=57014");
     let body: Value = response.json().await.expect("json");
@@ -191,7 +188,10 @@ async fn an_abandoned_transaction_never_reaches_the_next_request() {
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["current_user"], "anon");
         assert_eq!(body["uid"], Value::Null);
-        assert_eq!(body["jwt"], json!({ "role": "anon", "iss": "supabase", "ref": "gateway", "iat": 1_700_000_000u64, "exp": 2_015_360_000u64 }));
+        assert_eq!(
+            body["jwt"],
+            json!({ "role": "anon", "iss": "supabase", "ref": "gateway", "iat": 1_700_000_000u64, "exp": 2_015_360_000u64 })
+        );
     }
 }
 
@@ -211,21 +211,65 @@ async fn without_a_bearer_the_api_key_decides_the_role() {
 async fn bad_tokens_are_refused_without_touching_the_pool() {
     let unreachable: tokio_postgres::Config =
         "host=127.0.0.1 port=1 user=authenticator dbname=nowhere".parse().expect("config");
-    let app = spawn_app_with(Options { api: Some(unreachable), routes: Some(probes()), ..Options::default() }).await;
+    let app =
+        spawn_app_with(Options { api: Some(unreachable), routes: Some(probes()), ..Options::default() })
+            .await;
     let now = gateway::jwt::now() as i64;
-    let forger = gateway::jwt::JwtKeys::hs256(&gateway::config::Secret::new("a-different-secret-of-enough-length!!"), None)
-        .expect("keys");
+    let forger = gateway::jwt::JwtKeys::hs256(
+        &gateway::config::Secret::new("a-different-secret-of-enough-length!!"),
+        None,
+    )
+    .expect("keys");
     use base64::Engine;
     let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
     let cases: Vec<(&str, String, &str, &str)> = vec![
-        ("forged signature", forger.sign(&json!({"role":"service_role"})).expect("sign"), "PGRST301", "JWT cryptographic operation failed"),
-        ("expired 31 s ago", app.sign(json!({"role":"authenticated","exp": now - 31})), "PGRST303", "JWT expired"),
-        ("issued in the future", app.sign(json!({"role":"authenticated","iat": now + 60})), "PGRST303", "JWT issued at future"),
-        ("not valid yet", app.sign(json!({"role":"authenticated","nbf": now + 60})), "PGRST303", "JWT not yet valid"),
-        ("alg none", format!("{}.{}.", b64(json!({"alg":"none","typ":"JWT"})), b64(json!({"role":"service_role"}))), "PGRST301", "Wrong or unsupported encoding algorithm"),
-        ("RS256 header on an HS key", format!("{}.{}.c2ln", b64(json!({"alg":"RS256","typ":"JWT"})), b64(json!({"role":"service_role"}))), "PGRST301", "Wrong or unsupported encoding algorithm"),
+        (
+            "forged signature",
+            forger.sign(&json!({"role":"service_role"})).expect("sign"),
+            "PGRST301",
+            "JWT cryptographic operation failed",
+        ),
+        (
+            "expired 31 s ago",
+            app.sign(json!({"role":"authenticated","exp": now - 31})),
+            "PGRST303",
+            "JWT expired",
+        ),
+        (
+            "issued in the future",
+            app.sign(json!({"role":"authenticated","iat": now + 60})),
+            "PGRST303",
+            "JWT issued at future",
+        ),
+        (
+            "not valid yet",
+            app.sign(json!({"role":"authenticated","nbf": now + 60})),
+            "PGRST303",
+            "JWT not yet valid",
+        ),
+        (
+            "alg none",
+            format!("{}.{}.", b64(json!({"alg":"none","typ":"JWT"})), b64(json!({"role":"service_role"}))),
+            "PGRST301",
+            "Wrong or unsupported encoding algorithm",
+        ),
+        (
+            "RS256 header on an HS key",
+            format!(
+                "{}.{}.c2ln",
+                b64(json!({"alg":"RS256","typ":"JWT"})),
+                b64(json!({"role":"service_role"}))
+            ),
+            "PGRST301",
+            "Wrong or unsupported encoding algorithm",
+        ),
         ("unknown role", app.sign(json!({"role":"postgres"})), "PGRST303", "JWT role is not allowed"),
-        ("role with SQL in it", app.sign(json!({"role":"anon\"; drop schema public; --"})), "PGRST303", "JWT role is not allowed"),
+        (
+            "role with SQL in it",
+            app.sign(json!({"role":"anon\"; drop schema public; --"})),
+            "PGRST303",
+            "JWT role is not allowed",
+        ),
         ("two parts", "abc.def".to_owned(), "PGRST301", "Expected 3 parts in JWT; got 2"),
     ];
     for (name, token, code, message) in cases {
@@ -246,10 +290,30 @@ async fn bad_tokens_are_refused_without_touching_the_pool() {
 async fn api_keys_are_demanded_where_the_hosted_gateway_demands_them() {
     let app = spawn_app().await;
     let cases: Vec<(&str, Option<String>, u16, Value)> = vec![
-        ("/rest/v1/products", None, 401, json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."})),
-        ("/auth/v1/user", None, 401, json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."})),
-        ("/rest/v1/products", Some("not-a-key".to_owned()), 401, json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."})),
-        ("/rest/v1/products", Some(app.user_token("00000000-0000-4000-8000-000000000001")), 401, json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."})),
+        (
+            "/rest/v1/products",
+            None,
+            401,
+            json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}),
+        ),
+        (
+            "/auth/v1/user",
+            None,
+            401,
+            json!({"message":"No API key found in request","hint":"No `apikey` request header or url param was found."}),
+        ),
+        (
+            "/rest/v1/products",
+            Some("not-a-key".to_owned()),
+            401,
+            json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}),
+        ),
+        (
+            "/rest/v1/products",
+            Some(app.user_token("00000000-0000-4000-8000-000000000001")),
+            401,
+            json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."}),
+        ),
     ];
     for (path, key, status, body) in cases {
         let mut request = app.get(path);
@@ -261,7 +325,8 @@ async fn api_keys_are_demanded_where_the_hosted_gateway_demands_them() {
         assert_eq!(response.json::<Value>().await.expect("json"), body, "{path} {key:?}");
     }
     // The key may also come as a query parameter; storage asks for none.
-    let response = app.get(&format!("/rest/v1/products?apikey={}", app.anon_key)).send().await.expect("request");
+    let response =
+        app.get(&format!("/rest/v1/products?apikey={}", app.anon_key)).send().await.expect("request");
     assert_ne!(response.status().as_u16(), 401);
     let response = app.get("/storage/v1/object/public/bucket/file.png").send().await.expect("request");
     assert_ne!(response.status().as_u16(), 401);
@@ -276,14 +341,20 @@ async fn preflights_are_answered_and_headers_exposed() {
             .request(reqwest::Method::OPTIONS, format!("{}{prefix}", app.address))
             .header("origin", "http://localhost:5173")
             .header("access-control-request-method", "POST")
-            .header("access-control-request-headers", "apikey,authorization,x-client-info,content-type,prefer,x-upsert")
+            .header(
+                "access-control-request-headers",
+                "apikey,authorization,x-client-info,content-type,prefer,x-upsert",
+            )
             .send()
             .await
             .expect("preflight");
         assert_eq!(response.status().as_u16(), 200, "{prefix}");
         let headers = response.headers();
         assert_eq!(headers["access-control-allow-origin"], "*");
-        assert_eq!(headers["access-control-allow-headers"], "apikey,authorization,x-client-info,content-type,prefer,x-upsert");
+        assert_eq!(
+            headers["access-control-allow-headers"],
+            "apikey,authorization,x-client-info,content-type,prefer,x-upsert"
+        );
     }
     let response = app
         .get("/rest/v1/products")

@@ -76,8 +76,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), MigrateError> {
     if !dir.exists() {
         return Ok(());
     }
-    let entries =
-        std::fs::read_dir(dir).map_err(|source| MigrateError::Read { path: dir.into(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| MigrateError::Read { path: dir.into(), source })?;
     for entry in entries {
         let path = entry.map_err(|source| MigrateError::Read { path: dir.into(), source })?.path();
         if path.is_dir() {

@@ -50,11 +50,8 @@ impl Db {
             pg.application_name("gateway");
         }
         pg.connect_timeout(CONNECT_TIMEOUT);
-        let manager = Manager::from_config(
-            pg,
-            NoTls,
-            ManagerConfig { recycling_method: RecyclingMethod::Fast },
-        );
+        let manager =
+            Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(config.pool_size.max(1))
             .runtime(Runtime::Tokio1)

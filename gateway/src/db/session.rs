@@ -120,11 +120,7 @@ impl Session {
     /// Runs one statement in the transaction. The first call also opens the
     /// transaction and applies the settings, in the same round trip. On error the
     /// transaction is rolled back and the session is finished.
-    pub async fn query(
-        &mut self,
-        sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Vec<Row>, ApiError> {
+    pub async fn query(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
         let result = self.run(sql, params).await;
         if result.is_err() {
             self.abort().await;

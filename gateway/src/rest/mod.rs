@@ -5,12 +5,14 @@
 
 use axum::{Router, middleware};
 
-use crate::caller::require_apikey;
+use crate::caller::{Caller, require_apikey};
 use crate::error::ApiError;
 use crate::state::AppState;
 
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
-        .fallback(|| async { ApiError::NotFound })
+        // PostgREST checks the token before it routes, so a bad token is a 401
+        // whatever the path.
+        .fallback(|_: Caller| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state, require_apikey))
 }

@@ -37,7 +37,8 @@ pub fn cluster() -> &'static TestCluster {
         // Migrate the template on a runtime of its own: tests each run on theirs.
         let admin = cluster.cluster.pg_config(SUPERUSER);
         std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            let runtime =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
             runtime.block_on(async {
                 let client = connect(&admin).await;
                 client.batch_execute(&format!("create database {TEMPLATE}")).await.expect("create template");

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the project needs and this machine lacks, then builds nothing:
+#   - PostgreSQL's server programs (Debian's `postgresql` package) when no
+#     initdb can be found where the gateway looks for one;
+#   - Node.js and npm, and the client test project's npm packages.
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else echo "setup: root is needed to run: $*" >&2; exit 1
+  fi
+}
+
+apt_updated=
+apt_install() {
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+}
+
+# The same places the gateway searches (gateway/src/embedded.rs).
+has_postgres_server() {
+  command -v initdb >/dev/null && return 0
+  command -v pg_config >/dev/null && [ -x "$(pg_config --bindir)/initdb" ] && return 0
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null
+}
+
+has_postgres_server || apt_install postgresql
+command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust from https://rustup.rs" >&2; exit 1; }
+command -v npm >/dev/null || apt_install nodejs npm
+
+if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
+  (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test suite of the project:
+#   1. clippy with warnings as errors;
+#   2. the Rust unit and integration tests (each integration test gets a fresh
+#      database cloned from a migrated template on a private cluster);
+#   3. the supabase-js client tests, against a gateway started here on the
+#      embedded default.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+echo "== clippy"
+cargo clippy --locked --workspace --all-targets -- -D warnings
+
+echo "== cargo test"
+cargo test --locked --workspace
+
+echo "== supabase-js client tests"
+work=$(mktemp -d)
+target/debug/gateway serve --data-dir "$work/.data" --listen 127.0.0.1:0 >"$work/banner" 2>"$work/gateway.log" &
+gateway=$!
+cleanup() {
+  kill -INT "$gateway" 2>/dev/null && wait "$gateway" || true
+  # As root the cluster lives in the postgres user's home, linked from .data.
+  link=$(readlink "$work/.data/postgres" 2>/dev/null || true)
+  [ -n "$link" ] && rm -rf "$link"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+for _ in $(seq 600); do
+  grep -q 'service_role key:' "$work/banner" && break
+  kill -0 "$gateway" 2>/dev/null || { cat "$work/gateway.log" >&2; exit 1; }
+  sleep 0.1
+done
+grep -q 'service_role key:' "$work/banner" || { echo "the gateway did not start" >&2; cat "$work/gateway.log" >&2; exit 1; }
+GATEWAY_URL=$(awk '/API URL:/ {print $3}' "$work/banner")
+ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
+SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
+export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY
+(cd tests/client && npm test)
