@@ -25,8 +25,11 @@ use axum::{
 };
 use serde_json::{Value, json};
 
+use crate::auth::error::AuthError;
 use crate::jwt::JwtError;
+use crate::rest::error::RestError;
 use crate::role::Role;
+use crate::storage::error::StorageError;
 
 /// A PostgreSQL error raised while serving a request.
 #[derive(Debug, Clone)]
@@ -62,6 +65,15 @@ pub enum ApiError {
     /// A bug or an unexpected failure; the text goes to the log only.
     #[error("internal error: {0}")]
     Internal(String),
+    /// An error from PostgREST's own catalogue (`rest::error`).
+    #[error("{}: {}", .0.code, .0.message)]
+    Rest(RestError),
+    /// An error from GoTrue's catalogue (`auth::error`).
+    #[error("{}: {}", .0.code, .0.message)]
+    Auth(AuthError),
+    /// An error from Storage's catalogue (`storage::error`).
+    #[error("{}: {}", .0.code, .0.message)]
+    Storage(StorageError),
 }
 
 impl ApiError {
@@ -99,7 +111,9 @@ impl ApiError {
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::PoolTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::NotFound => StatusCode::NOT_FOUND,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Internal(_) | Self::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Rest(e) => e.status,
+            Self::Auth(e) => e.status,
         }
     }
 
@@ -189,6 +203,13 @@ fn render(error: &ApiError, shape: Shape) -> Response {
     }
     let status = error.rest_status();
     error.log(status);
+    // A service's own errors keep their service's shape wherever they surface.
+    let shape = match error {
+        ApiError::Rest(_) => Shape::PostgRest,
+        ApiError::Auth(_) => Shape::GoTrue,
+        ApiError::Storage(_) => Shape::Storage,
+        _ => shape,
+    };
     match shape {
         Shape::PostgRest => render_postgrest(error, status),
         Shape::GoTrue => render_gotrue(error),
@@ -201,15 +222,17 @@ fn json_response(status: StatusCode, body: Value) -> Response {
 }
 
 fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
-    let (code, message, details, hint): (String, String, Option<String>, Option<String>) = match error {
+    let text = |s: &Option<String>| s.clone().map(Value::String);
+    let (code, message, details, hint): (String, String, Option<Value>, Option<String>) = match error {
         ApiError::Jwt(jwt) => (jwt.postgrest_code().to_owned(), jwt.to_string(), None, None),
+        ApiError::Rest(e) => (e.code.to_owned(), e.message.clone(), e.details.clone(), e.hint.clone()),
         ApiError::Database(db) => {
             let message = if status.is_server_error() && db.code != "57014" {
                 "Database error".to_owned()
             } else {
                 db.message.clone()
             };
-            (db.code.clone(), message, db.details.clone(), db.hint.clone())
+            (db.code.clone(), message, text(&db.details), db.hint.clone())
         }
         ApiError::Unavailable(_) => {
             ("PGRST001".to_owned(), "Database client error. Retrying the connection.".to_owned(), None, None)
@@ -223,9 +246,11 @@ fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
         ApiError::NotFound => {
             ("PGRST125".to_owned(), "Invalid path specified in request URL".to_owned(), None, None)
         }
-        ApiError::Internal(_) | ApiError::NoApiKey | ApiError::InvalidApiKey => {
-            ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None)
-        }
+        ApiError::Internal(_)
+        | ApiError::NoApiKey
+        | ApiError::InvalidApiKey
+        | ApiError::Auth(_)
+        | ApiError::Storage(_) => ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None),
     };
     let mut response =
         json_response(status, json!({ "code": code, "details": details, "hint": hint, "message": message }));
@@ -258,7 +283,12 @@ fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
 }
 
 fn render_gotrue(error: &ApiError) -> Response {
+    let mut extra = serde_json::Map::new();
     let (status, code, message) = match error {
+        ApiError::Auth(e) => {
+            extra = e.extra.clone();
+            (e.status, e.code, e.message.clone())
+        }
         ApiError::Jwt(jwt) => (
             StatusCode::FORBIDDEN,
             "bad_jwt",
@@ -276,10 +306,11 @@ fn render_gotrue(error: &ApiError) -> Response {
             "Unexpected failure, please check server logs for more information".to_owned(),
         ),
     };
-    let mut response = json_response(
-        status,
-        json!({ "code": code, "error_code": code, "msg": message, "message": message }),
-    );
+    let mut body = json!({ "code": code, "error_code": code, "msg": message, "message": message });
+    if let Value::Object(map) = &mut body {
+        map.extend(extra);
+    }
+    let mut response = json_response(status, body);
     let headers = response.headers_mut();
     headers.insert(HeaderName::from_static("x-supabase-api-version"), HeaderValue::from_static("2024-01-01"));
     headers.insert(HeaderName::from_static("x-sb-error-code"), HeaderValue::from_static(code));
@@ -288,6 +319,7 @@ fn render_gotrue(error: &ApiError) -> Response {
 
 fn render_storage(error: &ApiError) -> Response {
     let (status, code, title, message) = match error {
+        ApiError::Storage(e) => (e.status_code, e.code, e.error, e.message.clone()),
         ApiError::Jwt(jwt) => ("403", "AccessDenied", "Unauthorized", jwt.to_string()),
         ApiError::Database(db) if db.code == "42501" => {
             ("403", "AccessDenied", "Unauthorized", "new row violates row-level security policy".to_owned())
@@ -300,9 +332,8 @@ fn render_storage(error: &ApiError) -> Response {
     };
     // Storage answers 400 for client errors and keeps the real status in the body;
     // server errors pass through as themselves.
-    let http = match status {
-        "500" => StatusCode::INTERNAL_SERVER_ERROR,
-        "503" => StatusCode::SERVICE_UNAVAILABLE,
+    let http = match status.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok()) {
+        Some(real) if real.is_server_error() => real,
         _ => StatusCode::BAD_REQUEST,
     };
     json_response(http, json!({ "statusCode": status, "code": code, "error": title, "message": message }))
@@ -336,13 +367,47 @@ mod tests {
     }
 
     #[test]
+    fn each_service_renders_a_bad_token_in_its_own_shape() {
+        let error = ApiError::Jwt(JwtError::Expired);
+        let cases = [
+            (
+                Shape::PostgRest,
+                401,
+                json!({"code":"PGRST303","details":null,"hint":null,"message":"JWT expired"}),
+            ),
+            (
+                Shape::GoTrue,
+                403,
+                json!({"code":"bad_jwt","error_code":"bad_jwt",
+                       "msg":"invalid JWT: unable to parse or verify signature, JWT expired",
+                       "message":"invalid JWT: unable to parse or verify signature, JWT expired"}),
+            ),
+            (
+                Shape::Storage,
+                400,
+                json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"JWT expired"}),
+            ),
+        ];
+        for (shape, status, body) in cases {
+            assert_eq!(rendered(&error, shape), (status, body), "{shape:?}");
+        }
+    }
+
+    #[test]
     fn server_errors_never_carry_internals() {
         let error = ApiError::Internal("connection string postgres://secret@host".to_owned());
         for shape in [Shape::PostgRest, Shape::GoTrue, Shape::Storage] {
-            let response = render(&error, shape);
-            assert!(response.status().is_server_error());
-            let body = format!("{:?}", response.body());
-            assert!(!body.contains("secret"), "{shape:?}");
+            let (status, body) = rendered(&error, shape);
+            assert_eq!(status, 500, "{shape:?}");
+            assert!(!body.to_string().contains("secret"), "{shape:?}: {body}");
         }
+    }
+
+    fn rendered(error: &ApiError, shape: Shape) -> (u16, Value) {
+        let response = render(error, shape);
+        let status = response.status().as_u16();
+        let bytes =
+            futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+        (status, serde_json::from_slice(&bytes).expect("json"))
     }
 }

@@ -4,6 +4,8 @@
 //! `/callback`, `/authorize`, `/.well-known/jwks.json`) needs an API key; errors
 //! take GoTrue's shape.
 
+pub mod error;
+
 use axum::{Router, middleware};
 
 use crate::caller::require_apikey;

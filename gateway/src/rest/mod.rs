@@ -3,6 +3,8 @@
 //! Like the hosted service, every request must carry an API key, and errors take
 //! PostgREST's `{"code","details","hint","message"}` shape.
 
+pub mod error;
+
 use axum::{Router, middleware};
 
 use crate::caller::{Caller, require_apikey};

@@ -4,6 +4,8 @@
 //! reads only the `Authorization` JWT, and public object URLs need nothing at all.
 //! Errors take Storage's shape.
 
+pub mod error;
+
 use axum::{Router, middleware};
 
 use crate::error::{ApiError, Shape, render_as};

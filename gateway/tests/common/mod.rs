@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use axum::Router;
 use gateway::AppState;
-use gateway::config::{Config, Secret, Span};
+use gateway::config::{Config, Secret};
 use gateway::embedded::{Cluster, SUPERUSER};
 use gateway::role::Role;
 use serde_json::Value;
@@ -115,21 +115,25 @@ pub async fn fresh_database() -> String {
     name
 }
 
+/// Every setting at its default (as `gateway serve` with no flags would have
+/// it), then pointed at the test cluster.
 pub fn test_config() -> Config {
-    Config {
-        listen: "127.0.0.1:0".parse().expect("address"),
-        database_url: None,
-        database_admin_url: None,
-        jwt_secret: Some(Secret::new(SECRET)),
-        jwt_aud: None,
-        data_dir: std::env::temp_dir(),
-        storage_root: None,
-        site_url: "http://localhost:5173".to_owned(),
-        sql_root: Some(repo_root()),
-        pool_size: 4,
-        pool_timeout: Span(std::time::Duration::from_secs(10)),
-        statement_timeout: Span(std::time::Duration::from_secs(8)),
+    #[derive(clap::Parser)]
+    struct Defaults {
+        #[command(flatten)]
+        config: Config,
     }
+    use clap::Parser;
+    let mut config = Defaults::try_parse_from(["gateway"]).expect("defaults").config;
+    config.listen = "127.0.0.1:0".parse().expect("address");
+    config.database_url = None;
+    config.database_admin_url = None;
+    config.jwt_secret = Some(Secret::new(SECRET));
+    config.jwt_aud = None;
+    config.data_dir = std::env::temp_dir();
+    config.sql_root = Some(repo_root());
+    config.pool_size = 4;
+    config
 }
 
 /// A gateway serving on an ephemeral port.
