@@ -113,7 +113,8 @@ pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migr
 pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
     let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;
     let db = Db::new(api, &config)?;
-    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt) })
+    let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
+    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt), store })
 }
 
 /// Serves until `shutdown` resolves, then finishes the requests in flight.

@@ -1,18 +1,67 @@
-//! `/storage/v1`: the Storage-compatible API.
+//! `/storage/v1`: the Storage-compatible API (supabase/storage `src/http/routes`).
 //!
 //! No API key is demanded here (the hosted gateway does not check one): Storage
 //! reads only the `Authorization` JWT, and public object URLs need nothing at all.
 //! Errors take Storage's shape.
+//!
+//! Metadata lives in `storage.buckets` and `storage.objects` (`sql/020_storage.sql`),
+//! read and written as the caller so that row-level security decides; bytes live
+//! in an object store ([`backend`]) under `<bucket>/<key>/<version>`.
 
+pub mod backend;
+pub mod buckets;
+pub mod config;
+pub mod download;
 pub mod error;
+pub mod keys;
+pub mod manage;
+pub mod objects;
+pub mod signed;
+pub mod upload;
 
-use axum::{Router, middleware};
+use axum::{
+    Router,
+    extract::DefaultBodyLimit,
+    middleware,
+    routing::{get, post},
+};
+
+pub use backend::Backend;
+pub use config::StorageConfig;
 
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
+    // Uploads stream their body to the store and count it themselves.
+    let unlimited = DefaultBodyLimit::disable();
     Router::new()
+        .route("/bucket", get(buckets::list).post(buckets::create))
+        .route("/bucket/{id}", get(buckets::get).put(buckets::update).delete(buckets::delete))
+        .route("/bucket/{id}/empty", post(buckets::empty))
+        .route(
+            "/object/{bucket}/{*path}",
+            post(upload::create)
+                .put(upload::update)
+                .get(download::authenticated)
+                .delete(manage::remove_one)
+                .layer(unlimited),
+        )
+        .route("/object/{bucket}", axum::routing::delete(manage::remove))
+        .route("/object/authenticated/{bucket}/{*path}", get(download::authenticated))
+        .route("/object/public/{bucket}/{*path}", get(download::public))
+        .route("/object/info/{bucket}/{*path}", get(download::info))
+        .route("/object/info/authenticated/{bucket}/{*path}", get(download::info))
+        .route("/object/info/public/{bucket}/{*path}", get(download::info_public))
+        .route("/object/sign/{bucket}", post(signed::sign_many))
+        .route("/object/sign/{bucket}/{*path}", post(signed::sign).get(signed::download))
+        .route(
+            "/object/upload/sign/{bucket}/{*path}",
+            post(signed::sign_upload).put(signed::upload).layer(unlimited),
+        )
+        .route("/object/list/{bucket}", post(manage::list))
+        .route("/object/move", post(manage::move_object))
+        .route("/object/copy", post(manage::copy))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn(|request, next| render_as(Shape::Storage, request, next)))
 }

@@ -164,7 +164,14 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(Options::default()).await
 }
 
-pub async fn spawn_app_with(options: Options) -> TestApp {
+pub async fn spawn_app_with(mut options: Options) -> TestApp {
+    // Each gateway keeps its stored files in a folder of its own, removed with
+    // the test cluster's folder.
+    if options.config.storage_root.is_none() {
+        static NEXT_ROOT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT_ROOT.fetch_add(1, Ordering::Relaxed);
+        options.config.storage_root = Some(cluster().dir.join(format!("storage-{n}")));
+    }
     let (database, api) = match options.api {
         Some(api) => (String::new(), api),
         None => {

@@ -1,0 +1,234 @@
+//! The bytes: an `object_store` over local disk or S3, and the streaming writer
+//! that enforces the size limit while it writes.
+//!
+//! Every write goes to a fresh version path (`keys::version_path`) through the
+//! store's multipart API, in parts of [`Backend::part_size`] with at most two
+//! parts in flight, so an upload never sits whole in memory. A write that fails
+//! or goes over the limit is aborted: the store drops its staged parts and no
+//! blob is left behind (`LocalFileSystem` stages into a temporary file and
+//! renames it on completion; S3 discards an aborted multipart upload).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use md5::{Digest, Md5};
+use object_store::{ObjectStore, ObjectStoreExt, WriteMultipart, local::LocalFileSystem, path::Path};
+
+use super::config::StorageConfig;
+use super::error::StorageError;
+use crate::error::ApiError;
+
+/// Parts written at once: memory held by one upload is about this many parts.
+const PARTS_IN_FLIGHT: usize = 2;
+
+#[derive(Clone)]
+pub struct Backend {
+    pub store: Arc<dyn ObjectStore>,
+    /// Size of one multipart part. S3 requires at least 5 MiB for all parts but
+    /// the last; local disk is happy with less, and less memory.
+    pub part_size: usize,
+}
+
+/// What was written.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub size: u64,
+    /// `"<md5 hex>"`, the ETag S3 gives a single-part object.
+    pub etag: String,
+}
+
+/// Why a write stopped.
+#[derive(Debug)]
+pub enum WriteError {
+    /// More than `limit` bytes arrived.
+    TooLarge,
+    /// The request body failed (the client went away or sent garbage).
+    Body(String),
+    /// The store failed.
+    Store(object_store::Error),
+}
+
+impl From<WriteError> for ApiError {
+    fn from(error: WriteError) -> Self {
+        match error {
+            WriteError::TooLarge => StorageError::entity_too_large().into(),
+            WriteError::Body(message) => StorageError::invalid_request(message).into(),
+            WriteError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl Backend {
+    /// The store the configuration names: S3 when a bucket is set, else local
+    /// disk under `root` (created if missing).
+    pub fn from_config(config: &StorageConfig, root: &std::path::Path) -> Result<Self, String> {
+        match &config.s3_bucket {
+            Some(bucket) => {
+                // TLS for S3 runs on ring; installing it twice is harmless.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                let store = s3_builder(config, bucket)
+                    .build()
+                    .map_err(|e| format!("invalid S3 storage configuration: {e}"))?;
+                Ok(Self { store: Arc::new(store), part_size: 5 << 20 })
+            }
+            None => {
+                std::fs::create_dir_all(root)
+                    .map_err(|e| format!("could not create the storage root {}: {e}", root.display()))?;
+                let store = LocalFileSystem::new_with_prefix(root)
+                    .map_err(|e| format!("invalid storage root {}: {e}", root.display()))?
+                    .with_automatic_cleanup(true);
+                Ok(Self { store: Arc::new(store), part_size: 1 << 20 })
+            }
+        }
+    }
+
+    /// Streams `body` to `path`, refusing more than `limit` bytes: the stream is
+    /// cut at `limit + 1` and the staged upload aborted.
+    pub async fn write<S, E>(&self, path: &Path, body: S, limit: u64) -> Result<Written, WriteError>
+    where
+        S: Stream<Item = Result<Bytes, E>>,
+        E: std::fmt::Display,
+    {
+        let upload = self.store.put_multipart(path).await.map_err(WriteError::Store)?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, self.part_size);
+        let mut hash = Md5::new();
+        let mut size: u64 = 0;
+        let mut body = std::pin::pin!(body);
+        let failure = loop {
+            let chunk = match body.next().await {
+                None => break None,
+                Some(Ok(chunk)) => chunk,
+                Some(Err(e)) => break Some(WriteError::Body(e.to_string())),
+            };
+            size += chunk.len() as u64;
+            if size > limit {
+                break Some(WriteError::TooLarge);
+            }
+            if let Err(e) = writer.wait_for_capacity(PARTS_IN_FLIGHT).await {
+                break Some(WriteError::Store(e));
+            }
+            hash.update(&chunk);
+            writer.put(chunk);
+        };
+        if let Some(error) = failure {
+            if let Err(e) = writer.abort().await {
+                tracing::warn!(error = %e, %path, "could not abort a refused upload");
+            }
+            return Err(error);
+        }
+        writer.finish().await.map_err(WriteError::Store)?;
+        Ok(Written { size, etag: format!("\"{}\"", hex::encode(hash.finalize())) })
+    }
+
+    /// Removes a blob; a blob already gone is fine. Failures are logged, never
+    /// raised: the row no longer points at it, so at worst it is an orphan.
+    pub async fn remove(&self, path: &Path) {
+        match self.store.delete(path).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+            Err(e) => tracing::warn!(error = %e, %path, "could not remove a blob"),
+        }
+    }
+
+    pub async fn copy(&self, from: &Path, to: &Path) -> Result<(), ApiError> {
+        self.store.copy(from, to).await.map_err(|e| match e {
+            object_store::Error::NotFound { .. } => StorageError::no_such_key().into(),
+            other => ApiError::internal(other),
+        })
+    }
+}
+
+/// The S3 client the configuration describes (split out so tests can read the
+/// wiring without a server).
+pub fn s3_builder(config: &StorageConfig, bucket: &str) -> object_store::aws::AmazonS3Builder {
+    let mut builder = object_store::aws::AmazonS3Builder::new()
+        .with_bucket_name(bucket)
+        .with_region(&config.s3_region)
+        .with_virtual_hosted_style_request(!config.s3_force_path_style);
+    if let Some(endpoint) = &config.s3_endpoint {
+        builder = builder.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+    }
+    if let Some(key) = &config.s3_access_key_id {
+        builder = builder.with_access_key_id(key);
+    }
+    if let Some(secret) = &config.s3_secret_access_key {
+        builder = builder.with_secret_access_key(secret.expose());
+    }
+    builder
+}
+
+#[cfg(test)]
+mod tests {
+    use object_store::aws::AmazonS3ConfigKey;
+
+    use super::*;
+    use crate::config::Secret;
+
+    fn config() -> StorageConfig {
+        StorageConfig {
+            file_size_limit: 1000,
+            s3_bucket: Some("files".to_owned()),
+            s3_endpoint: Some("http://127.0.0.1:9000".to_owned()),
+            s3_region: "eu-west-1".to_owned(),
+            s3_access_key_id: Some("minio".to_owned()),
+            s3_secret_access_key: Some(Secret::new("minio-secret")),
+            s3_force_path_style: true,
+        }
+    }
+
+    #[test]
+    fn s3_settings_reach_the_client() {
+        let builder = s3_builder(&config(), "files");
+        let value = |key| builder.get_config_value(&key);
+        assert_eq!(value(AmazonS3ConfigKey::Bucket).as_deref(), Some("files"));
+        assert_eq!(value(AmazonS3ConfigKey::Endpoint).as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(value(AmazonS3ConfigKey::Region).as_deref(), Some("eu-west-1"));
+        assert_eq!(value(AmazonS3ConfigKey::AccessKeyId).as_deref(), Some("minio"));
+        assert_eq!(value(AmazonS3ConfigKey::SecretAccessKey).as_deref(), Some("minio-secret"));
+        assert_eq!(value(AmazonS3ConfigKey::VirtualHostedStyleRequest).as_deref(), Some("false"));
+        assert!(Backend::from_config(&config(), std::path::Path::new("/nonexistent")).is_ok());
+    }
+
+    #[test]
+    fn virtual_hosted_style_is_the_default_for_aws() {
+        let mut config = config();
+        config.s3_force_path_style = false;
+        config.s3_endpoint = None;
+        let builder = s3_builder(&config, "files");
+        assert_eq!(
+            builder.get_config_value(&AmazonS3ConfigKey::VirtualHostedStyleRequest).as_deref(),
+            Some("true")
+        );
+    }
+
+    #[tokio::test]
+    async fn a_write_over_the_limit_leaves_nothing() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut config = config();
+        config.s3_bucket = None;
+        let backend = Backend::from_config(&config, root.path()).expect("backend");
+        let path = Path::parse("b/k/v1").expect("path");
+        let chunks = (0..10).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![7u8; 100])));
+        let result = backend.write(&path, futures::stream::iter(chunks), 999).await;
+        assert!(matches!(result, Err(WriteError::TooLarge)));
+        let files: Vec<_> = walk(root.path());
+        assert!(files.is_empty(), "{files:?}");
+        let chunks = (0..10).map(|_| Ok::<_, std::io::Error>(Bytes::from(vec![7u8; 100])));
+        let written = backend.write(&path, futures::stream::iter(chunks), 1000).await.expect("write");
+        assert_eq!(written.size, 1000);
+        assert_eq!(walk(root.path()).len(), 1);
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).expect("read_dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+}

@@ -1,0 +1,88 @@
+//! Storage settings: the global upload limit and where bytes live (the local
+//! storage root, or an S3-compatible bucket).
+
+use crate::config::Secret;
+
+/// Flattened into [`crate::config::Config`].
+#[derive(Clone, Debug, clap::Args)]
+pub struct StorageConfig {
+    /// Largest object accepted, in bytes or with a unit (`50MB`, `1GiB`); a
+    /// bucket's own `file_size_limit` can only lower it. Supabase's default is
+    /// 50 MB (`UPLOAD_FILE_SIZE_LIMIT`).
+    #[arg(long, env = "STORAGE_FILE_SIZE_LIMIT", default_value = "50MB", value_parser = parse_size)]
+    pub file_size_limit: u64,
+
+    /// S3 bucket holding the bytes. When unset, bytes live on local disk under
+    /// `--storage-root`.
+    #[arg(long, env = "STORAGE_S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+
+    /// S3 endpoint, for S3-compatible servers (MinIO, Garage, R2...), e.g.
+    /// `http://127.0.0.1:9000`. Unset: AWS's endpoint for the region.
+    #[arg(long, env = "STORAGE_S3_ENDPOINT")]
+    pub s3_endpoint: Option<String>,
+
+    /// S3 region.
+    #[arg(long, env = "STORAGE_S3_REGION", default_value = "us-east-1")]
+    pub s3_region: String,
+
+    /// S3 access key id.
+    #[arg(long, env = "STORAGE_S3_ACCESS_KEY_ID")]
+    pub s3_access_key_id: Option<String>,
+
+    /// S3 secret access key.
+    #[arg(long, env = "STORAGE_S3_SECRET_ACCESS_KEY")]
+    pub s3_secret_access_key: Option<Secret>,
+
+    /// Address buckets as `<endpoint>/<bucket>` instead of
+    /// `<bucket>.<endpoint>`, as most self-hosted S3 servers need.
+    #[arg(long, env = "STORAGE_S3_FORCE_PATH_STYLE", default_value_t = false, action = clap::ArgAction::Set)]
+    pub s3_force_path_style: bool,
+}
+
+/// A size in bytes: a bare number, or a number with `B`, `KB`, `MB`, `GB`
+/// (powers of 1000, as Supabase's bucket settings parse them) or `KiB`, `MiB`,
+/// `GiB` (powers of 1024). Case-insensitive; spaces allowed before the unit.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().map_err(|_| format!("invalid size {text:?}: expected e.g. 50MB"))?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" | "k" => 1_000,
+        "mb" | "m" => 1_000_000,
+        "gb" | "g" => 1_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        other => return Err(format!("invalid size unit {other:?} in {text:?}: use B, KB, MB, GB, KiB, MiB or GiB")),
+    };
+    let bytes = number * factor as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(format!("invalid size {text:?}"));
+    }
+    Ok(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        let cases = [
+            ("1024", Some(1024)),
+            ("50MB", Some(50_000_000)),
+            ("50 mb", Some(50_000_000)),
+            ("1.5KB", Some(1500)),
+            ("2MiB", Some(2 << 20)),
+            ("1GB", Some(1_000_000_000)),
+            ("ten", None),
+            ("5TB", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_size(text).ok(), expected, "{text}");
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! The SQL of `storage.objects` and `storage.buckets`: fixed statements, every
+//! value a parameter. Statements run in a [`Session`], as the caller (row-level
+//! security decides) or as `service_role` where Storage itself acts as
+//! superuser (finding a bucket's limits, serving public and signed URLs,
+//! switching a row to the version just written).
+
+use serde_json::Value;
+use tokio_postgres::Row;
+use uuid::Uuid;
+
+use super::error::StorageError;
+use crate::db::Session;
+use crate::error::ApiError;
+
+/// What an upload needs to know about its bucket.
+#[derive(Debug, Clone)]
+pub struct BucketLimits {
+    pub public: bool,
+    pub file_size_limit: Option<u64>,
+    pub allowed_mime_types: Option<Vec<String>>,
+}
+
+pub async fn bucket_limits(session: &mut Session, bucket: &str) -> Result<Option<BucketLimits>, ApiError> {
+    let rows = session
+        .query(
+            "select public, file_size_limit, allowed_mime_types from storage.buckets where id = $1",
+            &[&bucket],
+        )
+        .await?;
+    Ok(rows.first().map(|row| BucketLimits {
+        public: row.get(0),
+        file_size_limit: row.get::<_, Option<i64>>(1).map(|n| n.max(0) as u64),
+        allowed_mime_types: row.get(2),
+    }))
+}
+
+/// The row of a new object version, as the upload will write it.
+#[derive(Debug, Clone)]
+pub struct NewObject<'a> {
+    pub bucket: &'a str,
+    pub name: &'a str,
+    pub owner: Option<&'a str>,
+    pub version: &'a str,
+    pub metadata: Value,
+    pub user_metadata: Option<Value>,
+}
+
+impl NewObject<'_> {
+    fn owner_uuid(&self) -> Option<Uuid> {
+        self.owner.and_then(|o| Uuid::parse_str(o).ok())
+    }
+}
+
+/// How an upload treats an existing object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// POST without `x-upsert`: an existing object is a 409.
+    Create,
+    /// POST with `x-upsert: true`: insert or replace.
+    Upsert,
+    /// PUT: the object must exist.
+    Update,
+}
+
+/// Writes the row for `object` and returns its id and the version it replaced.
+/// Run as the caller inside a transaction that is rolled back, this is the
+/// permission check before any byte moves (Storage's `Uploader.canUpload`);
+/// run as `service_role` and committed, it is the switch to the new version.
+pub async fn write_row(
+    session: &mut Session,
+    object: &NewObject<'_>,
+    mode: Mode,
+) -> Result<(Uuid, Option<String>), ApiError> {
+    let owner = object.owner_uuid();
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+        &object.bucket,
+        &object.name,
+        &owner,
+        &object.owner,
+        &object.metadata,
+        &object.user_metadata,
+        &object.version,
+    ];
+    let previous = match mode {
+        Mode::Create => None,
+        Mode::Upsert | Mode::Update => {
+            let rows = session
+                .query(
+                    "select version from storage.objects where bucket_id = $1 and name = $2 for update",
+                    &[&object.bucket, &object.name],
+                )
+                .await?;
+            rows.first().map(|row| row.get::<_, Option<String>>(0))
+        }
+    };
+    let sql = match mode {
+        Mode::Create => {
+            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
+             values ($1, $2, $3, $4, $5, $6, $7) returning id"
+        }
+        Mode::Upsert => {
+            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
+             values ($1, $2, $3, $4, $5, $6, $7) \
+             on conflict (bucket_id, name) do update set \
+               owner = excluded.owner, owner_id = excluded.owner_id, metadata = excluded.metadata, \
+               user_metadata = excluded.user_metadata, version = excluded.version, \
+               updated_at = now(), last_accessed_at = now() \
+             returning id"
+        }
+        Mode::Update => {
+            "update storage.objects set owner = $3, owner_id = $4, metadata = $5, user_metadata = $6, \
+               version = $7, updated_at = now(), last_accessed_at = now() \
+             where bucket_id = $1 and name = $2 returning id"
+        }
+    };
+    let rows = session.query(sql, &params).await.map_err(duplicate_as_409)?;
+    let Some(row) = rows.first() else {
+        return Err(StorageError::no_such_key().into());
+    };
+    Ok((row.get(0), previous.flatten()))
+}
+
+/// A unique violation on `(bucket_id, name)` is Storage's 409 Duplicate.
+pub fn duplicate_as_409(error: ApiError) -> ApiError {
+    match &error {
+        ApiError::Database(db) if db.code == "23505" => StorageError::duplicate().into(),
+        _ => error,
+    }
+}
+
+/// One stored object, as downloads need it.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub id: Uuid,
+    pub name: String,
+    pub version: String,
+    pub metadata: Value,
+    pub info: Value,
+}
+
+impl Stored {
+    pub fn size(&self) -> u64 {
+        self.metadata.get("size").and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.metadata.get(key).and_then(Value::as_str)
+    }
+}
+
+/// The object JSON Storage returns from `/object/info` (`FileObjectV2`).
+const INFO: &str = "jsonb_build_object('id', o.id, 'version', o.version, 'name', o.name, \
+     'bucket_id', o.bucket_id, 'created_at', o.created_at, 'updated_at', o.updated_at, \
+     'last_accessed_at', o.last_accessed_at, 'size', (o.metadata ->> 'size')::bigint, \
+     'content_type', o.metadata ->> 'mimetype', 'cache_control', o.metadata ->> 'cacheControl', \
+     'etag', o.metadata ->> 'eTag', 'last_modified', o.metadata ->> 'lastModified', \
+     'metadata', o.user_metadata)";
+
+fn stored(row: &Row) -> Stored {
+    Stored {
+        id: row.get(0),
+        name: row.get(1),
+        version: row.get::<_, Option<String>>(2).unwrap_or_default(),
+        metadata: row.get::<_, Option<Value>>(3).unwrap_or(Value::Null),
+        info: row.get(4),
+    }
+}
+
+/// The object, if the session's role may select it.
+pub async fn find(session: &mut Session, bucket: &str, name: &str) -> Result<Option<Stored>, ApiError> {
+    let sql = format!(
+        "select o.id, o.name, o.version, o.metadata, {INFO} from storage.objects o \
+         where o.bucket_id = $1 and o.name = $2"
+    );
+    let rows = session.query(&sql, &[&bucket, &name]).await?;
+    Ok(rows.first().map(stored))
+}
+
+/// The object in a public bucket, or which of the two is missing. A private
+/// bucket looks exactly like a missing one, so its existence does not leak.
+pub async fn find_public(session: &mut Session, bucket: &str, name: &str) -> Result<Stored, ApiError> {
+    let sql = format!(
+        "select o.id, o.name, o.version, o.metadata, {INFO}, b.id from storage.buckets b \
+         left join storage.objects o on o.bucket_id = b.id and o.name = $2 \
+         where b.id = $1 and b.public"
+    );
+    let rows = session.query(&sql, &[&bucket, &name]).await?;
+    let Some(row) = rows.first() else {
+        return Err(StorageError::no_such_bucket().into());
+    };
+    if row.get::<_, Option<Uuid>>(0).is_none() {
+        return Err(StorageError::no_such_key().into());
+    }
+    Ok(stored(row))
+}
+
+/// Deletes the named objects the session may delete; returns each deleted
+/// row as Storage's `FileObject` JSON and the version its bytes live under.
+pub async fn delete(
+    session: &mut Session,
+    bucket: &str,
+    names: &[String],
+) -> Result<Vec<(Value, String, String)>, ApiError> {
+    let rows = session
+        .query(
+            "delete from storage.objects o where o.bucket_id = $1 and o.name = any($2) \
+             returning jsonb_build_object('name', o.name, 'bucket_id', o.bucket_id, 'owner', o.owner, \
+               'owner_id', o.owner_id, 'id', o.id, 'updated_at', o.updated_at, 'created_at', o.created_at, \
+               'last_accessed_at', o.last_accessed_at, 'metadata', o.metadata, \
+               'user_metadata', o.user_metadata, 'version', o.version), o.name, o.version",
+            &[&bucket, &names],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|row| (row.get(0), row.get(1), row.get::<_, Option<String>>(2).unwrap_or_default()))
+        .collect())
+}
+
+/// Every object of a bucket the session may delete.
+pub async fn delete_all(session: &mut Session, bucket: &str) -> Result<Vec<(String, String)>, ApiError> {
+    let rows = session
+        .query("delete from storage.objects where bucket_id = $1 returning name, version", &[&bucket])
+        .await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get::<_, Option<String>>(1).unwrap_or_default())).collect())
+}
+
+/// Escapes `%`, `_` and `\` so a LIKE pattern matches them literally.
+pub fn like_literal(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// One page of a folder listing: sub-folders (with a null `id`) and files.
+pub struct ListQuery<'a> {
+    pub bucket: &'a str,
+    /// A folder path ending in `/`, or empty for the root.
+    pub prefix: &'a str,
+    pub search: &'a str,
+    pub limit: i64,
+    pub offset: i64,
+    /// Already checked against the allowed columns.
+    pub sort_column: &'static str,
+    pub descending: bool,
+}
+
+/// Storage's `storage.search()`: the entries one level below `prefix` whose
+/// names start with `search` (case-insensitive), folders first when names tie.
+pub async fn list(session: &mut Session, query: &ListQuery<'_>) -> Result<Vec<Value>, ApiError> {
+    let order = if query.descending { "desc" } else { "asc" };
+    let sql = format!(
+        "with matches as ( \
+           select o.*, split_part(o.name, '/', $3::int) as entry, \
+                  cardinality(o.path_tokens) > $3::int as in_folder \
+           from storage.objects o \
+           where o.bucket_id = $1 and o.name like $2 escape '\\' \
+             and split_part(o.name, '/', $3::int) ilike $4 escape '\\' \
+         ), entries as ( \
+           select distinct on (entry) entry as name, null::uuid as id, null::timestamptz as updated_at, \
+                  null::timestamptz as created_at, null::timestamptz as last_accessed_at, null::jsonb as metadata \
+           from matches where in_folder \
+           union all \
+           select entry, id, updated_at, created_at, last_accessed_at, metadata from matches where not in_folder \
+         ) \
+         select jsonb_build_object('name', name, 'id', id, 'updated_at', updated_at, 'created_at', created_at, \
+                  'last_accessed_at', last_accessed_at, 'metadata', metadata) \
+         from entries order by {column} {order}, name {order} limit $5 offset $6",
+        column = query.sort_column,
+    );
+    let levels = query.prefix.split('/').count() as i32;
+    let prefix = format!("{}%", like_literal(query.prefix));
+    let search = format!("{}%", like_literal(query.search));
+    let rows = session
+        .query(&sql, &[&query.bucket, &prefix, &levels, &search, &query.limit, &query.offset])
+        .await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// For move: the source row's version, locked, if the session may see it.
+pub async fn lock_version(session: &mut Session, bucket: &str, name: &str) -> Result<Option<String>, ApiError> {
+    let rows = session
+        .query(
+            "select version from storage.objects where bucket_id = $1 and name = $2 for update",
+            &[&bucket, &name],
+        )
+        .await?;
+    Ok(rows.first().map(|row| row.get::<_, Option<String>>(0).unwrap_or_default()))
+}
+
+/// Renames a row (and points it at its copied bytes); `None` when the session
+/// may not update it.
+pub async fn rename(
+    session: &mut Session,
+    from: (&str, &str),
+    to: (&str, &str),
+    version: &str,
+) -> Result<Option<Uuid>, ApiError> {
+    let rows = session
+        .query(
+            "update storage.objects set bucket_id = $3, name = $4, version = $5, updated_at = now() \
+             where bucket_id = $1 and name = $2 returning id",
+            &[&from.0, &from.1, &to.0, &to.1, &version],
+        )
+        .await
+        .map_err(duplicate_as_409)?;
+    Ok(rows.first().map(|row| row.get(0)))
+}
