@@ -65,8 +65,6 @@ impl Backend {
     pub fn from_config(config: &StorageConfig, root: &std::path::Path) -> Result<Self, String> {
         match &config.s3_bucket {
             Some(bucket) => {
-                // TLS for S3 runs on ring; installing it twice is harmless.
-                let _ = rustls::crypto::ring::default_provider().install_default();
                 let store = s3_builder(config, bucket)
                     .build()
                     .map_err(|e| format!("invalid S3 storage configuration: {e}"))?;

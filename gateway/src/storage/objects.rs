@@ -251,7 +251,8 @@ pub struct ListQuery<'a> {
 }
 
 /// Storage's `storage.search()`: the entries one level below `prefix` whose
-/// names start with `search` (case-insensitive), folders first when names tie.
+/// names start with `search` (case-insensitive), sorted bytewise by name
+/// unless another column is asked for.
 pub async fn list(session: &mut Session, query: &ListQuery<'_>) -> Result<Vec<Value>, ApiError> {
     let order = if query.descending { "desc" } else { "asc" };
     let sql = format!(
@@ -270,8 +271,9 @@ pub async fn list(session: &mut Session, query: &ListQuery<'_>) -> Result<Vec<Va
          ) \
          select jsonb_build_object('name', name, 'id', id, 'updated_at', updated_at, 'created_at', created_at, \
                   'last_accessed_at', last_accessed_at, 'metadata', metadata) \
-         from entries order by {column} {order}, name {order} limit $5 offset $6",
-        column = query.sort_column,
+         from entries order by {column} {order}, name collate \"C\" {order} limit $5 offset $6",
+        // Names sort bytewise, whatever the database's collation.
+        column = if query.sort_column == "name" { "name collate \"C\"" } else { query.sort_column },
     );
     let levels = query.prefix.split('/').count() as i32;
     let prefix = format!("{}%", like_literal(query.prefix));
