@@ -13,7 +13,7 @@
 use axum::{
     Json,
     body::Body,
-    extract::{Path, Query, State},
+    extract::{Query, State},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
 };
@@ -21,6 +21,7 @@ use object_store::{GetOptions, GetRange};
 use serde_json::{Value, json};
 
 use super::error::StorageError;
+use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Stored};
 use crate::caller::Caller;
@@ -37,13 +38,11 @@ pub struct DownloadQuery {
 pub async fn authenticated(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     Query(query): Query<DownloadQuery>,
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.session(&caller, Access::ReadOnly).await?;
     let object = objects::find(&mut session, &bucket, &key).await?;
     session.commit().await?;
@@ -54,13 +53,11 @@ pub async fn authenticated(
 /// `GET /object/public/{bucket}/{key}`: no auth; the bucket must be public.
 pub async fn public(
     State(state): State<AppState>,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     Query(query): Query<DownloadQuery>,
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.as_service_role(Access::ReadOnly).await?;
     let object = objects::find_public(&mut session, &bucket, &key).await;
     session.commit().await?;
@@ -71,10 +68,8 @@ pub async fn public(
 pub async fn info(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.session(&caller, Access::ReadOnly).await?;
     let object = objects::find(&mut session, &bucket, &key).await?;
     session.commit().await?;
@@ -84,10 +79,8 @@ pub async fn info(
 /// `GET /object/info/public/{bucket}/{key}`.
 pub async fn info_public(
     State(state): State<AppState>,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.as_service_role(Access::ReadOnly).await?;
     let object = objects::find_public(&mut session, &bucket, &key).await;
     session.commit().await?;

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
+use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, ListQuery, Mode, NewObject};
 use super::signed::json_body;
@@ -121,10 +122,8 @@ pub async fn remove(
 pub async fn remove_one(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.session(&caller, Access::ReadWrite).await?;
     let deleted = objects::delete(&mut session, &bucket, std::slice::from_ref(&key)).await?;
     session.commit().await?;

@@ -16,6 +16,7 @@ pub mod error;
 pub mod keys;
 pub mod manage;
 pub mod objects;
+pub mod path;
 pub mod signed;
 pub mod upload;
 

@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use super::download::{self, DownloadQuery};
 use super::error::StorageError;
+use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::upload::{self, Target, upsert_header};
@@ -93,13 +94,11 @@ fn verify(state: &AppState, token: Option<&str>, op: &str, url: &str) -> Result<
 pub async fn sign(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     body: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let request: SignRequest = json_body(&body)?;
     let seconds = expires(request.expires_in)?;
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let mut session = state.db.session(&caller, Access::ReadOnly).await?;
     let object = objects::find(&mut session, &bucket, &key).await?;
     session.commit().await?;
@@ -147,13 +146,11 @@ pub async fn sign_many(
 /// `GET /object/sign/{bucket}/{key}?token=`: the object, with no other auth.
 pub async fn download(
     State(state): State<AppState>,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     Query(query): Query<TokenQuery>,
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     verify(&state, query.token.as_deref(), "download", &format!("{bucket}/{key}"))?;
     let mut session = state.db.as_service_role(Access::ReadOnly).await?;
     let object = objects::find(&mut session, &bucket, &key).await?;
@@ -168,11 +165,9 @@ pub async fn download(
 pub async fn sign_upload(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let upsert = upsert_header(&headers);
     let mode = if upsert { Mode::Upsert } else { Mode::Create };
     let owner = caller.claims.sub().map(str::to_owned);
@@ -202,12 +197,10 @@ pub async fn sign_upload(
 /// `PUT /object/upload/sign/{bucket}/{key}?token=`: an upload on a signed URL.
 pub async fn upload(
     State(state): State<AppState>,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     Query(query): Query<TokenQuery>,
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
-    keys::parse_bucket(&bucket)?;
-    keys::parse_key(&key)?;
     let claims = verify(&state, query.token.as_deref(), "upload", &format!("{bucket}/{key}"))?;
     let upsert = claims.get("upsert").and_then(Value::as_bool).unwrap_or(false);
     let owner = claims.get("owner").and_then(Value::as_str).map(str::to_owned);

@@ -26,7 +26,7 @@
 
 use axum::{
     Json,
-    extract::{Path, Request, State},
+    extract::{Request, State},
     http::{HeaderMap, header},
 };
 use base64::Engine;
@@ -36,6 +36,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
+use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use crate::caller::Caller;
@@ -47,7 +48,7 @@ use crate::state::AppState;
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     let mode = if upsert_header(request.headers()) { Mode::Upsert } else { Mode::Create };
@@ -60,7 +61,7 @@ pub async fn create(
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path((bucket, key)): Path<(String, String)>,
+    ObjectPath { bucket, key }: ObjectPath,
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     let target =
@@ -212,7 +213,11 @@ async fn read_form(mut form: multer::Multipart<'static>) -> Result<Incoming<'sta
         let is_text = field.file_name().is_none() && matches!(name.as_str(), "cacheControl" | "contentType" | "metadata" | "contentEncoding");
         if !is_text {
             let mime = content_type
-                .or_else(|| field.content_type().map(ToString::to_string))
+                .or_else(|| {
+                    // The part's own header, verbatim: a malformed type must be
+                    // refused, not silently replaced.
+                    field.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned)
+                })
                 .unwrap_or_else(|| "application/octet-stream".to_owned());
             // The field stream keeps the form (and so the request body) alive.
             let bytes = futures::stream::unfold((form, field), |(form, mut field)| async move {
