@@ -214,6 +214,7 @@ pub async fn copy(
     let owner = caller.claims.sub().map(str::to_owned);
     let user_metadata = if request.copy_metadata.unwrap_or(true) { source.info.get("metadata").cloned() } else { None };
     let row = NewObject {
+        id: Uuid::new_v4(),
         bucket: to_bucket,
         name: to_key,
         owner: owner.as_deref(),

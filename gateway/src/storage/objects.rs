@@ -37,6 +37,9 @@ pub async fn bucket_limits(session: &mut Session, bucket: &str) -> Result<Option
 /// The row of a new object version, as the upload will write it.
 #[derive(Debug, Clone)]
 pub struct NewObject<'a> {
+    /// The id a newly inserted row gets (an upsert over an existing row keeps
+    /// that row's id).
+    pub id: Uuid,
     pub bucket: &'a str,
     pub name: &'a str,
     pub owner: Option<&'a str>,
@@ -72,7 +75,7 @@ pub async fn write_row(
     mode: Mode,
 ) -> Result<(Uuid, Option<String>), ApiError> {
     let owner = object.owner_uuid();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 7] = [
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
         &object.bucket,
         &object.name,
         &owner,
@@ -80,6 +83,7 @@ pub async fn write_row(
         &object.metadata,
         &object.user_metadata,
         &object.version,
+        &object.id,
     ];
     let previous = match mode {
         Mode::Create => None,
@@ -94,26 +98,32 @@ pub async fn write_row(
         }
     };
     let sql = match mode {
+        // No RETURNING: it would need a select policy, and Storage lets an
+        // insert policy alone allow uploads.
         Mode::Create => {
-            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
-             values ($1, $2, $3, $4, $5, $6, $7) returning id"
+            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version, id) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8)"
         }
         Mode::Upsert => {
-            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version) \
-             values ($1, $2, $3, $4, $5, $6, $7) \
+            "insert into storage.objects (bucket_id, name, owner, owner_id, metadata, user_metadata, version, id) \
+             values ($1, $2, $3, $4, $5, $6, $7, $8) \
              on conflict (bucket_id, name) do update set \
                owner = excluded.owner, owner_id = excluded.owner_id, metadata = excluded.metadata, \
                user_metadata = excluded.user_metadata, version = excluded.version, \
                updated_at = now(), last_accessed_at = now() \
              returning id"
         }
+        // `$8` is only mentioned so that every mode binds the same parameters.
         Mode::Update => {
             "update storage.objects set owner = $3, owner_id = $4, metadata = $5, user_metadata = $6, \
                version = $7, updated_at = now(), last_accessed_at = now() \
-             where bucket_id = $1 and name = $2 returning id"
+             where bucket_id = $1 and name = $2 and $8::uuid is not null returning id"
         }
     };
     let rows = session.query(sql, &params).await.map_err(duplicate_as_409)?;
+    if mode == Mode::Create {
+        return Ok((object.id, None));
+    }
     let Some(row) = rows.first() else {
         return Err(StorageError::no_such_key().into());
     };

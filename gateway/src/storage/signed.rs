@@ -179,6 +179,7 @@ pub async fn sign_upload(
     }
     let version = Uuid::new_v4().to_string();
     let row = NewObject {
+        id: Uuid::new_v4(),
         bucket: &bucket,
         name: &key,
         owner: owner.as_deref(),

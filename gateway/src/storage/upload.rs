@@ -123,6 +123,7 @@ pub async fn upload(
 
     let version = Uuid::new_v4().to_string();
     let mut row = NewObject {
+        id: Uuid::new_v4(),
         bucket: target.bucket,
         name: target.key,
         owner: target.owner.as_deref(),
