@@ -30,6 +30,8 @@ has_postgres_server() {
 has_postgres_server || apt_install postgresql
 command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust from https://rustup.rs" >&2; exit 1; }
 command -v npm >/dev/null || apt_install nodejs npm
+# The S3 client's TLS links the system OpenSSL (openssl-sys finds it through pkg-config).
+{ command -v pkg-config >/dev/null && pkg-config --exists openssl; } || apt_install libssl-dev pkg-config
 
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
   (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)

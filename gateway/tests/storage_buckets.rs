@@ -30,12 +30,17 @@ async fn buckets_are_created_read_updated_emptied_and_deleted() {
             400,
             json!({"statusCode":"409","code":"BucketAlreadyExists","error":"Duplicate","message":"The resource already exists"}),
         ),
-        (json!({"name": "bad/name"}), 400, json!({"statusCode":"400","code":"InvalidBucketName","error":"Invalid Input","message":"Bucket name invalid: bad/name"})),
+        (
+            json!({"name": "bad/name"}),
+            400,
+            json!({"statusCode":"400","code":"InvalidBucketName","error":"Invalid Input","message":"Bucket name invalid: bad/name"}),
+        ),
         (json!({"name": "x", "file_size_limit": "lots"}), 400, Value::Null),
         (json!({"name": "y", "allowed_mime_types": ["nonsense"]}), 400, Value::Null),
     ];
     for (body, status, expected) in cases {
-        let (got_status, got) = answer(call(Method::POST, "/bucket", Some(body.clone())).await.expect("create")).await;
+        let (got_status, got) =
+            answer(call(Method::POST, "/bucket", Some(body.clone())).await.expect("create")).await;
         assert_eq!(got_status, status, "{body}: {got}");
         if !expected.is_null() {
             assert_eq!(got, expected, "{body}");
@@ -55,42 +60,67 @@ async fn buckets_are_created_read_updated_emptied_and_deleted() {
 
     // Restrictions set by an update are enforced on the next upload.
     let (status, body) = answer(
-        call(Method::PUT, "/bucket/avatars", Some(json!({"public": false, "allowed_mime_types": ["text/plain"]})))
-            .await
-            .expect("update"),
+        call(
+            Method::PUT,
+            "/bucket/avatars",
+            Some(json!({"public": false, "allowed_mime_types": ["text/plain"]})),
+        )
+        .await
+        .expect("update"),
     )
     .await;
     assert_eq!((status, body), (200, json!({"message": "Successfully updated"})));
     let (_, bucket) = answer(call(Method::GET, "/bucket/avatars", None).await.expect("get")).await;
-    assert_eq!((bucket["public"].clone(), bucket["file_size_limit"].clone()), (json!(false), json!(1_000_000)));
-    assert_eq!(upload(&app, Some(&key), "avatars", "a.png", vec![1], "image/png", false).await.1["statusCode"], "415");
+    assert_eq!(
+        (bucket["public"].clone(), bucket["file_size_limit"].clone()),
+        (json!(false), json!(1_000_000))
+    );
+    assert_eq!(
+        upload(&app, Some(&key), "avatars", "a.png", vec![1], "image/png", false).await.1["statusCode"],
+        "415"
+    );
     assert_eq!(upload(&app, Some(&key), "avatars", "a.txt", vec![1], "text/plain", false).await.0, 200);
 
     let (status, body) = answer(call(Method::DELETE, "/bucket/avatars", None).await.expect("delete")).await;
-    assert_eq!((status, body["statusCode"].clone()), (400, json!("409")), "a bucket with objects stays: {body}");
-    let (status, body) = answer(call(Method::POST, "/bucket/avatars/empty", Some(json!({}))).await.expect("empty")).await;
+    assert_eq!(
+        (status, body["statusCode"].clone()),
+        (400, json!("409")),
+        "a bucket with objects stays: {body}"
+    );
+    let (status, body) =
+        answer(call(Method::POST, "/bucket/avatars/empty", Some(json!({}))).await.expect("empty")).await;
     assert_eq!((status, body), (200, json!({"message": "Successfully emptied"})));
     assert!(files_under(&storage_root(&app)).is_empty(), "emptying removes the bytes");
     let (status, body) = answer(call(Method::DELETE, "/bucket/avatars", None).await.expect("delete")).await;
     assert_eq!((status, body), (200, json!({"message": "Successfully deleted"})));
 
     let no_bucket = json!({"statusCode":"404","code":"NoSuchBucket","error":"Bucket not found","message":"Bucket not found"});
-    for (method, path) in [(Method::GET, "/bucket/avatars"), (Method::DELETE, "/bucket/avatars"), (Method::POST, "/bucket/avatars/empty")] {
+    for (method, path) in [
+        (Method::GET, "/bucket/avatars"),
+        (Method::DELETE, "/bucket/avatars"),
+        (Method::POST, "/bucket/avatars/empty"),
+    ] {
         let (status, body) = answer(call(method.clone(), path, Some(json!({}))).await.expect("call")).await;
         assert_eq!((status, body), (400, no_bucket.clone()), "{method} {path}");
     }
-    let (status, body) = answer(call(Method::PUT, "/bucket/avatars", Some(json!({"public": true}))).await.expect("put")).await;
+    let (status, body) =
+        answer(call(Method::PUT, "/bucket/avatars", Some(json!({"public": true}))).await.expect("put")).await;
     assert_eq!((status, body), (400, no_bucket));
 }
 
 #[tokio::test]
 async fn uploads_to_a_missing_bucket_and_bad_tokens_answer_in_storage_shape() {
     let app = spawn_app().await;
-    let (status, body) = upload(&app, Some(&app.service_key), "nowhere", "a.txt", vec![1], "text/plain", false).await;
+    let (status, body) =
+        upload(&app, Some(&app.service_key), "nowhere", "a.txt", vec![1], "text/plain", false).await;
     assert_eq!((status, body["code"].clone()), (400, json!("NoSuchBucket")));
     let forged = format!("{}x", app.service_key);
     let (status, body) = upload(&app, Some(&forged), "nowhere", "a.txt", vec![1], "text/plain", false).await;
-    assert_eq!((status, body["statusCode"].clone(), body["code"].clone()), (400, json!("403"), json!("AccessDenied")));
-    let (status, body) = answer(request(&app, Method::GET, "/nothing/here", None).send().await.expect("get")).await;
+    assert_eq!(
+        (status, body["statusCode"].clone(), body["code"].clone()),
+        (400, json!("403"), json!("AccessDenied"))
+    );
+    let (status, body) =
+        answer(request(&app, Method::GET, "/nothing/here", None).send().await.expect("get")).await;
     assert_eq!((status, body["statusCode"].clone()), (400, json!("404")));
 }

@@ -17,7 +17,8 @@ async fn a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_h
     create_bucket(&app, "docs", false, None, None).await;
     let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
     let (status, body) =
-        upload(&app, Some(&app.service_key), "docs", "a b/it's (1).png", bytes.clone(), "image/png", false).await;
+        upload(&app, Some(&app.service_key), "docs", "a b/it's (1).png", bytes.clone(), "image/png", false)
+            .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["Key"], "docs/a b/it's (1).png");
     assert!(body["Id"].as_str().is_some_and(|id| id.len() == 36), "{body}");
@@ -37,10 +38,15 @@ async fn a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_h
     assert_eq!(response.bytes().await.expect("bytes").to_vec(), bytes);
 
     // The authenticated route and HEAD answer the same headers.
-    let head = request(&app, Method::HEAD, "/object/authenticated/docs/a%20b/it's%20(1).png", Some(&app.service_key))
-        .send()
-        .await
-        .expect("send");
+    let head = request(
+        &app,
+        Method::HEAD,
+        "/object/authenticated/docs/a%20b/it's%20(1).png",
+        Some(&app.service_key),
+    )
+    .send()
+    .await
+    .expect("send");
     assert_eq!(head.status(), 200);
     assert_eq!(head.headers()["content-length"], "70000");
     assert_eq!(head.headers()["etag"], headers["etag"]);
@@ -81,17 +87,19 @@ async fn a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max
     .into_bytes();
     body.extend_from_slice(&file);
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let response = request(&app, Method::POST, "/object/images/products/a%20b/img.png", Some(&app.service_key))
-        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
-        .body(body)
-        .send()
-        .await
-        .expect("send");
+    let response =
+        request(&app, Method::POST, "/object/images/products/a%20b/img.png", Some(&app.service_key))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(body)
+            .send()
+            .await
+            .expect("send");
     let (status, created) = answer(response).await;
     assert_eq!(status, 200, "{created}");
     assert_eq!(created["Key"], "images/products/a b/img.png");
 
-    let public = app.client.get(url(&app, "/object/public/images/products/a%20b/img.png")).send().await.expect("get");
+    let public =
+        app.client.get(url(&app, "/object/public/images/products/a%20b/img.png")).send().await.expect("get");
     assert_eq!(public.status(), 200);
     assert_eq!(public.headers()["cache-control"], "max-age=3600");
     assert_eq!(public.headers()["content-type"], "image/png");
@@ -111,12 +119,14 @@ async fn a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max
 }
 
 #[tokio::test]
-async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version() {
+async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version()
+{
     let app = spawn_app().await;
     create_bucket(&app, "docs", false, None, None).await;
     let key = app.service_key.clone();
     assert_eq!(upload(&app, Some(&key), "docs", "f.txt", b"one".to_vec(), "text/plain", false).await.0, 200);
-    let (status, body) = upload(&app, Some(&key), "docs", "f.txt", b"two".to_vec(), "text/plain", false).await;
+    let (status, body) =
+        upload(&app, Some(&key), "docs", "f.txt", b"two".to_vec(), "text/plain", false).await;
     assert_eq!(status, 400);
     assert_eq!(
         body,
@@ -141,7 +151,10 @@ async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_byte
     let got = request(&app, Method::GET, "/object/docs/f.txt", Some(&key)).send().await.expect("get");
     assert_eq!(got.text().await.expect("text"), "four");
     let (status, body) = answer(put("missing.txt", "x").await.expect("put")).await;
-    assert_eq!((status, body["statusCode"].clone(), body["code"].clone()), (400, json!("404"), json!("NoSuchKey")));
+    assert_eq!(
+        (status, body["statusCode"].clone(), body["code"].clone()),
+        (400, json!("404"), json!("NoSuchKey"))
+    );
 }
 
 #[tokio::test]
@@ -149,7 +162,8 @@ async fn ranges_give_206_and_a_matching_etag_gives_304() {
     let app = spawn_app().await;
     create_bucket(&app, "pub", true, None, None).await;
     let bytes: Vec<u8> = (0..100u8).collect();
-    upload(&app, Some(&app.service_key), "pub", "n.bin", bytes.clone(), "application/octet-stream", false).await;
+    upload(&app, Some(&app.service_key), "pub", "n.bin", bytes.clone(), "application/octet-stream", false)
+        .await;
     let get = |range: Option<&str>, etag: Option<&str>| {
         let mut builder = app.client.get(url(&app, "/object/public/pub/n.bin"));
         if let Some(range) = range {
@@ -188,7 +202,8 @@ async fn ranges_give_206_and_a_matching_etag_gives_304() {
         download.headers()["content-disposition"],
         "attachment; filename=\"my%20file.bin\"; filename*=UTF-8''my%20file.bin"
     );
-    let default_name = app.client.get(url(&app, "/object/public/pub/n.bin?download")).send().await.expect("get");
+    let default_name =
+        app.client.get(url(&app, "/object/public/pub/n.bin?download")).send().await.expect("get");
     assert!(default_name.headers()["content-disposition"].to_str().expect("cd").contains("n.bin"));
 }
 
@@ -201,7 +216,8 @@ async fn public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missin
         upload(&app, Some(&app.service_key), bucket, "x.txt", b"hi".to_vec(), "text/plain", false).await;
     }
     let not_found = json!({"statusCode":"404","code":"NoSuchBucket","error":"Bucket not found","message":"Bucket not found"});
-    let no_key = json!({"statusCode":"404","code":"NoSuchKey","error":"not_found","message":"Object not found"});
+    let no_key =
+        json!({"statusCode":"404","code":"NoSuchKey","error":"not_found","message":"Object not found"});
     let cases = [
         ("/object/public/open/x.txt", 200, Value::Null),
         ("/object/public/closed/x.txt", 400, not_found.clone()),
@@ -242,14 +258,23 @@ async fn signed_urls_are_bound_to_their_object_and_expire() {
 
     // The same token on another object, or an expired one, is refused.
     let (status, body) = answer(
-        app.client.get(url(&app, &format!("/object/sign/private/other.txt?token={token}"))).send().await.expect("get"),
+        app.client
+            .get(url(&app, &format!("/object/sign/private/other.txt?token={token}")))
+            .send()
+            .await
+            .expect("get"),
     )
     .await;
     assert_eq!((status, body["code"].clone()), (400, json!("InvalidJWT")));
     let now = gateway::jwt::now();
-    let expired = app.sign(json!({"url": "private/a b.txt", "op": "download", "iat": now - 120, "exp": now - 60}));
+    let expired =
+        app.sign(json!({"url": "private/a b.txt", "op": "download", "iat": now - 120, "exp": now - 60}));
     let (status, body) = answer(
-        app.client.get(url(&app, &format!("/object/sign/private/a%20b.txt?token={expired}"))).send().await.expect("get"),
+        app.client
+            .get(url(&app, &format!("/object/sign/private/a%20b.txt?token={expired}")))
+            .send()
+            .await
+            .expect("get"),
     )
     .await;
     assert_eq!((status, body["message"].clone()), (400, json!("jwt expired")));
@@ -275,7 +300,9 @@ async fn signed_urls_are_bound_to_their_object_and_expire() {
     )
     .await;
     assert_eq!(many[0]["error"], Value::Null);
-    assert!(many[0]["signedURL"].as_str().is_some_and(|u| u.starts_with("/object/sign/private/other.txt?token=")));
+    assert!(
+        many[0]["signedURL"].as_str().is_some_and(|u| u.starts_with("/object/sign/private/other.txt?token="))
+    );
     assert_eq!(many[1]["signedURL"], Value::Null);
 }
 
@@ -292,7 +319,8 @@ async fn signed_upload_urls_accept_one_upload_without_other_credentials() {
     .await;
     assert_eq!(status, 200, "{body}");
     let signed = body["url"].as_str().expect("url").to_owned();
-    let put = || app.client.put(url(&app, &signed)).header("content-type", "text/plain").body("dropped").send();
+    let put =
+        || app.client.put(url(&app, &signed)).header("content-type", "text/plain").body("dropped").send();
     let (status, body) = answer(put().await.expect("put")).await;
     assert_eq!((status, body["Key"].clone()), (200, json!("drop/in/box.txt")), "{body}");
     // Without upsert the same URL cannot overwrite.
@@ -304,7 +332,11 @@ async fn signed_upload_urls_accept_one_upload_without_other_credentials() {
 
 async fn list(app: &common::TestApp, body: Value) -> Vec<String> {
     let (status, listed) = answer(
-        request(app, Method::POST, "/object/list/files", Some(&app.service_key)).json(&body).send().await.expect("list"),
+        request(app, Method::POST, "/object/list/files", Some(&app.service_key))
+            .json(&body)
+            .send()
+            .await
+            .expect("list"),
     )
     .await;
     assert_eq!(status, 200, "{listed}");
@@ -316,7 +348,8 @@ async fn listing_shows_one_folder_level_and_treats_percent_and_underscore_litera
     let app = spawn_app().await;
     create_bucket(&app, "files", false, None, None).await;
     for key in ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "1000/f.txt", "a_b.txt", "axb.txt"] {
-        let (status, body) = upload(&app, Some(&app.service_key), "files", key, b"x".to_vec(), "text/plain", false).await;
+        let (status, body) =
+            upload(&app, Some(&app.service_key), "files", key, b"x".to_vec(), "text/plain", false).await;
         assert_eq!(status, 200, "{key}: {body}");
     }
     let cases = [
@@ -331,7 +364,10 @@ async fn listing_shows_one_folder_level_and_treats_percent_and_underscore_litera
         (json!({"prefix": "", "search": "a_"}), vec!["a_b.txt"]),
         (json!({"prefix": "", "search": "A"}), vec!["a.txt", "a_b.txt", "axb.txt"]),
         (json!({"prefix": "", "limit": 2, "offset": 1}), vec!["a.txt", "a_b.txt"]),
-        (json!({"prefix": "", "sortBy": {"column": "name", "order": "desc"}, "limit": 2}), vec!["dir", "b.txt"]),
+        (
+            json!({"prefix": "", "sortBy": {"column": "name", "order": "desc"}, "limit": 2}),
+            vec!["dir", "b.txt"],
+        ),
     ];
     for (body, expected) in cases {
         let expected: Vec<&str> = expected;
@@ -360,16 +396,22 @@ async fn move_copy_and_remove_keep_bytes_and_rows_together() {
     let post = |path: &str, body: Value| request(&app, Method::POST, path, Some(&key)).json(&body).send();
 
     let (status, body) = answer(
-        post("/object/copy", json!({"bucketId": "files", "sourceKey": "a.txt", "destinationKey": "copy/a.txt"}))
-            .await
-            .expect("copy"),
+        post(
+            "/object/copy",
+            json!({"bucketId": "files", "sourceKey": "a.txt", "destinationKey": "copy/a.txt"}),
+        )
+        .await
+        .expect("copy"),
     )
     .await;
     assert_eq!((status, body["Key"].clone()), (200, json!("files/copy/a.txt")), "{body}");
     let (status, body) = answer(
-        post("/object/copy", json!({"bucketId": "files", "sourceKey": "a.txt", "destinationKey": "copy/a.txt"}))
-            .await
-            .expect("copy"),
+        post(
+            "/object/copy",
+            json!({"bucketId": "files", "sourceKey": "a.txt", "destinationKey": "copy/a.txt"}),
+        )
+        .await
+        .expect("copy"),
     )
     .await;
     assert_eq!((status, body["statusCode"].clone()), (400, json!("409")), "copy onto an existing key");
@@ -401,7 +443,10 @@ async fn move_copy_and_remove_keep_bytes_and_rows_together() {
     assert_eq!(status, 200);
     assert_eq!(removed.as_array().map(Vec::len), Some(1));
     assert_eq!(removed[0]["name"], "copy/a.txt");
-    let (status, body) = answer(request(&app, Method::DELETE, "/object/archive/moved.txt", Some(&key)).send().await.expect("delete")).await;
+    let (status, body) = answer(
+        request(&app, Method::DELETE, "/object/archive/moved.txt", Some(&key)).send().await.expect("delete"),
+    )
+    .await;
     assert_eq!((status, body), (200, json!({"message": "Successfully deleted"})));
     assert!(files_under(&storage_root(&app)).is_empty());
 }

@@ -76,7 +76,8 @@ async fn run(app: &TestApp, who: Who, op: &Op) -> String {
     };
     let response = match op {
         Op::Upload { bucket, key, upsert } => {
-            let (status, body) = upload(app, token, bucket, key, b"data".to_vec(), "text/plain", *upsert).await;
+            let (status, body) =
+                upload(app, token, bucket, key, b"data".to_vec(), "text/plain", *upsert).await;
             return outcome(status, &body);
         }
         Op::Get { bucket, key } => send(Method::GET, format!("/object/{bucket}/{key}"), None).await,
@@ -88,8 +89,10 @@ async fn run(app: &TestApp, who: Who, op: &Op) -> String {
             let response =
                 send(Method::POST, format!("/object/list/{bucket}"), Some(json!({"prefix": prefix}))).await;
             let (status, body) = answer(response.expect("send")).await;
-            let got: Vec<&str> =
-                body.as_array().map(|a| a.iter().filter_map(|e| e["name"].as_str()).collect()).unwrap_or_default();
+            let got: Vec<&str> = body
+                .as_array()
+                .map(|a| a.iter().filter_map(|e| e["name"].as_str()).collect())
+                .unwrap_or_default();
             assert_eq!(got, *names, "list {bucket}/{prefix} as {who:?}");
             return outcome(status, &body);
         }
@@ -103,7 +106,8 @@ async fn run(app: &TestApp, who: Who, op: &Op) -> String {
         }
         Op::CreateBucket { id } => send(Method::POST, "/bucket".to_owned(), Some(json!({"name": id}))).await,
         Op::ListBuckets { count } => {
-            let (status, body) = answer(send(Method::GET, "/bucket".to_owned(), None).await.expect("send")).await;
+            let (status, body) =
+                answer(send(Method::GET, "/bucket".to_owned(), None).await.expect("send")).await;
             assert_eq!(body.as_array().map(Vec::len), Some(*count), "buckets visible to {who:?}: {body}");
             return outcome(status, &body);
         }
@@ -124,8 +128,15 @@ async fn storage_policies_decide_every_operation() {
         create_bucket(&app, bucket, false, None, None).await;
     }
     sql(&app, POLICIES).await;
-    for (bucket, key) in [("user-files", "11111111-1111-4111-8111-111111111111/a.txt"), ("inbox", "existing.txt"), ("shared", "s.txt")] {
-        assert_eq!(upload(&app, Some(&app.service_key), bucket, key, b"seed".to_vec(), "text/plain", false).await.0, 200);
+    for (bucket, key) in [
+        ("user-files", "11111111-1111-4111-8111-111111111111/a.txt"),
+        ("inbox", "existing.txt"),
+        ("shared", "s.txt"),
+    ] {
+        assert_eq!(
+            upload(&app, Some(&app.service_key), bucket, key, b"seed".to_vec(), "text/plain", false).await.0,
+            200
+        );
     }
     use Op::*;
     use Who::*;
@@ -137,28 +148,98 @@ async fn storage_policies_decide_every_operation() {
     let a_moved: &'static str = Box::leak(format!("{A}/moved.txt").into_boxed_str());
     let b_new: &'static str = Box::leak(format!("{B}/new.txt").into_boxed_str());
     let cases: Vec<(&str, Who, Op, &str)> = vec![
-        ("a user uploads into her own folder", Alice, Upload { bucket: "user-files", key: a_new, upsert: false }, "200"),
-        ("a user cannot upload into another's folder", Alice, Upload { bucket: "user-files", key: b_new, upsert: false }, "403"),
+        (
+            "a user uploads into her own folder",
+            Alice,
+            Upload { bucket: "user-files", key: a_new, upsert: false },
+            "200",
+        ),
+        (
+            "a user cannot upload into another's folder",
+            Alice,
+            Upload { bucket: "user-files", key: b_new, upsert: false },
+            "403",
+        ),
         ("anon cannot upload at all", Anon, Upload { bucket: "user-files", key: a_new, upsert: true }, "403"),
-        ("an existing key without x-upsert is a conflict", Alice, Upload { bucket: "user-files", key: a_file, upsert: false }, "409"),
-        ("upsert with insert, select and update policies works", Alice, Upload { bucket: "user-files", key: a_file, upsert: true }, "200"),
-        ("insert alone allows a new file", Bob, Upload { bucket: "inbox", key: "bob.txt", upsert: false }, "200"),
-        ("insert alone does not allow an upsert over a file", Bob, Upload { bucket: "inbox", key: "existing.txt", upsert: true }, "403"),
+        (
+            "an existing key without x-upsert is a conflict",
+            Alice,
+            Upload { bucket: "user-files", key: a_file, upsert: false },
+            "409",
+        ),
+        (
+            "upsert with insert, select and update policies works",
+            Alice,
+            Upload { bucket: "user-files", key: a_file, upsert: true },
+            "200",
+        ),
+        (
+            "insert alone allows a new file",
+            Bob,
+            Upload { bucket: "inbox", key: "bob.txt", upsert: false },
+            "200",
+        ),
+        (
+            "insert alone does not allow an upsert over a file",
+            Bob,
+            Upload { bucket: "inbox", key: "existing.txt", upsert: true },
+            "403",
+        ),
         ("a user reads her own file", Alice, Get { bucket: "user-files", key: a_file }, "200"),
         ("another user's file does not exist for him", Bob, Get { bucket: "user-files", key: a_file }, "404"),
         ("an insert-only bucket cannot be read back", Bob, Get { bucket: "inbox", key: "bob.txt" }, "404"),
         ("anon reads the shared bucket", Anon, Get { bucket: "shared", key: "s.txt" }, "200"),
         ("anon cannot read a user's file", Anon, Get { bucket: "user-files", key: a_file }, "404"),
-        ("lists show only what the caller may select", Bob, List { bucket: "user-files", prefix: A, names: &[] }, "200"),
-        ("lists show a user her own files", Alice, List { bucket: "user-files", prefix: A, names: &["a.txt", "new.txt"] }, "200"),
+        (
+            "lists show only what the caller may select",
+            Bob,
+            List { bucket: "user-files", prefix: A, names: &[] },
+            "200",
+        ),
+        (
+            "lists show a user her own files",
+            Alice,
+            List { bucket: "user-files", prefix: A, names: &["a.txt", "new.txt"] },
+            "200",
+        ),
         ("signing needs select", Bob, Sign { bucket: "user-files", key: a_file }, "404"),
         ("a user signs her own file", Alice, Sign { bucket: "user-files", key: a_file }, "200"),
-        ("copying needs select on the source", Bob, Copy { bucket: "user-files", from: a_file, to: "x.txt" }, "404"),
-        ("copying needs insert on the destination", Alice, Copy { bucket: "user-files", from: a_file, to: b_new }, "403"),
-        ("a user copies within her folder", Alice, Copy { bucket: "user-files", from: a_file, to: a_copy }, "200"),
-        ("moving another's file finds nothing", Bob, Move { bucket: "user-files", from: a_copy, to: "y.txt" }, "404"),
-        ("moving out of one's folder breaks the update check", Alice, Move { bucket: "user-files", from: a_copy, to: b_new }, "403"),
-        ("a user moves within her folder", Alice, Move { bucket: "user-files", from: a_copy, to: a_moved }, "200"),
+        (
+            "copying needs select on the source",
+            Bob,
+            Copy { bucket: "user-files", from: a_file, to: "x.txt" },
+            "404",
+        ),
+        (
+            "copying needs insert on the destination",
+            Alice,
+            Copy { bucket: "user-files", from: a_file, to: b_new },
+            "403",
+        ),
+        (
+            "a user copies within her folder",
+            Alice,
+            Copy { bucket: "user-files", from: a_file, to: a_copy },
+            "200",
+        ),
+        (
+            "moving another's file finds nothing",
+            Bob,
+            Move { bucket: "user-files", from: a_copy, to: "y.txt" },
+            "404",
+        ),
+        (
+            "moving out of one's folder breaks the update check",
+            Alice,
+            Move { bucket: "user-files", from: a_copy, to: b_new },
+            "403",
+        ),
+        (
+            "a user moves within her folder",
+            Alice,
+            Move { bucket: "user-files", from: a_copy, to: a_moved },
+            "200",
+        ),
         ("deleting another's file finds nothing", Bob, Delete { bucket: "user-files", key: a_moved }, "404"),
         ("a user deletes her own file", Alice, Delete { bucket: "user-files", key: a_moved }, "200"),
         ("buckets are invisible without a policy", Alice, ListBuckets { count: 0 }, "200"),
@@ -172,7 +253,11 @@ async fn storage_policies_decide_every_operation() {
         let got = run(&app, *who, op).await;
         assert_eq!(got, *expected, "{name}: {who:?} {op:?}");
         if *expected != "200" {
-            assert_eq!(files_under(&storage_root(&app)), files_before, "{name}: a refused operation wrote bytes");
+            assert_eq!(
+                files_under(&storage_root(&app)),
+                files_before,
+                "{name}: a refused operation wrote bytes"
+            );
         }
     }
 }
@@ -182,7 +267,16 @@ async fn an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes() {
     let app = spawn_app().await;
     create_bucket(&app, "private", false, None, None).await;
     let big = vec![b'z'; 200_000];
-    let (status, body) = upload(&app, Some(&app.user_token(ALICE)), "private", "x.bin", big, "application/octet-stream", false).await;
+    let (status, body) = upload(
+        &app,
+        Some(&app.user_token(ALICE)),
+        "private",
+        "x.bin",
+        big,
+        "application/octet-stream",
+        false,
+    )
+    .await;
     assert_eq!(status, 400);
     assert_eq!(
         body,

@@ -53,10 +53,39 @@ fn hostile_keys() -> Vec<String> {
         }
     }
     for key in [
-        "%2fetc%2fpasswd", "/etc/passwd", "a/./b", "./a", "a/.", "a/..", "..", ".", "a//b", "a/", "%00",
-        "a%00.png", "nul%00/../x", "tab%09", "line%0abreak", "cr%0d", "esc%1b", "del%7f", "caf%c3%a9.png",
-        "%e2%80%ae.txt", "%ff%fe", "back%5cslash", "C:%5cwindows", "%5c%5cserver%5cshare", "percent%25",
-        "hash%23", "tilde~", "quote%22", "lt%3cgt%3e", "brace%7b%7d", "caret%5e", "pipe%7c", "bracket%5b%5d",
+        "%2fetc%2fpasswd",
+        "/etc/passwd",
+        "a/./b",
+        "./a",
+        "a/.",
+        "a/..",
+        "..",
+        ".",
+        "a//b",
+        "a/",
+        "%00",
+        "a%00.png",
+        "nul%00/../x",
+        "tab%09",
+        "line%0abreak",
+        "cr%0d",
+        "esc%1b",
+        "del%7f",
+        "caf%c3%a9.png",
+        "%e2%80%ae.txt",
+        "%ff%fe",
+        "back%5cslash",
+        "C:%5cwindows",
+        "%5c%5cserver%5cshare",
+        "percent%25",
+        "hash%23",
+        "tilde~",
+        "quote%22",
+        "lt%3cgt%3e",
+        "brace%7b%7d",
+        "caret%5e",
+        "pipe%7c",
+        "bracket%5b%5d",
         "backtick%60",
     ] {
         keys.push(key.to_owned());
@@ -80,8 +109,12 @@ async fn hundreds_of_hostile_keys_are_invalid_keys_on_every_route_and_nothing_is
     let mut checked = 0;
     for key in &keys {
         let routes = [
-            format!("POST /storage/v1/object/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Type: text/plain\r\nContent-Length: 5"),
-            format!("PUT /storage/v1/object/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Type: text/plain\r\nContent-Length: 5"),
+            format!(
+                "POST /storage/v1/object/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Type: text/plain\r\nContent-Length: 5"
+            ),
+            format!(
+                "PUT /storage/v1/object/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Type: text/plain\r\nContent-Length: 5"
+            ),
             format!("POST /storage/v1/object/upload/sign/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Length: 5"),
             format!("GET /storage/v1/object/b/{key} HTTP/1.1\r\n{auth}\r\nContent-Length: 5"),
             format!("GET /storage/v1/object/public/b/{key} HTTP/1.1\r\nContent-Length: 5"),
@@ -130,7 +163,8 @@ async fn odd_but_valid_names_round_trip() {
     ];
     for name in names {
         let (status, body) =
-            upload(&app, Some(&app.service_key), "b", name, name.as_bytes().to_vec(), "text/plain", false).await;
+            upload(&app, Some(&app.service_key), "b", name, name.as_bytes().to_vec(), "text/plain", false)
+                .await;
         assert_eq!(status, 200, "{name}: {body}");
         assert_eq!(body["Key"], format!("b/{name}"));
         let got = request(&app, Method::GET, &format!("/object/b/{}", encode(name)), Some(&app.service_key))
@@ -155,7 +189,14 @@ enum Kind {
     Multipart,
 }
 
-async fn send(app: &TestApp, kind: Kind, bucket: &str, key: &str, mime: Option<&str>, size: usize) -> (u16, Value) {
+async fn send(
+    app: &TestApp,
+    kind: Kind,
+    bucket: &str,
+    key: &str,
+    mime: Option<&str>,
+    size: usize,
+) -> (u16, Value) {
     let bytes = vec![b'x'; size];
     let mut builder = request(app, Method::POST, &format!("/object/{bucket}/{key}"), Some(&app.service_key));
     match kind {
@@ -182,7 +223,9 @@ async fn send(app: &TestApp, kind: Kind, bucket: &str, key: &str, mime: Option<&
             .into_bytes();
             body.extend_from_slice(&bytes);
             body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-            builder = builder.header("content-type", format!("multipart/form-data; boundary={boundary}")).body(body);
+            builder = builder
+                .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+                .body(body);
         }
     }
     answer(builder.send().await.expect("send")).await
@@ -208,7 +251,11 @@ async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing() {
                     let effective = mime.unwrap_or("application/octet-stream");
                     let mime_ok = effective.contains('/')
                         && allowed.is_none_or(|list| {
-                            list.iter().any(|a| *a == effective || a.strip_suffix("/*").is_some_and(|t| effective.starts_with(&format!("{t}/"))))
+                            list.iter().any(|a| {
+                                *a == effective
+                                    || a.strip_suffix("/*")
+                                        .is_some_and(|t| effective.starts_with(&format!("{t}/")))
+                            })
                         });
                     let expected = if kind == Kind::Declared && size > limit {
                         "413"
@@ -234,7 +281,8 @@ async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing() {
         }
     }
     assert_eq!(files_under(&storage_root(&app)).len(), stored, "no orphan blobs");
-    let mut admin_rows = app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
+    let mut admin_rows =
+        app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(admin_rows.remove(0).get::<_, i64>(0), stored as i64);
 }
 
@@ -246,9 +294,16 @@ async fn the_global_limit_caps_every_bucket() {
     create_bucket(&app, "unlimited", false, None, None).await;
     create_bucket(&app, "generous", false, Some(1_000_000), None).await;
     create_bucket(&app, "strict", false, Some(10), None).await;
-    let cases = [("unlimited", 50, 200), ("unlimited", 51, 400), ("generous", 51, 400), ("strict", 11, 400), ("strict", 10, 200)];
+    let cases = [
+        ("unlimited", 50, 200),
+        ("unlimited", 51, 400),
+        ("generous", 51, 400),
+        ("strict", 11, 400),
+        ("strict", 10, 200),
+    ];
     for (bucket, size, status) in cases {
-        let (got, body) = send(&app, Kind::Chunked, bucket, &format!("s{size}"), Some("text/plain"), size).await;
+        let (got, body) =
+            send(&app, Kind::Chunked, bucket, &format!("s{size}"), Some("text/plain"), size).await;
         assert_eq!(got, status, "{bucket} {size}: {body}");
     }
 }
@@ -283,7 +338,8 @@ async fn a_failed_replacement_keeps_the_previous_version_readable() {
         .await
         .expect("send");
     assert_eq!(answer(over).await.1["statusCode"], "413");
-    let got = request(&app, Method::GET, "/object/b/keep.txt", Some(&app.service_key)).send().await.expect("get");
+    let got =
+        request(&app, Method::GET, "/object/b/keep.txt", Some(&app.service_key)).send().await.expect("get");
     assert_eq!(got.text().await.expect("text"), "xxxxx");
     assert_eq!(files_under(&storage_root(&app)).len(), 1);
 }
@@ -307,7 +363,8 @@ async fn a_ten_megabyte_chunked_upload_streams_through_and_back() {
         .expect("send");
     let (status, body) = answer(response).await;
     assert_eq!(status, 200, "{body}");
-    let got = request(&app, Method::GET, "/object/big/ten.bin", Some(&app.service_key)).send().await.expect("get");
+    let got =
+        request(&app, Method::GET, "/object/big/ten.bin", Some(&app.service_key)).send().await.expect("get");
     assert_eq!(got.headers()["content-length"], (chunks * 64 * 1024).to_string());
     let bytes = got.bytes().await.expect("bytes");
     assert_eq!(bytes.len(), chunks * 64 * 1024);

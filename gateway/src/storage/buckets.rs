@@ -28,7 +28,8 @@ const BUCKET_JSON: &str = "jsonb_build_object('id', id, 'name', name, 'owner', c
 /// `file_size_limit` as supabase-js sends it: a number of bytes, a string
 /// with a unit (`"1MB"`), or null.
 fn size_limit(value: Option<&Value>) -> Result<Option<i64>, ApiError> {
-    let invalid = || StorageError::invalid_request("file_size_limit must be a size such as 1048576 or \"1MB\"");
+    let invalid =
+        || StorageError::invalid_request("file_size_limit must be a size such as 1048576 or \"1MB\"");
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n.as_u64().map(|n| Some(n as i64)).ok_or_else(|| invalid().into()),
@@ -70,7 +71,11 @@ fn bucket_conflict(error: ApiError) -> ApiError {
 }
 
 /// `POST /bucket` `{"id"?, "name", "public"?, "file_size_limit"?, "allowed_mime_types"?}` -> `{"name"}`.
-pub async fn create(State(state): State<AppState>, caller: Caller, body: Bytes) -> Result<Json<Value>, ApiError> {
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
     let body = as_object(&body)?;
     let name = body.get("name").and_then(Value::as_str).unwrap_or("");
     let id = body.get("id").and_then(Value::as_str).unwrap_or(name);
@@ -98,7 +103,8 @@ pub async fn create(State(state): State<AppState>, caller: Caller, body: Bytes) 
 /// `GET /bucket`: the buckets the caller may see.
 pub async fn list(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
     let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    let rows = session.query(&format!("select {BUCKET_JSON} from storage.buckets order by name"), &[]).await?;
+    let rows =
+        session.query(&format!("select {BUCKET_JSON} from storage.buckets order by name"), &[]).await?;
     session.commit().await?;
     Ok(Json(Value::Array(rows.iter().map(|row| row.get(0)).collect())))
 }
@@ -110,7 +116,8 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    let rows = session.query(&format!("select {BUCKET_JSON} from storage.buckets where id = $1"), &[&id]).await?;
+    let rows =
+        session.query(&format!("select {BUCKET_JSON} from storage.buckets where id = $1"), &[&id]).await?;
     session.commit().await?;
     let row = rows.first().ok_or_else(StorageError::no_such_bucket)?;
     Ok(Json(row.get(0)))

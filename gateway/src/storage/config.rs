@@ -56,7 +56,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "kib" => 1 << 10,
         "mib" => 1 << 20,
         "gib" => 1 << 30,
-        other => return Err(format!("invalid size unit {other:?} in {text:?}: use B, KB, MB, GB, KiB, MiB or GiB")),
+        other => {
+            return Err(format!(
+                "invalid size unit {other:?} in {text:?}: use B, KB, MB, GB, KiB, MiB or GiB"
+            ));
+        }
     };
     let bytes = number * factor as f64;
     if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {

@@ -21,9 +21,9 @@ use object_store::{GetOptions, GetRange};
 use serde_json::{Value, json};
 
 use super::error::StorageError;
-use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Stored};
+use super::path::ObjectPath;
 use crate::caller::Caller;
 use crate::db::Access;
 use crate::error::ApiError;

@@ -21,7 +21,12 @@ pub struct StorageError {
 }
 
 impl StorageError {
-    fn new(status_code: &'static str, code: &'static str, error: &'static str, message: impl Into<String>) -> Self {
+    fn new(
+        status_code: &'static str,
+        code: &'static str,
+        error: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
         Self { status_code, code, error, message: message.into() }
     }
 
@@ -46,7 +51,12 @@ impl StorageError {
     }
 
     pub fn entity_too_large() -> Self {
-        Self::new("413", "EntityTooLarge", "Payload too large", "The object exceeded the maximum allowed size")
+        Self::new(
+            "413",
+            "EntityTooLarge",
+            "Payload too large",
+            "The object exceeded the maximum allowed size",
+        )
     }
 
     pub fn invalid_mime_type(mime: &str) -> Self {
@@ -58,7 +68,12 @@ impl StorageError {
     }
 
     pub fn invalid_bucket_name(name: &str) -> Self {
-        Self::new("400", "InvalidBucketName", "Invalid Input", format!("Bucket name invalid: {}", printable(name)))
+        Self::new(
+            "400",
+            "InvalidBucketName",
+            "Invalid Input",
+            format!("Bucket name invalid: {}", printable(name)),
+        )
     }
 
     pub fn invalid_request(message: impl Into<String>) -> Self {

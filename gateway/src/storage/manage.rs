@@ -18,9 +18,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
-use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, ListQuery, Mode, NewObject};
+use super::path::ObjectPath;
 use super::signed::json_body;
 use super::upload::upsert_header;
 use crate::caller::Caller;
@@ -70,7 +70,9 @@ pub async fn list(
     let descending = match sort.order.as_deref().map(str::to_ascii_lowercase).as_deref() {
         None | Some("asc") => false,
         Some("desc") => true,
-        Some(other) => return Err(StorageError::invalid_request(format!("invalid sort order {other}")).into()),
+        Some(other) => {
+            return Err(StorageError::invalid_request(format!("invalid sort order {other}")).into());
+        }
     };
     let query = ListQuery {
         bucket: &bucket,
@@ -209,10 +211,12 @@ pub async fn copy(
     let (from_bucket, from_key, to_bucket, to_key) = request.checked()?;
     let mode = if upsert_header(&headers) { Mode::Upsert } else { Mode::Create };
     let mut session = state.db.session(&caller, Access::ReadWrite).await?;
-    let source = objects::find(&mut session, from_bucket, from_key).await?.ok_or_else(StorageError::no_such_key)?;
+    let source =
+        objects::find(&mut session, from_bucket, from_key).await?.ok_or_else(StorageError::no_such_key)?;
     let version = Uuid::new_v4().to_string();
     let owner = caller.claims.sub().map(str::to_owned);
-    let user_metadata = if request.copy_metadata.unwrap_or(true) { source.info.get("metadata").cloned() } else { None };
+    let user_metadata =
+        if request.copy_metadata.unwrap_or(true) { source.info.get("metadata").cloned() } else { None };
     let row = NewObject {
         id: Uuid::new_v4(),
         bucket: to_bucket,

@@ -288,14 +288,17 @@ pub async fn list(session: &mut Session, query: &ListQuery<'_>) -> Result<Vec<Va
     let levels = query.prefix.split('/').count() as i32;
     let prefix = format!("{}%", like_literal(query.prefix));
     let search = format!("{}%", like_literal(query.search));
-    let rows = session
-        .query(&sql, &[&query.bucket, &prefix, &levels, &search, &query.limit, &query.offset])
-        .await?;
+    let rows =
+        session.query(&sql, &[&query.bucket, &prefix, &levels, &search, &query.limit, &query.offset]).await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 
 /// For move: the source row's version, locked, if the session may see it.
-pub async fn lock_version(session: &mut Session, bucket: &str, name: &str) -> Result<Option<String>, ApiError> {
+pub async fn lock_version(
+    session: &mut Session,
+    bucket: &str,
+    name: &str,
+) -> Result<Option<String>, ApiError> {
     let rows = session
         .query(
             "select version from storage.objects where bucket_id = $1 and name = $2 for update",

@@ -22,9 +22,9 @@ use uuid::Uuid;
 
 use super::download::{self, DownloadQuery};
 use super::error::StorageError;
-use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
+use super::path::ObjectPath;
 use super::upload::{self, Target, upsert_header};
 use crate::caller::Caller;
 use crate::db::Access;
@@ -83,7 +83,8 @@ fn verify(state: &AppState, token: Option<&str>, op: &str, url: &str) -> Result<
         other => StorageError::invalid_jwt(other.to_string()),
     })?;
     let claims = Value::Object(claims.claims);
-    if claims.get("url").and_then(Value::as_str) != Some(url) || claims.get("op").and_then(Value::as_str) != Some(op)
+    if claims.get("url").and_then(Value::as_str) != Some(url)
+        || claims.get("op").and_then(Value::as_str) != Some(op)
     {
         return Err(StorageError::invalid_jwt("invalid signature").into());
     }
@@ -191,7 +192,8 @@ pub async fn sign_upload(
     objects::write_row(&mut dry_run, &row, mode).await?;
     dry_run.rollback().await?;
     let url = format!("{bucket}/{key}");
-    let token = token(&state, "upload", &url, UPLOAD_URL_SECONDS, json!({ "owner": owner, "upsert": upsert }))?;
+    let token =
+        token(&state, "upload", &url, UPLOAD_URL_SECONDS, json!({ "owner": owner, "upsert": upsert }))?;
     Ok(Json(json!({ "url": format!("/object/upload/sign/{url}?token={token}"), "token": token })))
 }
 
@@ -205,7 +207,8 @@ pub async fn upload(
     let claims = verify(&state, query.token.as_deref(), "upload", &format!("{bucket}/{key}"))?;
     let upsert = claims.get("upsert").and_then(Value::as_bool).unwrap_or(false);
     let owner = claims.get("owner").and_then(Value::as_str).map(str::to_owned);
-    let target = Target { bucket: &bucket, key: &key, owner, mode: if upsert { Mode::Upsert } else { Mode::Create } };
+    let target =
+        Target { bucket: &bucket, key: &key, owner, mode: if upsert { Mode::Upsert } else { Mode::Create } };
     let id = upload::upload(&state, None, &target, request).await?;
     Ok(Json(json!({ "Id": id, "Key": format!("{bucket}/{key}") })))
 }

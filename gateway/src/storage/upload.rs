@@ -36,9 +36,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
-use super::path::ObjectPath;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
+use super::path::ObjectPath;
 use crate::caller::Caller;
 use crate::db::Access;
 use crate::error::ApiError;
@@ -64,8 +64,12 @@ pub async fn update(
     ObjectPath { bucket, key }: ObjectPath,
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
-    let target =
-        Target { bucket: &bucket, key: &key, owner: caller.claims.sub().map(str::to_owned), mode: Mode::Update };
+    let target = Target {
+        bucket: &bucket,
+        key: &key,
+        owner: caller.claims.sub().map(str::to_owned),
+        mode: Mode::Update,
+    };
     let id = upload(&state, Some(&caller), &target, request).await?;
     Ok(Json(json!({ "Id": id, "Key": format!("{bucket}/{key}") })))
 }
@@ -211,7 +215,8 @@ async fn read_form(mut form: multer::Multipart<'static>) -> Result<Incoming<'sta
             return Err(StorageError::invalid_request("No file was found in the multipart body").into());
         };
         let name = field.name().unwrap_or("").to_owned();
-        let is_text = field.file_name().is_none() && matches!(name.as_str(), "cacheControl" | "contentType" | "metadata" | "contentEncoding");
+        let is_text = field.file_name().is_none()
+            && matches!(name.as_str(), "cacheControl" | "contentType" | "metadata" | "contentEncoding");
         if !is_text {
             let mime = content_type
                 .or_else(|| {
@@ -240,7 +245,9 @@ async fn read_form(mut form: multer::Multipart<'static>) -> Result<Incoming<'sta
         let value = field.text().await.map_err(bad)?;
         match name.as_str() {
             // supabase-js sends seconds ("3600"); Storage stores `max-age=3600`.
-            "cacheControl" if value.trim().chars().all(|c| c.is_ascii_digit()) && !value.trim().is_empty() => {
+            "cacheControl"
+                if value.trim().chars().all(|c| c.is_ascii_digit()) && !value.trim().is_empty() =>
+            {
                 cache_control = Some(format!("max-age={}", value.trim()));
             }
             "cacheControl" => cache_control = Some(value),

@@ -30,10 +30,20 @@ pub async fn answer(response: Response) -> (u16, Value) {
 }
 
 /// Creates a bucket with the service key.
-pub async fn create_bucket(app: &TestApp, id: &str, public: bool, limit: Option<u64>, mimes: Option<&[&str]>) {
+pub async fn create_bucket(
+    app: &TestApp,
+    id: &str,
+    public: bool,
+    limit: Option<u64>,
+    mimes: Option<&[&str]>,
+) {
     let body = json!({ "id": id, "name": id, "public": public, "file_size_limit": limit, "allowed_mime_types": mimes });
     let (status, body) = answer(
-        request(app, reqwest::Method::POST, "/bucket", Some(&app.service_key)).json(&body).send().await.expect("send"),
+        request(app, reqwest::Method::POST, "/bucket", Some(&app.service_key))
+            .json(&body)
+            .send()
+            .await
+            .expect("send"),
     )
     .await;
     assert_eq!(status, 200, "create bucket {id}: {body}");
