@@ -370,3 +370,36 @@ async fn a_ten_megabyte_chunked_upload_streams_through_and_back() {
     assert_eq!(bytes.len(), chunks * 64 * 1024);
     assert_eq!(bytes[64 * 1024 * 7], 7);
 }
+
+#[tokio::test]
+async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes() {
+    let app = spawn_app().await;
+    create_bucket(&app, "b", false, None, None).await;
+    assert_eq!(send(&app, Kind::Declared, "b", "old.txt", Some("text/plain"), 3).await.0, 200);
+    for (key, upsert) in [("new.txt", "false"), ("old.txt", "true")] {
+        let address = app.address.trim_start_matches("http://").to_owned();
+        let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+        let head = format!(
+            "POST /storage/v1/object/b/{key} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: text/plain\r\nx-upsert: {upsert}\r\nContent-Length: 3000000\r\n\r\n",
+            app.service_key
+        );
+        stream.write_all(head.as_bytes()).await.expect("head");
+        stream.write_all(&vec![b'n'; 1_500_000]).await.expect("half the body");
+        drop(stream);
+    }
+    // The old object is intact and nothing else remains, once the server noticed.
+    let mut files = Vec::new();
+    for _ in 0..50 {
+        files = files_under(&storage_root(&app));
+        if files.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(files.len(), 1, "{files:?}");
+    let got = request(&app, Method::GET, "/object/b/old.txt", Some(&app.service_key)).send().await.expect("get");
+    assert_eq!(got.text().await.expect("text"), "xxx");
+    let rows = app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
+    assert_eq!(rows[0].get::<_, i64>(0), 1);
+}
