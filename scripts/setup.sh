@@ -32,6 +32,12 @@ command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust fro
 command -v npm >/dev/null || apt_install nodejs npm
 # The S3 client's TLS links the system OpenSSL (openssl-sys finds it through pkg-config).
 { command -v pkg-config >/dev/null && pkg-config --exists openssl; } || apt_install libssl-dev pkg-config
+# The storage tests run against an S3-compatible server: moto in server mode.
+if ! python3 -c 'import moto.server' 2>/dev/null; then
+  command -v python3 >/dev/null || apt_install python3 python3-pip
+  python3 -m pip install --quiet 'moto[server]' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'moto[server]'
+fi
 
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
   (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)

@@ -398,7 +398,8 @@ async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert_eq!(files.len(), 1, "{files:?}");
-    let got = request(&app, Method::GET, "/object/b/old.txt", Some(&app.service_key)).send().await.expect("get");
+    let got =
+        request(&app, Method::GET, "/object/b/old.txt", Some(&app.service_key)).send().await.expect("get");
     assert_eq!(got.text().await.expect("text"), "xxx");
     let rows = app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(rows[0].get::<_, i64>(0), 1);
