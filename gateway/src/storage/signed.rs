@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::download::{self, DownloadQuery};
+use super::download;
 use super::error::StorageError;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
@@ -157,8 +157,7 @@ pub async fn download(
     let object = objects::find(&mut session, &bucket, &key).await?;
     session.commit().await?;
     let object = object.ok_or_else(StorageError::no_such_key)?;
-    let download = DownloadQuery { download: query.download };
-    download::serve(&state, &bucket, &object, &method, &headers, download.download.as_deref()).await
+    download::serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 
 /// `POST /object/upload/sign/{bucket}/{key}` -> `{"url": "/object/upload/sign/...?token="}`,
