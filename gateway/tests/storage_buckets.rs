@@ -10,9 +10,7 @@ use serde_json::{Value, json};
 use common::spawn_app;
 use storage_support::*;
 
-#[tokio::test]
-async fn buckets_are_created_read_updated_emptied_and_deleted() {
-    let app = spawn_app().await;
+async fn buckets_are_created_read_updated_emptied_and_deleted(app: StorageApp) {
     let key = app.service_key.clone();
     let call = |method: Method, path: &str, body: Option<Value>| {
         let mut builder = request(&app, method, path, Some(&key));
@@ -90,7 +88,7 @@ async fn buckets_are_created_read_updated_emptied_and_deleted() {
     let (status, body) =
         answer(call(Method::POST, "/bucket/avatars/empty", Some(json!({}))).await.expect("empty")).await;
     assert_eq!((status, body), (200, json!({"message": "Successfully emptied"})));
-    assert!(files_under(&storage_root(&app)).is_empty(), "emptying removes the bytes");
+    assert!(blobs(&app).await.is_empty(), "emptying removes the bytes");
     let (status, body) = answer(call(Method::DELETE, "/bucket/avatars", None).await.expect("delete")).await;
     assert_eq!((status, body), (200, json!({"message": "Successfully deleted"})));
 
@@ -124,3 +122,5 @@ async fn uploads_to_a_missing_bucket_and_bad_tokens_answer_in_storage_shape() {
         answer(request(&app, Method::GET, "/nothing/here", None).send().await.expect("get")).await;
     assert_eq!((status, body["statusCode"].clone()), (400, json!("404")));
 }
+
+on_both_backends!(buckets_are_created_read_updated_emptied_and_deleted,);

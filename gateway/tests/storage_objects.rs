@@ -1,6 +1,7 @@
 //! Objects over `/storage/v1` on the local backend: upload, download with its
 //! headers, ranges and revalidation, public and private buckets, signed URLs,
-//! listing, move, copy and remove (wire-protocol.md §4).
+//! listing, move, copy and remove (wire-protocol.md §4). Every case runs on
+//! local disk and on an S3-compatible server.
 
 mod common;
 mod storage_support;
@@ -8,12 +9,9 @@ mod storage_support;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use common::spawn_app;
 use storage_support::*;
 
-#[tokio::test]
-async fn a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers() {
-    let app = spawn_app().await;
+async fn a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers(app: StorageApp) {
     create_bucket(&app, "docs", false, None, None).await;
     let bytes: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
     let (status, body) =
@@ -52,9 +50,7 @@ async fn a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_h
     assert_eq!(head.headers()["etag"], headers["etag"]);
 }
 
-#[tokio::test]
-async fn a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age() {
-    let app = spawn_app().await;
+async fn a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age(app: StorageApp) {
     create_bucket(&app, "images", true, None, None).await;
     // What supabase-js sends for a File (wire-protocol.md §4.1, captured).
     let boundary = "----formdata-undici-030830065336";
@@ -118,10 +114,9 @@ async fn a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max
     assert_eq!(info["metadata"], json!({"k": "v"}));
 }
 
-#[tokio::test]
-async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version()
-{
-    let app = spawn_app().await;
+async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version(
+    app: StorageApp,
+) {
     create_bucket(&app, "docs", false, None, None).await;
     let key = app.service_key.clone();
     assert_eq!(upload(&app, Some(&key), "docs", "f.txt", b"one".to_vec(), "text/plain", false).await.0, 200);
@@ -132,13 +127,13 @@ async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_byte
         body,
         json!({"statusCode":"409","code":"ResourceAlreadyExists","error":"Duplicate","message":"The resource already exists"})
     );
-    assert_eq!(files_under(&storage_root(&app)).len(), 1, "the refused upload wrote nothing");
+    assert_eq!(blobs(&app).await.len(), 1, "the refused upload wrote nothing");
 
     let (status, _) = upload(&app, Some(&key), "docs", "f.txt", b"three".to_vec(), "text/plain", true).await;
     assert_eq!(status, 200);
     let got = request(&app, Method::GET, "/object/docs/f.txt", Some(&key)).send().await.expect("get");
     assert_eq!(got.text().await.expect("text"), "three");
-    assert_eq!(files_under(&storage_root(&app)).len(), 1, "the replaced version is removed");
+    assert_eq!(blobs(&app).await.len(), 1, "the replaced version is removed");
 
     // PUT updates an existing object and refuses a missing one.
     let put = |name: &str, body: &'static str| {
@@ -157,9 +152,7 @@ async fn a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_byte
     );
 }
 
-#[tokio::test]
-async fn ranges_give_206_and_a_matching_etag_gives_304() {
-    let app = spawn_app().await;
+async fn ranges_give_206_and_a_matching_etag_gives_304(app: StorageApp) {
     create_bucket(&app, "pub", true, None, None).await;
     let bytes: Vec<u8> = (0..100u8).collect();
     upload(&app, Some(&app.service_key), "pub", "n.bin", bytes.clone(), "application/octet-stream", false)
@@ -207,9 +200,7 @@ async fn ranges_give_206_and_a_matching_etag_gives_304() {
     assert!(default_name.headers()["content-disposition"].to_str().expect("cd").contains("n.bin"));
 }
 
-#[tokio::test]
-async fn public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missing() {
-    let app = spawn_app().await;
+async fn public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missing(app: StorageApp) {
     create_bucket(&app, "open", true, None, None).await;
     create_bucket(&app, "closed", false, None, None).await;
     for bucket in ["open", "closed"] {
@@ -232,9 +223,7 @@ async fn public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missin
     }
 }
 
-#[tokio::test]
-async fn signed_urls_are_bound_to_their_object_and_expire() {
-    let app = spawn_app().await;
+async fn signed_urls_are_bound_to_their_object_and_expire(app: StorageApp) {
     create_bucket(&app, "private", false, None, None).await;
     let key = app.service_key.clone();
     upload(&app, Some(&key), "private", "a b.txt", b"secret".to_vec(), "text/plain", false).await;
@@ -306,9 +295,7 @@ async fn signed_urls_are_bound_to_their_object_and_expire() {
     assert_eq!(many[1]["signedURL"], Value::Null);
 }
 
-#[tokio::test]
-async fn signed_upload_urls_accept_one_upload_without_other_credentials() {
-    let app = spawn_app().await;
+async fn signed_upload_urls_accept_one_upload_without_other_credentials(app: StorageApp) {
     create_bucket(&app, "drop", false, None, None).await;
     let (status, body) = answer(
         request(&app, Method::POST, "/object/upload/sign/drop/in/box.txt", Some(&app.service_key))
@@ -343,9 +330,7 @@ async fn list(app: &common::TestApp, body: Value) -> Vec<String> {
     listed.as_array().expect("array").iter().map(|e| e["name"].as_str().expect("name").to_owned()).collect()
 }
 
-#[tokio::test]
-async fn listing_shows_one_folder_level_and_treats_percent_and_underscore_literally() {
-    let app = spawn_app().await;
+async fn listing_shows_one_folder_level_and_treats_percent_and_underscore_literally(app: StorageApp) {
     create_bucket(&app, "files", false, None, None).await;
     for key in ["a.txt", "b.txt", "dir/c.txt", "dir/sub/d.txt", "1000/f.txt", "a_b.txt", "axb.txt"] {
         let (status, body) =
@@ -386,9 +371,7 @@ async fn listing_shows_one_folder_level_and_treats_percent_and_underscore_litera
     assert_eq!(raw[0]["metadata"]["size"], 1);
 }
 
-#[tokio::test]
-async fn move_copy_and_remove_keep_bytes_and_rows_together() {
-    let app = spawn_app().await;
+async fn move_copy_and_remove_keep_bytes_and_rows_together(app: StorageApp) {
     create_bucket(&app, "files", false, None, None).await;
     create_bucket(&app, "archive", false, None, None).await;
     let key = app.service_key.clone();
@@ -430,7 +413,7 @@ async fn move_copy_and_remove_keep_bytes_and_rows_together() {
     assert_eq!(get("/object/archive/moved.txt").await.expect("get").text().await.expect("text"), "alpha");
     assert_eq!(get("/object/files/copy/a.txt").await.expect("get").text().await.expect("text"), "alpha");
     assert_eq!(answer(get("/object/files/a.txt").await.expect("get")).await.1["code"], "NoSuchKey");
-    assert_eq!(files_under(&storage_root(&app)).len(), 2, "the moved-from bytes are gone");
+    assert_eq!(blobs(&app).await.len(), 2, "the moved-from bytes are gone");
 
     let (status, removed) = answer(
         request(&app, Method::DELETE, "/object/files", Some(&key))
@@ -448,5 +431,17 @@ async fn move_copy_and_remove_keep_bytes_and_rows_together() {
     )
     .await;
     assert_eq!((status, body), (200, json!({"message": "Successfully deleted"})));
-    assert!(files_under(&storage_root(&app)).is_empty());
+    assert!(blobs(&app).await.is_empty());
 }
+
+on_both_backends!(
+    a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version,
+    a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers,
+    a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age,
+    ranges_give_206_and_a_matching_etag_gives_304,
+    public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missing,
+    signed_urls_are_bound_to_their_object_and_expire,
+    signed_upload_urls_accept_one_upload_without_other_credentials,
+    listing_shows_one_folder_level_and_treats_percent_and_underscore_literally,
+    move_copy_and_remove_keep_bytes_and_rows_together,
+);

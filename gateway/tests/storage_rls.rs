@@ -121,9 +121,7 @@ fn outcome(status: u16, body: &Value) -> String {
     if status == 200 { "200".to_owned() } else { body["statusCode"].as_str().unwrap_or("?").to_owned() }
 }
 
-#[tokio::test]
-async fn storage_policies_decide_every_operation() {
-    let app = spawn_app().await;
+async fn storage_policies_decide_every_operation(app: StorageApp) {
     for bucket in ["user-files", "inbox", "shared"] {
         create_bucket(&app, bucket, false, None, None).await;
     }
@@ -249,22 +247,16 @@ async fn storage_policies_decide_every_operation() {
         ("the service role empties a bucket", Service, Empty { bucket: "inbox" }, "200"),
     ];
     for (name, who, op, expected) in &cases {
-        let files_before = files_under(&storage_root(&app));
+        let files_before = blobs(&app).await;
         let got = run(&app, *who, op).await;
         assert_eq!(got, *expected, "{name}: {who:?} {op:?}");
         if *expected != "200" {
-            assert_eq!(
-                files_under(&storage_root(&app)),
-                files_before,
-                "{name}: a refused operation wrote bytes"
-            );
+            assert_eq!(blobs(&app).await, files_before, "{name}: a refused operation wrote bytes");
         }
     }
 }
 
-#[tokio::test]
-async fn an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes() {
-    let app = spawn_app().await;
+async fn an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes(app: StorageApp) {
     create_bucket(&app, "private", false, None, None).await;
     let big = vec![b'z'; 200_000];
     let (status, body) = upload(
@@ -282,7 +274,7 @@ async fn an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes() {
         body,
         json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"new row violates row-level security policy"})
     );
-    assert_eq!(stored_bytes(&app), 0);
+    assert!(blobs(&app).await.is_empty());
     let rows = app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(rows[0].get::<_, i64>(0), 0);
 }
@@ -304,3 +296,8 @@ async fn storage_helpers_split_names_like_supabase() {
     assert_eq!(row.get::<_, String>(2), "gz");
     assert_eq!(row.get::<_, Vec<String>>(3), Vec::<String>::new());
 }
+
+on_both_backends!(
+    storage_policies_decide_every_operation,
+    an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes,
+);

@@ -1,6 +1,6 @@
 //! The rules of issue 5 that protect the disk and the limits (reliability.md
 //! §3.3-3.6, goals G30-G31): hostile keys never reach outside the storage
-//! root, odd but valid names round-trip, MIME and size limits refuse before
+//! root, odd but valid names round-trip (on local disk and on S3), MIME and size limits refuse before
 //! writing and write nothing, a declared `Content-Length` over the limit is
 //! refused before the body is read, and a chunked body is cut at limit + 1.
 
@@ -13,7 +13,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use common::{Options, TestApp, spawn_app, spawn_app_with, test_config};
+use common::{Options, TestApp, spawn_app_with, test_config};
 use storage_support::*;
 
 /// Sends `head` (request line and headers, no final blank line) and `body`
@@ -146,9 +146,7 @@ async fn hundreds_of_hostile_keys_are_invalid_keys_on_every_route_and_nothing_is
     assert!(everything.is_empty(), "files were written: {everything:?}");
 }
 
-#[tokio::test]
-async fn odd_but_valid_names_round_trip() {
-    let app = spawn_app().await;
+async fn odd_but_valid_names_round_trip(app: StorageApp) {
     create_bucket(&app, "b", false, None, None).await;
     let names = [
         "spaces in name.txt",
@@ -174,9 +172,9 @@ async fn odd_but_valid_names_round_trip() {
         assert_eq!(got.status(), 200, "{name}");
         assert_eq!(got.text().await.expect("text"), name);
     }
-    let files = files_under(&storage_root(&app));
-    assert_eq!(files.len(), names.len());
-    assert!(files.iter().all(|f| f.starts_with(storage_root(&app))));
+    let stored = blobs(&app).await;
+    assert_eq!(stored.len(), names.len());
+    assert!(stored.iter().all(|blob| blob.starts_with("b/")), "{stored:?}");
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -231,9 +229,7 @@ async fn send(
     answer(builder.send().await.expect("send")).await
 }
 
-#[tokio::test]
-async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing() {
-    let app = spawn_app().await;
+async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing(app: StorageApp) {
     let limit = 100usize;
     let buckets: [(&str, Option<&[&str]>); 3] =
         [("any", None), ("png", Some(&["image/png"])), ("images", Some(&["image/*"]))];
@@ -266,7 +262,7 @@ async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing() {
                     } else {
                         "200"
                     };
-                    let before = files_under(&storage_root(&app));
+                    let before = blobs(&app).await;
                     let (status, body) = send(&app, kind, bucket, &format!("f{n}"), mime, size).await;
                     let case = format!("{bucket} {mime:?} {size} {kind:?}: {body}");
                     if expected == "200" {
@@ -274,13 +270,13 @@ async fn the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing() {
                         stored += 1;
                     } else {
                         assert_eq!((status, body["statusCode"].as_str()), (400, Some(expected)), "{case}");
-                        assert_eq!(files_under(&storage_root(&app)), before, "nothing written: {case}");
+                        assert_eq!(blobs(&app).await, before, "nothing written: {case}");
                     }
                 }
             }
         }
     }
-    assert_eq!(files_under(&storage_root(&app)).len(), stored, "no orphan blobs");
+    assert_eq!(blobs(&app).await.len(), stored, "no orphan blobs");
     let mut admin_rows =
         app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(admin_rows.remove(0).get::<_, i64>(0), stored as i64);
@@ -308,9 +304,7 @@ async fn the_global_limit_caps_every_bucket() {
     }
 }
 
-#[tokio::test]
-async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_read() {
-    let app = spawn_app().await;
+async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_read(app: StorageApp) {
     create_bucket(&app, "small", false, Some(1000), None).await;
     // Ten megabytes announced, none sent: an answer proves nothing was awaited.
     let head = format!(
@@ -320,12 +314,10 @@ async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_read() {
     let (status, body) = raw(&app, &head, b"").await;
     assert_eq!((status, body["statusCode"].as_str()), (400, Some("413")), "{body}");
     assert_eq!(body["message"], "The object exceeded the maximum allowed size");
-    assert!(files_under(&storage_root(&app)).is_empty());
+    assert!(blobs(&app).await.is_empty());
 }
 
-#[tokio::test]
-async fn a_failed_replacement_keeps_the_previous_version_readable() {
-    let app = spawn_app().await;
+async fn a_failed_replacement_keeps_the_previous_version_readable(app: StorageApp) {
     create_bucket(&app, "b", false, Some(10), None).await;
     assert_eq!(send(&app, Kind::Chunked, "b", "keep.txt", Some("text/plain"), 5).await.0, 200);
     let over = request(&app, Method::POST, "/object/b/keep.txt", Some(&app.service_key))
@@ -341,12 +333,10 @@ async fn a_failed_replacement_keeps_the_previous_version_readable() {
     let got =
         request(&app, Method::GET, "/object/b/keep.txt", Some(&app.service_key)).send().await.expect("get");
     assert_eq!(got.text().await.expect("text"), "xxxxx");
-    assert_eq!(files_under(&storage_root(&app)).len(), 1);
+    assert_eq!(blobs(&app).await.len(), 1);
 }
 
-#[tokio::test]
-async fn a_ten_megabyte_chunked_upload_streams_through_and_back() {
-    let app = spawn_app().await;
+async fn a_ten_megabyte_chunked_upload_streams_through_and_back(app: StorageApp) {
     create_bucket(&app, "big", false, None, None).await;
     let chunk: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
     let chunks = 160; // 10 MiB
@@ -371,9 +361,7 @@ async fn a_ten_megabyte_chunked_upload_streams_through_and_back() {
     assert_eq!(bytes[64 * 1024 * 7], 7);
 }
 
-#[tokio::test]
-async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes() {
-    let app = spawn_app().await;
+async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes(app: StorageApp) {
     create_bucket(&app, "b", false, None, None).await;
     assert_eq!(send(&app, Kind::Declared, "b", "old.txt", Some("text/plain"), 3).await.0, 200);
     for (key, upsert) in [("new.txt", "false"), ("old.txt", "true")] {
@@ -391,7 +379,7 @@ async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes() {
     // The old object is intact and nothing else remains, once the server noticed.
     let mut files = Vec::new();
     for _ in 0..50 {
-        files = files_under(&storage_root(&app));
+        files = blobs(&app).await;
         if files.len() == 1 {
             break;
         }
@@ -404,3 +392,12 @@ async fn a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes() {
     let rows = app.admin().await.query("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(rows[0].get::<_, i64>(0), 1);
 }
+
+on_both_backends!(
+    odd_but_valid_names_round_trip,
+    the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing,
+    a_declared_length_over_the_limit_is_refused_before_the_body_is_read,
+    a_failed_replacement_keeps_the_previous_version_readable,
+    a_ten_megabyte_chunked_upload_streams_through_and_back,
+    a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes,
+);

@@ -6,55 +6,11 @@
 mod common;
 mod storage_support;
 
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use futures::TryStreamExt;
 use reqwest::Method;
 use serde_json::json;
 
-use common::{Options, TestApp, spawn_app_with, test_config};
+use common::{Options, spawn_app_with, test_config};
 use storage_support::*;
-
-/// A moto server on a free port, stopped when dropped.
-struct Moto {
-    child: Child,
-    endpoint: String,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn start_moto() -> Moto {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
-    let child = Command::new("python3")
-        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 -m moto.server (scripts/setup.sh installs moto[server])");
-    let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
-    let client = reqwest::Client::new();
-    for _ in 0..200 {
-        if client.get(&moto.endpoint).send().await.is_ok() {
-            return moto;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("moto did not start on {}", moto.endpoint);
-}
-
-async fn blobs(app: &TestApp) -> Vec<String> {
-    let listed: Vec<_> = app.state.store.store.list(None).try_collect().await.expect("list the S3 bucket");
-    let mut names: Vec<String> = listed.into_iter().map(|meta| meta.location.to_string()).collect();
-    names.sort();
-    names
-}
 
 #[tokio::test]
 async fn the_storage_rules_hold_on_an_s3_compatible_server() {

@@ -3,11 +3,122 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
+use futures::TryStreamExt;
 use reqwest::{RequestBuilder, Response};
 use serde_json::{Value, json};
 
-use crate::common::TestApp;
+use crate::common::{Options, TestApp, spawn_app_with, test_config};
+
+/// Where a test's bytes live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// `LocalFileSystem` under a storage root of the test's own.
+    Local,
+    /// A moto S3 server of the test's own, addressed path-style.
+    S3,
+}
+
+/// A gateway on `backend`; it derefs to the [`TestApp`].
+pub struct StorageApp {
+    pub app: TestApp,
+    pub backend: Backend,
+    _moto: Option<Moto>,
+}
+
+impl std::ops::Deref for StorageApp {
+    type Target = TestApp;
+    fn deref(&self) -> &TestApp {
+        &self.app
+    }
+}
+
+pub async fn spawn_storage_app(backend: Backend) -> StorageApp {
+    let mut options = Options { config: test_config(), ..Default::default() };
+    let moto = match backend {
+        Backend::Local => None,
+        Backend::S3 => {
+            let moto = start_moto().await;
+            let created = reqwest::Client::new()
+                .put(format!("{}/gateway-files", moto.endpoint))
+                .send()
+                .await
+                .expect("bucket");
+            assert!(created.status().is_success(), "{}", created.status());
+            let s3 = &mut options.config.storage;
+            s3.s3_bucket = Some("gateway-files".to_owned());
+            s3.s3_endpoint = Some(moto.endpoint.clone());
+            s3.s3_access_key_id = Some("test".to_owned());
+            s3.s3_secret_access_key = Some(gateway::config::Secret::new("test"));
+            s3.s3_force_path_style = true;
+            Some(moto)
+        }
+    };
+    StorageApp { app: spawn_app_with(options).await, backend, _moto: moto }
+}
+
+/// A moto server (PyPI `moto[server]`, installed by `scripts/setup.sh`) on a
+/// free port, stopped when dropped.
+pub struct Moto {
+    child: Child,
+    pub endpoint: String,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub async fn start_moto() -> Moto {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let child = Command::new("python3")
+        .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 -m moto.server (scripts/setup.sh installs moto[server])");
+    let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
+    let client = reqwest::Client::new();
+    for _ in 0..300 {
+        if client.get(&moto.endpoint).send().await.is_ok() {
+            return moto;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("moto did not start on {}", moto.endpoint);
+}
+
+/// Every blob the gateway's store holds, whatever the backend.
+pub async fn blobs(app: &TestApp) -> Vec<String> {
+    let listed: Vec<_> = app.state.store.store.list(None).try_collect().await.expect("list the store");
+    let mut names: Vec<String> = listed.into_iter().map(|meta| meta.location.to_string()).collect();
+    names.sort();
+    names
+}
+
+/// Runs each named `async fn(StorageApp)` once on local disk and once on S3.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod local {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::spawn_storage_app(super::Backend::Local).await).await;
+            })*
+        }
+        mod s3 {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::spawn_storage_app(super::Backend::S3).await).await;
+            })*
+        }
+    };
+}
 
 pub fn url(app: &TestApp, path: &str) -> String {
     format!("{}/storage/v1{path}", app.address)
@@ -101,11 +212,6 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 pub fn storage_root(app: &TestApp) -> PathBuf {
     app.state.config.storage_root()
-}
-
-/// Bytes stored under the storage root, summed over every file.
-pub fn stored_bytes(app: &TestApp) -> u64 {
-    files_under(&storage_root(app)).iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum()
 }
 
 /// Runs SQL as the superuser in this test's database.
