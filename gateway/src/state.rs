@@ -5,10 +5,13 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::db::Db;
 use crate::jwt::JwtKeys;
+use crate::rest::cache::SchemaHandle;
 
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
     pub jwt: Arc<JwtKeys>,
+    /// The REST API's schema cache.
+    pub schema: SchemaHandle,
 }
