@@ -122,6 +122,7 @@ mod tests {
         assert_eq!(read_status(0, 2, None).ok(), Some(StatusCode::OK));
         assert_eq!(read_status(0, 0, Some(0)).ok(), Some(StatusCode::OK));
         assert!(read_status(10, 0, Some(5)).is_err());
-        assert_eq!(read_status(5, 0, Some(5)).ok(), Some(StatusCode::OK));
+        // An empty window at the end is smaller than the total: 206, as PostgREST.
+        assert_eq!(read_status(5, 0, Some(5)).ok(), Some(StatusCode::PARTIAL_CONTENT));
     }
 }

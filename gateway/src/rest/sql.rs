@@ -554,12 +554,14 @@ fn finish_mutation(
     } else {
         "null::text"
     };
+    let body = match returned {
+        BodyKind::None => "null::text".to_owned(),
+        kind => format!("(select {} from (select {items} from pgrst_mut as t0) as _r)", body_sql(kind)),
+    };
     let _ = write!(
         text,
-        " select {total} as total, (select pg_catalog.count(*) from pgrst_mut) as page, \
-         (select {} from (select {items} from pgrst_mut as t0) as _r) as body, \
-         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted})::text as extra",
-        body_sql(returned)
+        " select {total} as total, (select pg_catalog.count(*) from pgrst_mut) as page, {body} as body, \
+         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted})::text as extra"
     );
     w.finish(text)
 }
@@ -585,8 +587,9 @@ pub fn call(
 ) -> Statement {
     let mut w = Writer::new();
     let alias = w.alias();
-    let body = w.param(body);
     let single_json = matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
+    // The body is a parameter only when the call reads it.
+    let body = if single_json || !args.is_empty() { w.param(body) } else { String::new() };
     let call = if single_json {
         format!("{}({body}::{})", qualified(&function.name), function.arguments[0].data_type)
     } else {
