@@ -374,3 +374,36 @@ async fn weird_identifiers_and_values_are_handled_safely() {
     assert_eq!(injection.json(), json!([]));
     assert_eq!(get(&app, "/products?select=id&id=eq.1", &[]).await.json(), json!([{"id": 1}]));
 }
+
+#[tokio::test]
+async fn planned_and_estimated_counts_come_from_the_planner() {
+    let app = spawn_shop().await;
+    app.admin().await.batch_execute("analyze public.products").await.expect("analyze");
+    for method in ["planned", "estimated"] {
+        let prefer = format!("count={method}");
+        let answer = get(&app, "/products?select=id&limit=2", &[("prefer", prefer.as_str())]).await;
+        assert_eq!(answer.status, 206, "{method}: {}", answer.text);
+        let range = answer.content_range.expect("range");
+        let total: i64 = range.split('/').nth(1).and_then(|t| t.parse().ok()).expect("a number");
+        assert!(total > 0, "{method}: {range}");
+        assert_eq!(answer.headers["preference-applied"], prefer.as_str());
+    }
+}
+
+#[tokio::test]
+async fn the_root_describes_what_the_caller_may_use() {
+    let app = spawn_shop().await;
+    app.admin().await.batch_execute("revoke select on public.notes from anon").await.expect("revoke");
+    for path in ["/", ""] {
+        let answer = get(&app, path, &[("accept", "application/openapi+json")]).await;
+        assert_eq!(answer.status, 200, "{path:?}: {}", answer.text);
+        assert_eq!(answer.content_type.as_deref(), Some("application/openapi+json; charset=utf-8"));
+        let doc = answer.json();
+        assert_eq!(doc["swagger"], "2.0");
+        assert_eq!(doc["definitions"]["products"]["properties"]["price"]["type"], "number");
+        assert_eq!(doc["definitions"]["products"]["properties"]["tags"]["type"], "array");
+        assert!(doc["paths"]["/brands"]["get"].is_object());
+        assert!(doc["paths"]["/rpc/add"]["post"].is_object());
+        assert!(doc["paths"]["/notes"].is_null(), "anon may not read notes any more");
+    }
+}

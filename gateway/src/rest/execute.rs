@@ -56,15 +56,43 @@ pub async fn run(
     statement: &Statement,
 ) -> Result<(Session, Outcome), ApiError> {
     let mut session = db.session(caller, access).await?;
+    let outcome = run_in(&mut session, statement).await?;
+    Ok((session, outcome))
+}
+
+/// Runs `statement` in an open session.
+pub async fn run_in(session: &mut Session, statement: &Statement) -> Result<Outcome, ApiError> {
     let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
     let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
     let rows = session.query(&statement.text, &refs).await?;
     let row = rows.first().ok_or_else(|| ApiError::internal("a REST statement returned no row"))?;
-    let outcome = Outcome {
+    Ok(Outcome {
         total: row.try_get("total").map_err(ApiError::internal)?,
         page: row.try_get("page").map_err(ApiError::internal)?,
         body: row.try_get("body").map_err(ApiError::internal)?,
         extra: row.try_get("extra").map_err(ApiError::internal)?,
-    };
-    Ok((session, outcome))
+    })
+}
+
+/// Names of the tables and functions (as `rpc/<name>`) of `schema` that the
+/// caller may use, for the OpenAPI document.
+pub async fn visible(db: &Db, caller: &Caller, schema: &str) -> Result<Vec<String>, ApiError> {
+    let mut session = db.session(caller, Access::ReadOnly).await?;
+    let rows = session.query(super::openapi::VISIBLE, &[&schema]).await?;
+    session.commit().await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// PostgreSQL's estimate of how many rows `statement` (an `explain`) reads:
+/// PostgREST's `count=planned`.
+pub async fn planned_count(session: &mut Session, statement: &Statement) -> Result<i64, ApiError> {
+    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let rows = session.query(&statement.text, &refs).await?;
+    let plan: serde_json::Value = rows
+        .first()
+        .ok_or_else(|| ApiError::internal("explain returned no row"))?
+        .try_get(0)
+        .map_err(ApiError::internal)?;
+    Ok(plan.pointer("/0/Plan/Plan Rows").and_then(serde_json::Value::as_f64).unwrap_or(0.0) as i64)
 }

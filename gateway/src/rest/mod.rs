@@ -11,6 +11,7 @@ pub mod cache;
 pub mod config;
 pub mod error;
 pub mod execute;
+pub mod openapi;
 pub mod parse;
 pub mod plan;
 pub mod request;
@@ -29,7 +30,7 @@ use axum::{
 };
 use serde_json::{Map, Value, json};
 
-use self::ast::{Handling, QueryParams, Representation, Resolution, Transaction};
+use self::ast::{CountMethod, Handling, QueryParams, Representation, Resolution, Transaction};
 use self::error::RestError;
 use self::request::{Media, RestRequest};
 use self::response::Reply;
@@ -41,6 +42,7 @@ use crate::state::AppState;
 
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
+        .route("/", get(describe))
         .route("/rpc/{function}", get(call).head(call).post(call))
         .route("/{table}", get(read).head(read).post(create).patch(update).put(put).delete(delete))
         // PostgREST checks the token before it routes, so a bad token is a 401
@@ -79,8 +81,8 @@ fn body_kind(media: Media) -> BodyKind {
     }
 }
 
+/// Writes and function calls count exactly whatever count was asked for.
 fn counting(request: &RestRequest) -> bool {
-    // Planned and estimated counts are answered exactly (see README, "Differences").
     request.prefer.count.is_some()
 }
 
@@ -96,8 +98,26 @@ async fn read(
     let cache = state.schema.get(&state.db).await?;
     let node = plan::read(&cache, &request.schema, &table, &query)?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
-    let statement = sql::read(&node, Some(state.config.rest.max_rows), counting(&request), body);
-    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadOnly, &statement).await?;
+    let max_rows = state.config.rest.max_rows;
+    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    // count=planned is the planner's estimate; count=estimated is exact up to
+    // max-rows and the estimate beyond (PostgREST docs, "Counting").
+    let planned = match request.prefer.count {
+        Some(CountMethod::Planned | CountMethod::Estimated) => {
+            Some(execute::planned_count(&mut session, &sql::planned_count(&node)).await?)
+        }
+        _ => None,
+    };
+    let exact = match request.prefer.count {
+        Some(CountMethod::Exact) => true,
+        Some(CountMethod::Estimated) => planned.is_some_and(|p| p <= max_rows),
+        _ => false,
+    };
+    let statement = sql::read(&node, Some(max_rows), exact, body);
+    let mut outcome = execute::run_in(&mut session, &statement).await?;
+    if outcome.total.is_none() {
+        outcome.total = planned;
+    }
     finish(session, &request).await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
     let status = response::read_status(offset, outcome.page, outcome.total)?;
@@ -112,6 +132,29 @@ async fn read(
         media: request.media,
         content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
         preference_applied: prefer.preference_applied(),
+        location: None,
+        profile: request.schema.clone(),
+    }
+    .into_response())
+}
+
+/// `GET /`: the OpenAPI (Swagger 2.0) description of what the caller may use.
+pub async fn describe(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    let cache = state.schema.get(&state.db).await?;
+    let visible = execute::visible(&state.db, &caller, &request.schema).await?;
+    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
+    let document = openapi::document(&cache, &request.schema, &visible, host);
+    Ok(Reply {
+        status: StatusCode::OK,
+        body: Some(document.to_string()),
+        media: Media::OpenApi,
+        content_range: None,
+        preference_applied: None,
         location: None,
         profile: request.schema.clone(),
     }

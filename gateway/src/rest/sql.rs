@@ -102,6 +102,18 @@ pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind)
     w.finish(text)
 }
 
+/// `explain` of the rows a read would count, for `count=planned`.
+pub fn planned_count(node: &Node<'_>) -> Statement {
+    let mut w = Writer::new();
+    let alias = w.alias();
+    let where_clause = where_sql(&mut w, node, &alias, &[]);
+    let text = format!(
+        "explain (format json) select 1 from {} as {alias}{where_clause}",
+        qualified(&node.table.name)
+    );
+    w.finish(text)
+}
+
 /// The rows of one page, projected: `select <items> from (<filtered, ordered,
 /// limited rows>) as alias`.
 fn page_sql(
