@@ -407,3 +407,26 @@ async fn the_root_describes_what_the_caller_may_use() {
         assert!(doc["paths"]["/notes"].is_null(), "anon may not read notes any more");
     }
 }
+
+#[tokio::test]
+async fn prepared_statements_per_connection_stay_bounded() {
+    let mut config = common::test_config();
+    config.pool_size = 1;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.items (id int primary key);
+             create function public.prepared() returns int8 language sql stable as
+               $$ select count(*) from pg_catalog.pg_prepared_statements $$;",
+        )
+        .await
+        .expect("fixture");
+    for limit in 1..=400 {
+        let answer = get(&app, &format!("/items?limit={limit}"), &[]).await;
+        assert_eq!(answer.status, 200);
+    }
+    let answer = Answer::from(app.rest(Method::POST, "/rpc/prepared", None).send().await.expect("rpc")).await;
+    let prepared = answer.json().as_i64().expect("a count");
+    assert!((1..=270).contains(&prepared), "{prepared} statements prepared on one connection");
+}
