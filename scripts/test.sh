@@ -17,7 +17,12 @@ cargo test --locked --workspace
 
 echo "== supabase-js client tests"
 work=$(mktemp -d)
-target/debug/gateway serve --data-dir "$work/.data" --listen 127.0.0.1:0 >"$work/banner" 2>"$work/gateway.log" &
+# The project's sql/ and policies/, plus the REST fixture the client tests read.
+mkdir -p "$work/schema"
+cp -r sql policies "$work/schema/"
+cp gateway/tests/fixtures/shop.sql "$work/schema/sql/900_client_fixture.sql"
+target/debug/gateway serve --data-dir "$work/.data" --sql-root "$work/schema" --listen 127.0.0.1:0 \
+  >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!
 cleanup() {
   kill -INT "$gateway" 2>/dev/null && wait "$gateway" || true

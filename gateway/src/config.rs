@@ -129,6 +129,9 @@ pub struct Config {
     pub statement_timeout: Span,
 
     #[command(flatten)]
+    pub rest: crate::rest::config::RestConfig,
+
+    #[command(flatten)]
     pub storage: crate::storage::StorageConfig,
 }
 

@@ -97,10 +97,14 @@ impl ApiError {
                 role,
             });
         }
-        if err.is_closed() {
-            return Self::Unavailable("connection closed".to_owned());
+        // Lost connections and I/O failures are outages; anything else (a
+        // statement the gateway built wrong) is a bug, never a 503 that
+        // supabase-js would retry.
+        let io = std::error::Error::source(&err).is_some_and(|s| s.is::<std::io::Error>());
+        if err.is_closed() || io {
+            return Self::Unavailable(err.to_string());
         }
-        Self::Unavailable(err.to_string())
+        Self::Internal(err.to_string())
     }
 
     /// HTTP status as PostgREST reports it.

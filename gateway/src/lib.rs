@@ -34,6 +34,12 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health::live))
         .route("/ready", get(health::ready))
+        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
+        .route(
+            "/rest/v1/",
+            get(rest::describe)
+                .layer(axum::middleware::from_fn_with_state(state.clone(), caller::require_apikey)),
+        )
         .nest("/rest/v1", rest::router(state.clone()))
         .nest("/auth/v1", auth::router(state.clone()))
         .nest("/storage/v1", storage::router())

@@ -113,17 +113,22 @@ pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migr
 pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
     let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;
     let db = Db::new(api, &config)?;
+    let schema = crate::rest::cache::SchemaHandle::new(config.rest.db_schemas.clone());
     let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
-    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt), store })
+    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt), schema, store })
 }
 
-/// Serves until `shutdown` resolves, then finishes the requests in flight.
+/// Serves until `shutdown` resolves, then finishes the requests in flight. The
+/// schema listener keeps the REST API's schema cache current meanwhile.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, crate::app(state)).with_graceful_shutdown(shutdown).await
+    let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
+    let result = axum::serve(listener, crate::app(state)).with_graceful_shutdown(shutdown).await;
+    listener_task.abort();
+    result
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

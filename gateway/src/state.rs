@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::db::Db;
 use crate::jwt::JwtKeys;
+use crate::rest::cache::SchemaHandle;
 use crate::storage::Backend;
 
 #[derive(Clone)]
@@ -12,6 +13,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
     pub jwt: Arc<JwtKeys>,
+    /// The REST API's schema cache.
+    pub schema: SchemaHandle,
     /// Where stored objects' bytes live (local disk or S3).
     pub store: Backend,
 }

@@ -32,6 +32,8 @@ type RoleSettings = HashMap<Role, Vec<(String, String)>>;
 #[derive(Clone)]
 pub struct Db {
     pool: Pool,
+    /// How to reach the database outside the pool (the schema listener).
+    pg: tokio_postgres::Config,
     role_settings: Arc<RwLock<Option<Arc<RoleSettings>>>>,
 }
 
@@ -50,8 +52,11 @@ impl Db {
             pg.application_name("gateway");
         }
         pg.connect_timeout(CONNECT_TIMEOUT);
-        let manager =
-            Manager::from_config(pg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_config(
+            pg.clone(),
+            NoTls,
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(config.pool_size.max(1))
             .runtime(Runtime::Tokio1)
@@ -62,7 +67,7 @@ impl Db {
             })
             .build()
             .map_err(|e| format!("could not build the connection pool: {e}"))?;
-        Ok(Self { pool, role_settings: Arc::new(RwLock::new(None)) })
+        Ok(Self { pool, pg, role_settings: Arc::new(RwLock::new(None)) })
     }
 
     /// Takes a connection from the pool; the only caller is [`Session`].
@@ -92,11 +97,24 @@ impl Db {
         }
     }
 
-    /// Forgets the cached role settings; they are read again on next use.
-    pub fn reload_role_settings(&self) {
+    /// A pooled connection as the authenticator itself, with no caller and no
+    /// role switch: for reading the catalog (the schema cache), never for data.
+    pub async fn catalog(&self) -> Result<Object, ApiError> {
+        self.checkout().await
+    }
+
+    /// Connection settings for a dedicated connection (`LISTEN`).
+    pub fn pg_config(&self) -> &tokio_postgres::Config {
+        &self.pg
+    }
+
+    /// After the schema changed: forget the role settings and every prepared
+    /// statement, so that nothing planned against the old schema is reused.
+    pub fn schema_changed(&self) {
         if let Ok(mut cached) = self.role_settings.write() {
             *cached = None;
         }
+        self.pool.manager().statement_caches.clear();
     }
 
     async fn role_settings(&self, conn: &Object) -> Result<Arc<RoleSettings>, ApiError> {

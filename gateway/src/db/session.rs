@@ -52,6 +52,12 @@ impl Access {
 /// `db-extra-search-path` default to on Supabase.
 const SEARCH_PATH: &str = "\"public\", \"extensions\"";
 
+/// Prepared statements kept per connection. Statements are cached by their
+/// text (their plans are what make repeated shapes fast), and the REST API
+/// writes limits and offsets as literals, so the set of texts is open-ended:
+/// past this many the cache starts over rather than grow without bound.
+const MAX_PREPARED: usize = 256;
+
 const SET_CONFIG: &str =
     "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
 
@@ -256,6 +262,9 @@ async fn pipeline(
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
+    if conn.statement_cache.size() > MAX_PREPARED {
+        conn.statement_cache.clear();
+    }
     let (begin, set_config) =
         futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG))?;
     let settings: [&(dyn ToSql + Sync); 2] = [names, values];

@@ -1,20 +1,588 @@
 //! `/rest/v1`: the PostgREST-compatible API.
 //!
 //! Like the hosted service, every request must carry an API key, and errors take
-//! PostgREST's `{"code","details","hint","message"}` shape.
+//! PostgREST's `{"code","details","hint","message"}` shape. Each handler is a
+//! recipe: parse (`parse`), plan against the schema cache (`plan`), render one
+//! statement (`sql`), run it in the caller's session (`execute`), respond
+//! (`response`).
 
+pub mod ast;
+pub mod cache;
+pub mod config;
 pub mod error;
+pub mod execute;
+pub mod openapi;
+pub mod parse;
+pub mod plan;
+pub mod request;
+pub mod response;
+pub mod schema;
+pub mod sql;
 
-use axum::{Router, middleware};
+use axum::{
+    Router,
+    body::Bytes,
+    extract::{Path, State},
+    http::StatusCode,
+    middleware,
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde_json::{Map, Value, json};
 
+use self::ast::{CountMethod, Handling, QueryParams, Representation, Resolution, Transaction};
+use self::error::RestError;
+use self::request::{Media, RestRequest};
+use self::response::Reply;
+use self::sql::BodyKind;
 use crate::caller::{Caller, require_apikey};
+use crate::db::{Access, Session};
 use crate::error::ApiError;
 use crate::state::AppState;
 
 pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
+        .route("/", get(describe))
+        .route("/rpc/{function}", get(call).head(call).post(call))
+        .route("/{table}", get(read).head(read).post(create).patch(update).put(put).delete(delete))
         // PostgREST checks the token before it routes, so a bad token is a 401
         // whatever the path.
         .fallback(|_: Caller| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state, require_apikey))
+}
+
+fn parse_error(e: parse::ParseError) -> ApiError {
+    ApiError::Rest(RestError {
+        status: StatusCode::BAD_REQUEST,
+        code: e.code,
+        message: e.message,
+        details: e.details.map(Value::String),
+        hint: e.hint,
+    })
+}
+
+fn bad_body(message: &str) -> ApiError {
+    ApiError::Rest(RestError {
+        status: StatusCode::BAD_REQUEST,
+        code: "PGRST102",
+        message: message.to_owned(),
+        details: None,
+        hint: None,
+    })
+}
+
+/// What a body of the response is built as, for a media type.
+fn body_kind(media: Media) -> BodyKind {
+    match media {
+        Media::Json | Media::OpenApi => BodyKind::Array,
+        Media::JsonStripped => BodyKind::ArrayStripped,
+        Media::Object => BodyKind::Object,
+        Media::Csv => BodyKind::Csv,
+    }
+}
+
+/// Writes and function calls count exactly whatever count was asked for.
+fn counting(request: &RestRequest) -> bool {
+    request.prefer.count.is_some()
+}
+
+/// `GET`/`HEAD /{table}`.
+async fn read(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(table): Path<String>,
+) -> Result<Response, ApiError> {
+    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    response::check_limit(query.root.limit)?;
+    let cache = state.schema.get(&state.db).await?;
+    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
+    let max_rows = state.config.rest.max_rows;
+    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    // count=planned is the planner's estimate; count=estimated is exact up to
+    // max-rows and the estimate beyond (PostgREST docs, "Counting").
+    let planned = match request.prefer.count {
+        Some(CountMethod::Planned | CountMethod::Estimated) => {
+            Some(execute::planned_count(&mut session, &sql::planned_count(&node)).await?)
+        }
+        _ => None,
+    };
+    let exact = match request.prefer.count {
+        Some(CountMethod::Exact) => true,
+        Some(CountMethod::Estimated) => planned.is_some_and(|p| p <= max_rows),
+        _ => false,
+    };
+    let statement = sql::read(&node, Some(max_rows), exact, body);
+    let mut outcome = execute::run_in(&mut session, &statement).await?;
+    if outcome.total.is_none() {
+        outcome.total = planned;
+    }
+    finish(session, &request).await?;
+    let offset = query.root.offset.unwrap_or(0).max(0);
+    let status = response::read_status(offset, outcome.page, outcome.total)?;
+    response::check_singular(request.media, outcome.page)?;
+    let mut prefer = request.prefer.clone();
+    prefer.representation = None;
+    prefer.resolution = None;
+    prefer.missing = None;
+    Ok(Reply {
+        status,
+        body: render_body(&request, &node, outcome.body),
+        media: request.media,
+        content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
+        preference_applied: prefer.preference_applied(),
+        location: None,
+        profile: request.schema.clone(),
+    }
+    .into_response())
+}
+
+/// `GET /`: the OpenAPI (Swagger 2.0) description of what the caller may use.
+pub async fn describe(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    headers: axum::http::HeaderMap,
+) -> Result<Response, ApiError> {
+    let cache = state.schema.get(&state.db).await?;
+    let visible = execute::visible(&state.db, &caller, &request.schema).await?;
+    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
+    let document = openapi::document(&cache, &request.schema, &visible, host);
+    Ok(Reply {
+        status: StatusCode::OK,
+        body: Some(document.to_string()),
+        media: Media::OpenApi,
+        content_range: None,
+        preference_applied: None,
+        location: None,
+        profile: request.schema.clone(),
+    }
+    .into_response())
+}
+
+/// The body text, with the CSV header line that PostgREST puts first.
+fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String>) -> Option<String> {
+    if request.is_head() {
+        return None;
+    }
+    let body = body?;
+    if request.media != Media::Csv {
+        return Some(body);
+    }
+    let header: Vec<String> = node
+        .items
+        .iter()
+        .flat_map(|item| match item {
+            plan::Item::Column { output, .. } => vec![output.clone()],
+            plan::Item::Embed(i) => vec![node.embeds[*i].output.clone()],
+        })
+        .collect();
+    Some(format!("{}\n{body}", header.join(",")))
+}
+
+/// Commits, or rolls back when `Prefer: tx=rollback` asks for it.
+async fn finish(session: Session, request: &RestRequest) -> Result<(), ApiError> {
+    if request.prefer.transaction == Some(Transaction::Rollback) {
+        session.rollback().await
+    } else {
+        session.commit().await
+    }
+}
+
+/// The request body as JSON rows, and the keys of the first one.
+fn json_rows(body: &Bytes) -> Result<(Value, Vec<String>), ApiError> {
+    let value: Value = if body.is_empty() {
+        json!({})
+    } else {
+        serde_json::from_slice(body).map_err(|_| bad_body("Empty or invalid json"))?
+    };
+    let keys = |object: &Map<String, Value>| object.keys().cloned().collect::<Vec<_>>();
+    let first = match &value {
+        Value::Object(object) => keys(object),
+        Value::Array(rows) => match rows.first() {
+            Some(Value::Object(object)) => keys(object),
+            None => Vec::new(),
+            Some(_) => return Err(bad_body("All object keys must match")),
+        },
+        _ => return Err(bad_body("Empty or invalid json")),
+    };
+    Ok((value, first))
+}
+
+/// After a write: the singular and `max-affected` checks, then commit or
+/// roll back (a refused write leaves nothing behind).
+async fn settle(session: Session, request: &RestRequest, affected: i64) -> Result<(), ApiError> {
+    let check = response::check_singular(request.media, affected).and_then(|()| {
+        match (request.prefer.handling, request.prefer.max_affected) {
+            (Some(Handling::Strict), Some(max)) if affected > max => Err(ApiError::Rest(RestError {
+                status: StatusCode::BAD_REQUEST,
+                code: "PGRST124",
+                message: "Query result exceeds max-affected preference constraint".to_owned(),
+                details: Some(json!(format!("The query affects {affected} rows"))),
+                hint: None,
+            })),
+            _ => Ok(()),
+        }
+    });
+    match check {
+        Ok(()) => finish(session, request).await,
+        Err(e) => {
+            session.rollback().await?;
+            Err(e)
+        }
+    }
+}
+
+fn returned(request: &RestRequest) -> BodyKind {
+    match request.prefer.representation {
+        Some(Representation::Full) => body_kind(request.media),
+        _ => BodyKind::None,
+    }
+}
+
+/// Unknown preferences under `handling=strict` are an error (PGRST122).
+fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
+    if request.prefer.handling == Some(Handling::Strict) && !request.prefer.invalid.is_empty() {
+        return Err(ApiError::Rest(RestError {
+            status: StatusCode::BAD_REQUEST,
+            code: "PGRST122",
+            message: "Invalid preferences given with handling=strict".to_owned(),
+            details: Some(json!(format!("Invalid preferences: {}", request.prefer.invalid.join(", ")))),
+            hint: None,
+        }));
+    }
+    Ok(())
+}
+
+/// `Location` for a created row: `/products?id=eq.6`.
+fn location(table: &str, extra: Option<&str>) -> Option<String> {
+    let extra: Value = serde_json::from_str(extra?).ok()?;
+    let key = extra.get("location")?.as_str()?;
+    let key: Map<String, Value> = serde_json::from_str(key).ok()?;
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in key {
+        let text = match value {
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        query.append_pair(&name, &format!("eq.{text}"));
+    }
+    Some(format!("/{table}?{}", query.finish()))
+}
+
+fn inserted(extra: Option<&str>) -> i64 {
+    extra
+        .and_then(|e| serde_json::from_str::<Value>(e).ok())
+        .and_then(|e| e.get("inserted")?.as_str()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn mutation_reply(
+    request: &RestRequest,
+    status: StatusCode,
+    outcome: &execute::Outcome,
+    range: String,
+) -> Reply {
+    let has_body = request.prefer.representation == Some(Representation::Full);
+    let mut prefer = request.prefer.clone();
+    if prefer.representation == Some(Representation::Minimal) {
+        prefer.representation = None;
+    }
+    Reply {
+        status: if has_body || status != StatusCode::OK { status } else { StatusCode::NO_CONTENT },
+        body: if has_body { outcome.body.clone() } else { None },
+        media: request.media,
+        content_range: Some(range),
+        preference_applied: prefer.preference_applied(),
+        location: None,
+        profile: request.schema.clone(),
+    }
+}
+
+/// `POST /{table}`: insert, or upsert with `Prefer: resolution=...`.
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(table): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_preferences(&request)?;
+    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    let (rows, keys) = json_rows(&body)?;
+    if query.columns.is_none()
+        && let Value::Array(all) = &rows
+        && all.iter().any(|row| {
+            row.as_object().is_none_or(|o| o.len() != keys.len() || !keys.iter().all(|k| o.contains_key(k)))
+        })
+    {
+        return Err(bad_body("All object keys must match"));
+    }
+    let cache = state.schema.get(&state.db).await?;
+    let node = plan::read(&cache, &request.schema, &table, &select_only(&query))?;
+    let columns = plan::write_columns(node.table, query.columns.as_deref(), &keys)?;
+    let on_conflict = match request.prefer.resolution {
+        Some(resolution) => Some((
+            plan::conflict_columns(node.table, query.on_conflict.as_deref())?,
+            match resolution {
+                Resolution::MergeDuplicates => sql::Conflict::Merge,
+                Resolution::IgnoreDuplicates => sql::Conflict::Ignore,
+            },
+        )),
+        None => None,
+    };
+    let insert = sql::Insert {
+        columns,
+        missing_default: request.prefer.missing == Some(ast::Missing::Default),
+        on_conflict,
+    };
+    let statement = sql::insert(&node, &insert, rows.to_string(), counting(&request), returned(&request));
+    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
+    settle(session, &request, outcome.page).await?;
+    // PostgREST answers 200 when an upsert only updated rows.
+    let status =
+        if request.prefer.resolution.is_some() && inserted(outcome.extra.as_deref()) == 0 && outcome.page > 0
+        {
+            StatusCode::OK
+        } else {
+            StatusCode::CREATED
+        };
+    let total = outcome.total.map_or_else(|| "*".to_owned(), |t| t.to_string());
+    let mut reply = mutation_reply(&request, status, &outcome, format!("*/{total}"));
+    if request.prefer.representation == Some(Representation::HeadersOnly) {
+        reply.location = location(&table, outcome.extra.as_deref());
+    }
+    Ok(reply.into_response())
+}
+
+/// The query with its filters dropped: an insert reads back what it wrote, not
+/// what the filters match.
+fn select_only(query: &QueryParams) -> QueryParams {
+    QueryParams { select: query.select.clone(), embedded: query.embedded.clone(), ..QueryParams::default() }
+}
+
+/// Supabase loads pg-safeupdate, which refuses an UPDATE or DELETE without a
+/// WHERE clause; PostgREST answers it with 400 (supabase/supabase#5050).
+fn require_filters(node: &plan::Node<'_>, verb: &str) -> Result<(), ApiError> {
+    if node.conditions.is_empty() {
+        return Err(ApiError::Database(crate::error::DbError {
+            code: "21000".to_owned(),
+            message: format!("{verb} requires a WHERE clause"),
+            details: None,
+            hint: None,
+            role: crate::role::Role::Authenticated,
+        }));
+    }
+    Ok(())
+}
+
+/// `PATCH /{table}`.
+async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(table): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_preferences(&request)?;
+    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    let (row, keys) = json_rows(&body)?;
+    if !row.is_object() {
+        return Err(bad_body("Empty or invalid json"));
+    }
+    let cache = state.schema.get(&state.db).await?;
+    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    require_filters(&node, "UPDATE")?;
+    let columns = plan::write_columns(node.table, None, &keys)?;
+    let statement = if columns.is_empty() {
+        // Nothing to set: read back nothing, as PostgREST does.
+        sql::read(&node, Some(0), false, returned(&request))
+    } else {
+        sql::update(&node, &columns, row.to_string(), counting(&request), returned(&request))
+    };
+    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
+    settle(session, &request, outcome.page).await?;
+    let range = response::content_range(0, outcome.page, outcome.total);
+    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+}
+
+/// `DELETE /{table}`.
+async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(table): Path<String>,
+) -> Result<Response, ApiError> {
+    check_preferences(&request)?;
+    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    let cache = state.schema.get(&state.db).await?;
+    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    require_filters(&node, "DELETE")?;
+    let statement = sql::delete(&node, counting(&request), returned(&request));
+    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
+    settle(session, &request, outcome.page).await?;
+    let range = response::content_range(0, outcome.page, outcome.total);
+    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+}
+
+/// `PUT /{table}?pk=eq.v`: insert or replace the one row the primary key
+/// names; the filters must be exactly the key (PGRST105) and agree with the
+/// body (PGRST115).
+async fn put(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(table): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_preferences(&request)?;
+    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    let (row, keys) = json_rows(&body)?;
+    let Value::Object(object) = &row else {
+        return Err(bad_body("Empty or invalid json"));
+    };
+    let cache = state.schema.get(&state.db).await?;
+    let node = plan::read(&cache, &request.schema, &table, &select_only(&query))?;
+    let pk = &node.table.primary_key;
+    let key_filters: Vec<(&str, &str)> = query
+        .root
+        .filters
+        .iter()
+        .filter_map(|f| match &f.operation {
+            ast::Operation::Compare { op: ast::CompareOp::Eq, value }
+                if !f.negated && f.field.json_path.is_empty() =>
+            {
+                Some((f.field.name.as_str(), value.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let exact = !pk.is_empty()
+        && key_filters.len() == query.root.filters.len()
+        && query.root.logic.is_empty()
+        && key_filters.len() == pk.len()
+        && pk.iter().all(|k| key_filters.iter().any(|(name, _)| name == k));
+    if !exact {
+        return Err(ApiError::Rest(RestError {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            code: "PGRST105",
+            message: "Filters must include all and only primary key columns with 'eq' operators".to_owned(),
+            details: None,
+            hint: None,
+        }));
+    }
+    let matches = key_filters.iter().all(|(name, value)| {
+        object.get(*name).is_some_and(|v| match v {
+            Value::String(s) => s == value,
+            other => {
+                other.as_str().is_none() && serde_json::from_str::<Value>(value).is_ok_and(|v| &v == other)
+            }
+        })
+    });
+    if !matches {
+        return Err(ApiError::Rest(RestError {
+            status: StatusCode::BAD_REQUEST,
+            code: "PGRST115",
+            message: "Payload values do not match URL in primary key column(s)".to_owned(),
+            details: None,
+            hint: None,
+        }));
+    }
+    let insert = sql::Insert {
+        columns: plan::write_columns(node.table, None, &keys)?,
+        missing_default: false,
+        on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
+    };
+    let statement = sql::insert(&node, &insert, row.to_string(), counting(&request), returned(&request));
+    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
+    settle(session, &request, outcome.page).await?;
+    let range = response::content_range(0, outcome.page, outcome.total);
+    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+}
+
+/// `GET`/`HEAD`/`POST /rpc/{function}`.
+async fn call(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: RestRequest,
+    Path(function): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
+    let (query, args): (QueryParams, Value) = if read_only_call {
+        let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
+        let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        (query, Value::Object(args))
+    } else {
+        let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+        let args = if body.is_empty() {
+            json!({})
+        } else {
+            serde_json::from_slice(&body).map_err(|_| bad_body("Empty or invalid json"))?
+        };
+        (query, args)
+    };
+    response::check_limit(query.root.limit)?;
+    let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+    let cache = state.schema.get(&state.db).await?;
+    let function = plan::find_function(&cache, &request.schema, &function, &names)?;
+    let table = function
+        .returns_rows
+        .then(|| {
+            let name =
+                function.return_type.rsplit('.').next().unwrap_or(&function.return_type).trim_matches('"');
+            cache.table(&function.name.schema, name)
+        })
+        .flatten();
+    let node = match table {
+        Some(table) => Some(plan::read(&cache, &table.name.schema, &table.name.name, &query)?),
+        None => None,
+    };
+    let result = match &node {
+        Some(node) => sql::CallResult::Rows(node),
+        None => sql::CallResult::Values,
+    };
+    let returned =
+        if request.is_head() || function.returns_void { BodyKind::None } else { body_kind(request.media) };
+    let statement = sql::call(
+        function,
+        &names,
+        args.to_string(),
+        result,
+        Some(state.config.rest.max_rows),
+        counting(&request),
+        returned,
+    );
+    let access = if read_only_call || function.volatility != schema::Volatility::Volatile {
+        Access::ReadOnly
+    } else {
+        Access::ReadWrite
+    };
+    let (session, outcome) = execute::run(&state.db, &caller, access, &statement).await?;
+    if function.returns_set {
+        response::check_singular(request.media, outcome.page)?;
+    }
+    finish(session, &request).await?;
+    let offset = query.root.offset.unwrap_or(0).max(0);
+    let (status, body) = if function.returns_void {
+        (StatusCode::NO_CONTENT, None)
+    } else {
+        (
+            response::read_status(offset, outcome.page, outcome.total)?,
+            outcome.body.filter(|_| !request.is_head()),
+        )
+    };
+    let mut prefer = request.prefer.clone();
+    prefer.representation = None;
+    Ok(Reply {
+        status,
+        body,
+        media: request.media,
+        content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
+        preference_applied: prefer.preference_applied(),
+        location: None,
+        profile: request.schema.clone(),
+    }
+    .into_response())
 }

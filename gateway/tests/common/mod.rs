@@ -227,3 +227,46 @@ impl TestApp {
         connect(&config).await
     }
 }
+
+/// A gateway over a fresh database holding the REST fixture (`tests/fixtures/shop.sql`).
+pub async fn spawn_shop() -> TestApp {
+    let app = spawn_app().await;
+    app.admin().await.batch_execute(include_str!("../fixtures/shop.sql")).await.expect("fixture");
+    app
+}
+
+impl TestApp {
+    /// A `/rest/v1` request as supabase-js sends it: the anon key as `apikey`
+    /// and `token` (the anon key when `None`) as the bearer.
+    pub fn rest(&self, method: reqwest::Method, path: &str, token: Option<&str>) -> reqwest::RequestBuilder {
+        self.client
+            .request(method, format!("{}/rest/v1{path}", self.address))
+            .header("apikey", &self.anon_key)
+            .bearer_auth(token.unwrap_or(&self.anon_key))
+    }
+}
+
+/// Status, the headers a test looks at, and the body as JSON (or text).
+pub struct Answer {
+    pub status: u16,
+    pub content_range: Option<String>,
+    pub content_type: Option<String>,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Answer {
+    pub async fn from(response: reqwest::Response) -> Self {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let content_range = get("content-range");
+        let content_type = get("content-type");
+        let text = response.text().await.expect("body");
+        Self { status, content_range, content_type, headers, text }
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|_| panic!("not JSON: {:?}", self.text))
+    }
+}

@@ -1,0 +1,16 @@
+//! Settings of the REST API.
+
+/// PostgREST's settings that the REST API honours.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RestConfig {
+    /// Schemas the REST API exposes, comma-separated; the first is the default
+    /// (PostgREST's `db-schemas`). Others are chosen with `Accept-Profile` /
+    /// `Content-Profile`.
+    #[arg(long, env = "GATEWAY_DB_SCHEMAS", default_value = "public", value_delimiter = ',')]
+    pub db_schemas: Vec<String>,
+
+    /// The most rows a read returns, whatever `limit` asks for (PostgREST's
+    /// `db-max-rows`; Supabase's default is 1000).
+    #[arg(long, env = "GATEWAY_MAX_ROWS", default_value_t = 1000)]
+    pub max_rows: i64,
+}

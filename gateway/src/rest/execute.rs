@@ -1,0 +1,98 @@
+//! Running a rendered statement in the caller's session.
+
+use bytes::BytesMut;
+use tokio_postgres::types::{Format, IsNull, ToSql, Type, to_sql_checked};
+
+use super::sql::Statement;
+use crate::caller::Caller;
+use crate::db::{Access, Db, Session};
+use crate::error::ApiError;
+
+/// A value sent as text of unknown type, for PostgreSQL to parse as whatever
+/// type its place in the statement needs, as PostgREST binds every value.
+#[derive(Debug)]
+struct Untyped<'a>(&'a str);
+
+impl ToSql for Untyped<'_> {
+    fn to_sql(
+        &self,
+        _: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        out.extend_from_slice(self.0.as_bytes());
+        Ok(IsNull::No)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    fn encode_format(&self, _: &Type) -> Format {
+        Format::Text
+    }
+
+    to_sql_checked!();
+}
+
+/// The one row every statement of `rest::sql` returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The exact count, when asked for.
+    pub total: Option<i64>,
+    /// Rows in the page (or written).
+    pub page: i64,
+    pub body: Option<String>,
+    /// JSON with the written row's key (`location`) and how many rows an upsert
+    /// inserted (`inserted`).
+    pub extra: Option<String>,
+}
+
+/// Opens the caller's session and runs `statement` in it. The session stays
+/// open: the caller decides to commit or roll back.
+pub async fn run(
+    db: &Db,
+    caller: &Caller,
+    access: Access,
+    statement: &Statement,
+) -> Result<(Session, Outcome), ApiError> {
+    let mut session = db.session(caller, access).await?;
+    let outcome = run_in(&mut session, statement).await?;
+    Ok((session, outcome))
+}
+
+/// Runs `statement` in an open session.
+pub async fn run_in(session: &mut Session, statement: &Statement) -> Result<Outcome, ApiError> {
+    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let rows = session.query(&statement.text, &refs).await?;
+    let row = rows.first().ok_or_else(|| ApiError::internal("a REST statement returned no row"))?;
+    Ok(Outcome {
+        total: row.try_get("total").map_err(ApiError::internal)?,
+        page: row.try_get("page").map_err(ApiError::internal)?,
+        body: row.try_get("body").map_err(ApiError::internal)?,
+        extra: row.try_get("extra").map_err(ApiError::internal)?,
+    })
+}
+
+/// Names of the tables and functions (as `rpc/<name>`) of `schema` that the
+/// caller may use, for the OpenAPI document.
+pub async fn visible(db: &Db, caller: &Caller, schema: &str) -> Result<Vec<String>, ApiError> {
+    let mut session = db.session(caller, Access::ReadOnly).await?;
+    let rows = session.query(super::openapi::VISIBLE, &[&schema]).await?;
+    session.commit().await?;
+    Ok(rows.iter().map(|row| row.get(0)).collect())
+}
+
+/// PostgreSQL's estimate of how many rows `statement` (an `explain`) reads:
+/// PostgREST's `count=planned`.
+pub async fn planned_count(session: &mut Session, statement: &Statement) -> Result<i64, ApiError> {
+    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let rows = session.query(&statement.text, &refs).await?;
+    let plan: serde_json::Value = rows
+        .first()
+        .ok_or_else(|| ApiError::internal("explain returned no row"))?
+        .try_get(0)
+        .map_err(ApiError::internal)?;
+    Ok(plan.pointer("/0/Plan/Plan Rows").and_then(serde_json::Value::as_f64).unwrap_or(0.0) as i64)
+}

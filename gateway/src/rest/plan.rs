@@ -1,0 +1,540 @@
+//! From a parsed request to a plan: every name checked against the schema
+//! cache, every embed resolved to one foreign key. Pure: no I/O, no SQL text.
+//!
+//! Resolution follows PostgREST's (`src/library/PostgREST/Plan.hs`): an embed
+//! names a table related to the current one (or the foreign-key column, as in
+//! `brand_id(*)`), a hint (`brands!products_brand_id_fkey`, `brands!brand_id`)
+//! picks among several foreign keys; none is PGRST200, several PGRST201.
+
+use std::collections::BTreeSet;
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use super::ast::{self, EmbedPath, Field, JoinType, NodeParams, OrderDirection, QueryParams, SelectItem};
+use super::error::RestError;
+use super::schema::{Cardinality, Column, Function, QualifiedName, Relationship, SchemaCache, Table};
+use crate::error::ApiError;
+
+/// What to read from one table (the top level or an embed).
+#[derive(Debug, Clone)]
+pub struct Node<'a> {
+    pub table: &'a Table,
+    pub items: Vec<Item<'a>>,
+    pub embeds: Vec<EmbedNode<'a>>,
+    pub conditions: Vec<Condition>,
+    pub order: Vec<Order>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+/// One output of a node.
+#[derive(Debug, Clone)]
+pub enum Item<'a> {
+    /// A column (with a JSON path and a cast), named `output` in the result.
+    Column { column: &'a Column, path: Vec<ast::JsonStep>, cast: Option<String>, output: String },
+    /// The embed at this index of [`Node::embeds`].
+    Embed(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct EmbedNode<'a> {
+    pub relationship: &'a Relationship,
+    /// The key the embed takes in its parent's object.
+    pub output: String,
+    /// `...rel(cols)`: the embed's outputs go into the parent object.
+    pub spread: bool,
+    /// `!inner`: parents without a matching row are left out.
+    pub inner: bool,
+    pub node: Node<'a>,
+}
+
+impl EmbedNode<'_> {
+    pub fn is_to_one(&self) -> bool {
+        self.relationship.is_to_one()
+    }
+}
+
+/// A condition on a node's rows.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    Filter {
+        column: String,
+        path: Vec<ast::JsonStep>,
+        negated: bool,
+        operation: ast::Operation,
+    },
+    Logic {
+        negated: bool,
+        op: ast::LogicOp,
+        children: Vec<Condition>,
+    },
+    /// A matching row of the embed at this index exists (`!inner`,
+    /// `rel=not.is.null`) or does not (`rel=is.null`).
+    Related {
+        embed: usize,
+        exists: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Order {
+    /// A to-one embed (by index) whose column orders the rows: `order=brands(name)`.
+    pub embed: Option<usize>,
+    pub column: String,
+    pub path: Vec<ast::JsonStep>,
+    pub direction: Option<OrderDirection>,
+    pub nulls: Option<ast::NullsOrder>,
+}
+
+/// The errors planning can raise.
+pub fn table_not_found(name: &QualifiedName) -> ApiError {
+    ApiError::Rest(RestError {
+        status: StatusCode::NOT_FOUND,
+        code: "PGRST205",
+        message: format!("Could not find the table '{name}' in the schema cache"),
+        details: None,
+        hint: None,
+    })
+}
+
+/// PostgreSQL's own message, which PostgREST passes through.
+pub fn column_not_found(table: &Table, column: &str) -> ApiError {
+    ApiError::Database(crate::error::DbError {
+        code: "42703".to_owned(),
+        message: format!("column {}.{} does not exist", table.name.name, column),
+        details: None,
+        hint: None,
+        role: crate::role::Role::Authenticated,
+    })
+}
+
+fn rest(status: StatusCode, code: &'static str, message: String) -> RestError {
+    RestError { status, code, message, details: None, hint: None }
+}
+
+/// Plans a read of `table` in `schema`.
+pub fn read<'a>(
+    cache: &'a SchemaCache,
+    schema: &str,
+    table: &str,
+    query: &QueryParams,
+) -> Result<Node<'a>, ApiError> {
+    let table = find_table(cache, schema, table)?;
+    let mut used = BTreeSet::new();
+    let node = plan_node(cache, table, &query.select, query, &mut Vec::new(), &mut used)?;
+    check_all_paths_used(query, &used)?;
+    Ok(node)
+}
+
+pub fn find_table<'a>(cache: &'a SchemaCache, schema: &str, table: &str) -> Result<&'a Table, ApiError> {
+    cache.table(schema, table).ok_or_else(|| table_not_found(&QualifiedName::new(schema, table)))
+}
+
+/// Parameters for an embed that `select` does not embed are an error
+/// (PostgREST's PGRST108).
+fn check_all_paths_used(query: &QueryParams, used: &BTreeSet<EmbedPath>) -> Result<(), ApiError> {
+    if let Some(path) = query.embedded.keys().find(|path| !used.contains(*path)) {
+        let name = path.join(".");
+        return Err(ApiError::Rest(RestError {
+            hint: Some(format!("Verify that '{name}' is included in the 'select' query parameter.")),
+            ..rest(
+                StatusCode::BAD_REQUEST,
+                "PGRST108",
+                format!("'{name}' is not an embedded resource in this request"),
+            )
+        }));
+    }
+    Ok(())
+}
+
+fn plan_node<'a>(
+    cache: &'a SchemaCache,
+    table: &'a Table,
+    select: &[SelectItem],
+    query: &QueryParams,
+    path: &mut EmbedPath,
+    used: &mut BTreeSet<EmbedPath>,
+) -> Result<Node<'a>, ApiError> {
+    let mut node = Node {
+        table,
+        items: Vec::new(),
+        embeds: Vec::new(),
+        conditions: Vec::new(),
+        order: Vec::new(),
+        limit: None,
+        offset: None,
+    };
+    // `select=` sent empty means every column, as a missing one does.
+    let star = [SelectItem::Star];
+    let select = if select.is_empty() { &star[..] } else { select };
+    for item in select {
+        match item {
+            SelectItem::Star => {
+                for column in &table.columns {
+                    node.items.push(Item::Column {
+                        column,
+                        path: Vec::new(),
+                        cast: None,
+                        output: column.name.clone(),
+                    });
+                }
+            }
+            SelectItem::Column(c) => {
+                if c.aggregate.is_some() {
+                    return Err(aggregates_disabled());
+                }
+                let column = find_column(table, &c.field.name)?;
+                let output = c.alias.clone().unwrap_or_else(|| output_name(&c.field));
+                node.items.push(Item::Column {
+                    column,
+                    path: c.field.json_path.clone(),
+                    cast: c.cast.clone(),
+                    output,
+                });
+            }
+            SelectItem::Count { .. } => return Err(aggregates_disabled()),
+            SelectItem::Embed(embed) => {
+                let relationship = resolve(cache, table, embed)?;
+                let output = embed.alias.clone().unwrap_or_else(|| embed.relation.clone());
+                let target = cache
+                    .tables
+                    .get(&relationship.target)
+                    .ok_or_else(|| table_not_found(&relationship.target))?;
+                path.push(output.clone());
+                let child = plan_node(cache, target, &embed.children, query, path, used)?;
+                path.pop();
+                if embed.spread && !relationship.is_to_one() {
+                    return Err(ApiError::Rest(RestError {
+                        details: Some(json!(format!(
+                            "'{}' and '{}' do not form a many-to-one or one-to-one relationship",
+                            table.name.name, relationship.target.name
+                        ))),
+                        ..rest(
+                            StatusCode::BAD_REQUEST,
+                            "PGRST119",
+                            format!("A spread operation on '{}' is not possible", relationship.target.name),
+                        )
+                    }));
+                }
+                let index = node.embeds.len();
+                node.embeds.push(EmbedNode {
+                    relationship,
+                    output,
+                    spread: embed.spread,
+                    inner: embed.join == Some(JoinType::Inner),
+                    node: child,
+                });
+                if embed.join == Some(JoinType::Inner) {
+                    node.conditions.push(Condition::Related { embed: index, exists: true });
+                }
+                // `rel()` selects nothing but still filters.
+                if !embed.children.is_empty() {
+                    node.items.push(Item::Embed(index));
+                }
+            }
+        }
+    }
+    let empty = NodeParams::default();
+    let params = if path.is_empty() {
+        &query.root
+    } else {
+        used.insert(path.clone());
+        query.embedded.get(path.as_slice()).unwrap_or(&empty)
+    };
+    for filter in &params.filters {
+        let condition = plan_filter(&node, filter)?;
+        node.conditions.push(condition);
+    }
+    for tree in &params.logic {
+        let condition = plan_logic(&node, tree)?;
+        node.conditions.push(condition);
+    }
+    for term in &params.order {
+        let order = plan_order(&node, term)?;
+        node.order.push(order);
+    }
+    node.limit = params.limit;
+    node.offset = params.offset;
+    Ok(node)
+}
+
+fn aggregates_disabled() -> ApiError {
+    ApiError::Rest(rest(
+        StatusCode::BAD_REQUEST,
+        "PGRST123",
+        "Use of aggregate functions is not allowed".to_owned(),
+    ))
+}
+
+/// The key a selected field gets: the last JSON key, else the column's name
+/// (PostgREST `fldNm`).
+fn output_name(field: &Field) -> String {
+    match field.json_path.last() {
+        Some(ast::JsonStep { key: ast::JsonKey::Key(key), .. }) => key.clone(),
+        Some(ast::JsonStep { key: ast::JsonKey::Index(_), .. }) => {
+            // PostgREST names an index step after the previous key or the column.
+            field
+                .json_path
+                .iter()
+                .rev()
+                .find_map(|step| match &step.key {
+                    ast::JsonKey::Key(key) => Some(key.clone()),
+                    ast::JsonKey::Index(_) => None,
+                })
+                .unwrap_or_else(|| field.name.clone())
+        }
+        None => field.name.clone(),
+    }
+}
+
+fn find_column<'a>(table: &'a Table, name: &str) -> Result<&'a Column, ApiError> {
+    table.column(name).ok_or_else(|| column_not_found(table, name))
+}
+
+fn plan_filter(node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiError> {
+    // `rel=is.null` on an embedded resource tests for the absence of a match.
+    if let Some(is_null) = filter.null_test()
+        && let Some(index) = node.embeds.iter().position(|e| e.output == filter.field.name)
+    {
+        let exists = !is_null;
+        return Ok(Condition::Related { embed: index, exists });
+    }
+    let column = find_column(node.table, &filter.field.name)?;
+    Ok(Condition::Filter {
+        column: column.name.clone(),
+        path: filter.field.json_path.clone(),
+        negated: filter.negated,
+        operation: filter.operation.clone(),
+    })
+}
+
+fn plan_logic(node: &Node<'_>, tree: &ast::LogicTree) -> Result<Condition, ApiError> {
+    match tree {
+        ast::LogicTree::Filter(filter) => plan_filter(node, filter),
+        ast::LogicTree::Group { negated, op, children } => Ok(Condition::Logic {
+            negated: *negated,
+            op: *op,
+            children: children.iter().map(|c| plan_logic(node, c)).collect::<Result<_, _>>()?,
+        }),
+    }
+}
+
+fn plan_order(node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
+    let (embed, column) = match &term.relation {
+        None => (None, find_column(node.table, &term.field.name)?.name.clone()),
+        Some(relation) => {
+            let index = node.embeds.iter().position(|e| &e.output == relation).ok_or_else(|| {
+                ApiError::Rest(RestError {
+                    hint: Some(format!(
+                        "Verify that '{relation}' is included in the 'select' query parameter."
+                    )),
+                    ..rest(
+                        StatusCode::BAD_REQUEST,
+                        "PGRST108",
+                        format!("'{relation}' is not an embedded resource in this request"),
+                    )
+                })
+            })?;
+            let embed = &node.embeds[index];
+            if !embed.is_to_one() {
+                return Err(ApiError::Rest(RestError {
+                    hint: Some(format!(
+                        "'{}' and '{}' do not form a many-to-one or one-to-one relationship",
+                        node.table.name.name, embed.relationship.target.name
+                    )),
+                    ..rest(
+                        StatusCode::BAD_REQUEST,
+                        "PGRST118",
+                        format!("A related order on '{relation}' is not possible"),
+                    )
+                }));
+            }
+            (Some(index), find_column(embed.node.table, &term.field.name)?.name.clone())
+        }
+    };
+    Ok(Order {
+        embed,
+        column,
+        path: term.field.json_path.clone(),
+        direction: term.direction,
+        nulls: term.nulls,
+    })
+}
+
+/// The one relationship an embed means.
+fn resolve<'a>(
+    cache: &'a SchemaCache,
+    table: &'a Table,
+    embed: &ast::Embed,
+) -> Result<&'a Relationship, ApiError> {
+    let name = &embed.relation;
+    let candidates: Vec<&Relationship> = cache
+        .relationships_from(&table.name)
+        .filter(|r| {
+            r.target.name == *name
+                // `brand_id(*)`: the foreign-key column names a to-one embed.
+                || (r.cardinality != Cardinality::OneToMany && r.columns.len() == 1 && r.columns[0] == *name)
+        })
+        .filter(|r| match &embed.hint {
+            None => true,
+            Some(hint) => {
+                r.constraint == *hint
+                    || (r.columns.len() == 1 && r.columns[0] == *hint)
+                    || (r.target_columns.len() == 1 && r.target_columns[0] == *hint)
+            }
+        })
+        .collect();
+    match candidates.as_slice() {
+        [one] => Ok(one),
+        [] => {
+            let details = match &embed.hint {
+                Some(hint) => format!(
+                    "Searched for a foreign key relationship between '{}' and '{name}' using the hint '{hint}' in the schema '{}', but no matches were found.",
+                    table.name.name, table.name.schema
+                ),
+                None => format!(
+                    "Searched for a foreign key relationship between '{}' and '{name}' in the schema '{}', but no matches were found.",
+                    table.name.name, table.name.schema
+                ),
+            };
+            Err(ApiError::Rest(RestError {
+                details: Some(json!(details)),
+                ..rest(
+                    StatusCode::BAD_REQUEST,
+                    "PGRST200",
+                    format!(
+                        "Could not find a relationship between '{}' and '{name}' in the schema cache",
+                        table.name.name
+                    ),
+                )
+            }))
+        }
+        many => {
+            let details: Vec<_> = many
+                .iter()
+                .map(|r| {
+                    json!({
+                        "cardinality": match r.cardinality {
+                            Cardinality::ManyToOne => "many-to-one",
+                            Cardinality::OneToMany => "one-to-many",
+                            Cardinality::OneToOne => "one-to-one",
+                        },
+                        "embedding": format!("{} with {}", table.name.name, r.target.name),
+                        "relationship": format!(
+                            "{} using {}({}) and {}({})",
+                            r.constraint,
+                            r.source.name,
+                            r.columns.join(", "),
+                            r.target.name,
+                            r.target_columns.join(", ")
+                        ),
+                    })
+                })
+                .collect();
+            let options: Vec<String> = many.iter().map(|r| format!("'{name}!{}'", r.constraint)).collect();
+            Err(ApiError::Rest(RestError {
+                status: StatusCode::MULTIPLE_CHOICES,
+                code: "PGRST201",
+                message: format!(
+                    "Could not embed because more than one relationship was found for '{}' and '{name}'",
+                    table.name.name
+                ),
+                details: Some(json!(details)),
+                hint: Some(format!(
+                    "Try changing '{name}' to one of the following: {}. Find the desired relationship in the 'details' key.",
+                    options.join(", ")
+                )),
+            }))
+        }
+    }
+}
+
+/// A write's columns: those of `columns=`, else the keys of the body's first
+/// object; each must exist (PGRST204).
+pub fn write_columns<'a>(
+    table: &'a Table,
+    columns: Option<&[String]>,
+    keys: &[String],
+) -> Result<Vec<&'a Column>, ApiError> {
+    let names = columns.unwrap_or(keys);
+    let mut seen = BTreeSet::new();
+    names
+        .iter()
+        .filter(|name| seen.insert(name.as_str()))
+        .map(|name| {
+            table.column(name).ok_or_else(|| {
+                ApiError::Rest(rest(
+                    StatusCode::BAD_REQUEST,
+                    "PGRST204",
+                    format!(
+                        "Could not find the '{name}' column of '{}' in the schema cache",
+                        table.name.name
+                    ),
+                ))
+            })
+        })
+        .collect()
+}
+
+/// `on_conflict=` columns, the primary key by default.
+pub fn conflict_columns<'a>(
+    table: &'a Table,
+    on_conflict: Option<&[String]>,
+) -> Result<Vec<&'a Column>, ApiError> {
+    let names: Vec<String> = on_conflict.map(<[String]>::to_vec).unwrap_or_else(|| table.primary_key.clone());
+    if names.is_empty() {
+        return Err(ApiError::Rest(rest(
+            StatusCode::BAD_REQUEST,
+            "PGRST103",
+            "An upsert needs a primary key or on_conflict columns".to_owned(),
+        )));
+    }
+    names.iter().map(|n| find_column(table, n)).collect()
+}
+
+/// The function an RPC means: one of that name whose arguments are exactly
+/// covered by `names` (the required ones present, no unknown ones), or one
+/// taking a single unnamed json/jsonb argument.
+pub fn find_function<'a>(
+    cache: &'a SchemaCache,
+    schema: &str,
+    name: &str,
+    names: &[String],
+) -> Result<&'a Function, ApiError> {
+    let qualified = QualifiedName::new(schema, name);
+    let overloads = cache.functions.get(&qualified).map(Vec::as_slice).unwrap_or(&[]);
+    let by_names = overloads.iter().find(|f| {
+        names.iter().all(|n| f.arguments.iter().any(|a| &a.name == n))
+            && f.arguments.iter().all(|a| a.has_default || names.contains(&a.name))
+    });
+    let single_json = || {
+        overloads.iter().find(|f| {
+            matches!(f.arguments.as_slice(), [a] if a.name.is_empty() && (a.data_type == "json" || a.data_type == "jsonb"))
+        })
+    };
+    by_names.or_else(single_json).ok_or_else(|| {
+        let (message, details) = if names.is_empty() {
+            (
+                format!("Could not find the function {qualified} without parameters in the schema cache"),
+                format!(
+                    "Searched for the function {qualified} without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
+                ),
+            )
+        } else {
+            let mut sorted = names.to_vec();
+            sorted.sort();
+            let list = sorted.join(", ");
+            (
+                format!("Could not find the function {qualified}({list}) in the schema cache"),
+                format!(
+                    "Searched for the function {qualified} with parameters {list} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
+                ),
+            )
+        };
+        ApiError::Rest(RestError {
+            details: Some(json!(details)),
+            ..rest(StatusCode::NOT_FOUND, "PGRST202", message)
+        })
+    })
+}

@@ -1,0 +1,317 @@
+//! The schema cache: what the exposed schemas contain, read from the catalog at
+//! start and again on `NOTIFY pgrst, 'reload schema'`
+//! (<https://docs.postgrest.org/en/stable/references/schema_cache.html>).
+//!
+//! Every identifier the REST API writes into SQL comes from here: a name the
+//! client sent is looked up, and the cache's copy is what gets quoted.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+/// A qualified name: schema and table (or function).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct QualifiedName {
+    pub schema: String,
+    pub name: String,
+}
+
+impl QualifiedName {
+    pub fn new(schema: impl Into<String>, name: impl Into<String>) -> Self {
+        Self { schema: schema.into(), name: name.into() }
+    }
+}
+
+impl std::fmt::Display for QualifiedName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.schema, self.name)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Column {
+    pub name: String,
+    /// As `format_type` prints it: `numeric(10,2)`, `text[]`, `timestamp with time zone`.
+    #[serde(rename = "type")]
+    pub data_type: String,
+    pub nullable: bool,
+    /// The default expression, as `pg_get_expr` prints it.
+    pub default: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub name: QualifiedName,
+    /// In the table's own order.
+    pub columns: Vec<Column>,
+    pub primary_key: Vec<String>,
+    /// Column sets with a unique index, the primary key included.
+    pub unique_keys: Vec<Vec<String>>,
+    pub is_view: bool,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    fn is_unique(&self, columns: &[String]) -> bool {
+        self.unique_keys
+            .iter()
+            .any(|key| key.len() == columns.len() && key.iter().all(|k| columns.contains(k)))
+    }
+}
+
+/// How many rows of `target` one row of `source` relates to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cardinality {
+    /// The source holds the foreign key: an object or null.
+    ManyToOne,
+    /// The target holds the foreign key: an array.
+    OneToMany,
+    /// Either side, when the foreign key columns are unique: an object or null.
+    OneToOne,
+}
+
+/// A foreign key seen from one side: `source.columns` match `target.target_columns`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relationship {
+    pub source: QualifiedName,
+    pub columns: Vec<String>,
+    pub target: QualifiedName,
+    pub target_columns: Vec<String>,
+    pub constraint: String,
+    pub cardinality: Cardinality,
+}
+
+impl Relationship {
+    /// To-one relationships embed an object, the others an array.
+    pub fn is_to_one(&self) -> bool {
+        matches!(self.cardinality, Cardinality::ManyToOne | Cardinality::OneToOne)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Argument {
+    pub name: String,
+    pub data_type: String,
+    pub has_default: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Volatility {
+    Immutable,
+    Stable,
+    Volatile,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    pub name: QualifiedName,
+    pub arguments: Vec<Argument>,
+    pub return_type: String,
+    pub returns_set: bool,
+    /// Rows with columns (a table type, `returns table (...)` or OUT parameters),
+    /// rendered as objects rather than scalars.
+    pub returns_rows: bool,
+    pub returns_void: bool,
+    pub volatility: Volatility,
+}
+
+/// Everything the REST API may touch.
+#[derive(Clone, Debug, Default)]
+pub struct SchemaCache {
+    pub schemas: Vec<String>,
+    pub tables: HashMap<QualifiedName, Table>,
+    pub relationships: Vec<Relationship>,
+    pub functions: HashMap<QualifiedName, Vec<Function>>,
+}
+
+impl SchemaCache {
+    pub fn table(&self, schema: &str, name: &str) -> Option<&Table> {
+        self.tables.get(&QualifiedName::new(schema, name))
+    }
+
+    /// Relationships leaving `source`.
+    pub fn relationships_from<'a>(
+        &'a self,
+        source: &'a QualifiedName,
+    ) -> impl Iterator<Item = &'a Relationship> {
+        self.relationships.iter().filter(move |r| &r.source == source)
+    }
+}
+
+/// The catalog queries. They read only `pg_catalog`, so any role can run them.
+pub mod catalog {
+    /// Tables and views with their columns, as JSON.
+    pub const TABLES: &str = "
+        select n.nspname::text, c.relname::text, c.relkind in ('v', 'm') as is_view,
+               coalesce(json_agg(json_build_object(
+                   'name', a.attname,
+                   'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
+                   'nullable', not a.attnotnull,
+                   'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+               ) order by a.attnum) filter (where a.attnum is not null), '[]')::text as columns
+        from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        left join pg_catalog.pg_attribute a
+               on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+        left join pg_catalog.pg_attrdef d on d.adrelid = c.oid and d.adnum = a.attnum
+        where n.nspname = any($1) and c.relkind in ('r', 'v', 'm', 'f', 'p')
+        group by n.nspname, c.relname, c.relkind";
+
+    /// Primary keys and unique indexes, each as an ordered column list.
+    pub const KEYS: &str = "
+        select n.nspname::text, c.relname::text, i.indisprimary,
+               array(select a.attname::text
+                     from unnest(i.indkey) with ordinality k(attnum, ord)
+                     join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
+                     order by k.ord) as columns
+        from pg_catalog.pg_index i
+        join pg_catalog.pg_class c on c.oid = i.indrelid
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = any($1) and i.indisunique and i.indpred is null
+          and i.indexprs is null";
+
+    /// Foreign keys with both column lists in key order.
+    pub const FOREIGN_KEYS: &str = "
+        select con.conname::text,
+               sn.nspname::text, s.relname::text,
+               array(select a.attname::text
+                     from unnest(con.conkey) with ordinality k(attnum, ord)
+                     join pg_catalog.pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.attnum
+                     order by k.ord),
+               tn.nspname::text, t.relname::text,
+               array(select a.attname::text
+                     from unnest(con.confkey) with ordinality k(attnum, ord)
+                     join pg_catalog.pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.attnum
+                     order by k.ord)
+        from pg_catalog.pg_constraint con
+        join pg_catalog.pg_class s on s.oid = con.conrelid
+        join pg_catalog.pg_namespace sn on sn.oid = s.relnamespace
+        join pg_catalog.pg_class t on t.oid = con.confrelid
+        join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
+        where con.contype = 'f' and (sn.nspname = any($1) or tn.nspname = any($1))";
+
+    /// Functions with their input arguments.
+    pub const FUNCTIONS: &str = "
+        select n.nspname::text, p.proname::text,
+               coalesce(p.proargnames, '{}')::text[] as names,
+               coalesce(p.proargmodes::text[], '{}') as modes,
+               array(select pg_catalog.format_type(t, null) from unnest(p.proargtypes) t) as input_types,
+               p.pronargdefaults::int4,
+               pg_catalog.format_type(p.prorettype, null) as return_type,
+               p.proretset,
+               (rt.typtype = 'c' or (p.prorettype = 'record'::regtype
+                  and coalesce('o' = any(p.proargmodes::text[]) or 't' = any(p.proargmodes::text[]), false))) as returns_rows,
+               p.prorettype = 'void'::regtype as returns_void,
+               p.provolatile::text
+        from pg_catalog.pg_proc p
+        join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+        join pg_catalog.pg_type rt on rt.oid = p.prorettype
+        where n.nspname = any($1) and p.prokind = 'f'";
+}
+
+/// One row of [`catalog::FUNCTIONS`].
+pub struct FunctionRow {
+    pub schema: String,
+    pub name: String,
+    pub names: Vec<String>,
+    pub modes: Vec<String>,
+    pub input_types: Vec<String>,
+    pub defaults: i32,
+    pub return_type: String,
+    pub returns_set: bool,
+    pub returns_rows: bool,
+    pub returns_void: bool,
+    pub volatility: String,
+}
+
+impl FunctionRow {
+    /// Input arguments are those of mode `i`, `b` or `v` (all of them when there
+    /// are no modes); the last `defaults` of them have defaults.
+    pub fn into_function(self) -> Function {
+        let input_names: Vec<String> = if self.modes.is_empty() {
+            self.names.clone()
+        } else {
+            self.names
+                .iter()
+                .zip(&self.modes)
+                .filter(|(_, mode)| matches!(mode.as_str(), "i" | "b" | "v"))
+                .map(|(name, _)| name.clone())
+                .collect()
+        };
+        let count = self.input_types.len();
+        let first_default = count.saturating_sub(self.defaults.max(0) as usize);
+        let arguments = self
+            .input_types
+            .into_iter()
+            .enumerate()
+            .map(|(i, data_type)| Argument {
+                name: input_names.get(i).cloned().unwrap_or_default(),
+                data_type,
+                has_default: i >= first_default,
+            })
+            .collect();
+        Function {
+            name: QualifiedName::new(self.schema, self.name),
+            arguments,
+            return_type: self.return_type,
+            returns_set: self.returns_set,
+            returns_rows: self.returns_rows,
+            returns_void: self.returns_void,
+            volatility: match self.volatility.as_str() {
+                "i" => Volatility::Immutable,
+                "s" => Volatility::Stable,
+                _ => Volatility::Volatile,
+            },
+        }
+    }
+}
+
+/// A foreign key as the catalog lists it.
+pub struct ForeignKey {
+    pub constraint: String,
+    pub source: QualifiedName,
+    pub columns: Vec<String>,
+    pub target: QualifiedName,
+    pub target_columns: Vec<String>,
+}
+
+impl SchemaCache {
+    /// Builds the cache from catalog rows. Each foreign key gives a relationship
+    /// in both directions; one whose columns are unique is one-to-one.
+    pub fn build(
+        schemas: Vec<String>,
+        tables: Vec<Table>,
+        foreign_keys: Vec<ForeignKey>,
+        functions: Vec<Function>,
+    ) -> Self {
+        let tables: HashMap<QualifiedName, Table> = tables.into_iter().map(|t| (t.name.clone(), t)).collect();
+        let mut relationships = Vec::new();
+        for fk in foreign_keys {
+            let unique = tables.get(&fk.source).is_some_and(|t| t.is_unique(&fk.columns));
+            relationships.push(Relationship {
+                source: fk.source.clone(),
+                columns: fk.columns.clone(),
+                target: fk.target.clone(),
+                target_columns: fk.target_columns.clone(),
+                constraint: fk.constraint.clone(),
+                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
+            });
+            relationships.push(Relationship {
+                source: fk.target,
+                columns: fk.target_columns,
+                target: fk.source,
+                target_columns: fk.columns,
+                constraint: fk.constraint,
+                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
+            });
+        }
+        let mut by_name: HashMap<QualifiedName, Vec<Function>> = HashMap::new();
+        for function in functions {
+            by_name.entry(function.name.clone()).or_default().push(function);
+        }
+        Self { schemas, tables, relationships, functions: by_name }
+    }
+}

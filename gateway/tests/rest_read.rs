@@ -1,0 +1,432 @@
+//! Reads through `/rest/v1` behave as PostgREST's: selects, embeds, filters,
+//! logic trees, order, ranges, counts and media types.
+
+mod common;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use common::{Answer, TestApp, spawn_shop};
+
+async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Answer {
+    let mut request = app.rest(Method::GET, path, None);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    Answer::from(request.send().await.expect("request")).await
+}
+
+fn ids(body: &Value) -> Vec<i64> {
+    body.as_array().expect("array").iter().map(|row| row["id"].as_i64().expect("id")).collect()
+}
+
+#[tokio::test]
+async fn filters_select_the_rows_postgrest_selects() {
+    let app = spawn_shop().await;
+    // (query, ids in id order); anon sees only active products (6 is inactive).
+    let cases: Vec<(&str, Vec<i64>)> = vec![
+        ("id=eq.1", vec![1]),
+        ("id=neq.1", vec![2, 3, 4, 5, 7]),
+        ("price=gt.799", vec![1, 3]),
+        ("price=gte.799", vec![1, 2, 3]),
+        ("price=lt.59.90", vec![5]),
+        ("price=lte.59.90", vec![5, 7]),
+        ("price=gte.100&price=lte.800", vec![2, 4]),
+        ("name=like.iPhone*", vec![1, 2]),
+        ("name=ilike.*GALAXY*", vec![3, 4]),
+        ("name=ilike.%25phone%25", vec![1, 2, 5]),
+        ("name=match.^Gal", vec![3, 4]),
+        ("name=imatch.^gal", vec![3, 4]),
+        ("id=in.(1,3,5)", vec![1, 3, 5]),
+        ("id=in.()", vec![]),
+        ("name=in.(\"iPhone 15\",\"Nokia 3310\")", vec![1, 7]),
+        ("featured=is.null", vec![4, 7]),
+        ("featured=not.is.null", vec![1, 2, 3, 5]),
+        ("featured=is.true", vec![1, 3]),
+        ("featured=is.false", vec![2, 5]),
+        ("featured=isdistinct.true", vec![2, 4, 5, 7]),
+        ("id=not.in.(1,2,3)", vec![4, 5, 7]),
+        ("tags=cs.{ios}", vec![1, 2]),
+        ("tags=cd.{phone,android,ios}", vec![1, 2, 3, 4, 5]),
+        ("tags=ov.{watch,\"feature phone\"}", vec![7]),
+        ("name=like(any).{iPhone*,Nokia*}", vec![1, 2, 7]),
+        ("name=like(all).{*Phone*,Gen*}", vec![5]),
+        ("id=eq(any).{1,4}", vec![1, 4]),
+        ("specs->>ram=eq.8", vec![3]),
+        ("specs->ram=eq.6", vec![1, 2]),
+        ("specs->colors->>0=eq.black", vec![1]),
+        ("name=fts.Galaxy", vec![3, 4]),
+        ("name=plfts(english).galaxy s24", vec![3]),
+        ("name=wfts.galaxy -s24", vec![4]),
+        ("or=(id.eq.1,id.eq.7)", vec![1, 7]),
+        ("or=(price.lt.100,and(featured.is.true,price.gt.900))", vec![1, 5, 7]),
+        ("not.or=(id.lt.3,id.gt.4)", vec![3, 4]),
+        ("and=(price.gt.100,or(name.ilike.*14*,name.ilike.*a15*))", vec![2, 4]),
+        ("or=(name.eq.\"Galaxy S24\",id.eq.5)", vec![3, 5]),
+        ("brand_id=is.null", vec![5]),
+    ];
+    for (query, expected) in cases {
+        let answer = get(&app, &format!("/products?select=id&order=id&{query}"), &[]).await;
+        assert_eq!(answer.status, 200, "{query}: {}", answer.text);
+        assert_eq!(ids(&answer.json()), expected, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn selects_shape_the_rows() {
+    let app = spawn_shop().await;
+    let cases: Vec<(&str, Value)> = vec![
+        ("select=id,name&id=eq.1", json!([{"id": 1, "name": "iPhone 15"}])),
+        ("select=label:name,price::text&id=eq.7", json!([{"label": "Nokia 3310", "price": "59.90"}])),
+        (
+            "select=id,specs->ram,specs->>colors&id=eq.1",
+            json!([{"id": 1, "ram": 6, "colors": "[\"black\", \"blue\"]"}]),
+        ),
+        ("select=id,price&id=eq.7", json!([{"id": 7, "price": 59.90}])),
+        (
+            "select=id,brands(name)&id=in.(1,5)&order=id",
+            json!([{"id": 1, "brands": {"name": "Apple"}}, {"id": 5, "brands": null}]),
+        ),
+        (
+            "select=id,brand:brands(id,name)&id=eq.3",
+            json!([{"id": 3, "brand": {"id": 2, "name": "Samsung"}}]),
+        ),
+        ("select=id,brand_id(name)&id=eq.3", json!([{"id": 3, "brand_id": {"name": "Samsung"}}])),
+        ("select=id,...brands(brand_name:name)&id=eq.4", json!([{"id": 4, "brand_name": "Samsung"}])),
+        ("select=id,brands()&id=eq.4", json!([{"id": 4}])),
+    ];
+    for (query, expected) in cases {
+        let answer = get(&app, &format!("/products?{query}"), &[]).await;
+        assert_eq!(answer.status, 200, "{query}: {}", answer.text);
+        assert_eq!(answer.json(), expected, "{query}");
+    }
+    let star = get(&app, "/products?id=eq.5", &[]).await.json();
+    assert_eq!(
+        star,
+        json!([{"id": 5, "name": "Generic Phone", "description": null, "price": 49.00, "quantity": 1,
+                "category": "Celulares", "featured": false, "status": true, "tags": ["phone"], "specs": null,
+                "brand_id": null, "created_at": "2024-01-01T00:00:00+00:00"}])
+    );
+}
+
+#[tokio::test]
+async fn one_to_many_embeds_are_arrays_with_their_own_filters_order_and_limit() {
+    let app = spawn_shop().await;
+    let cases: Vec<(&str, Value)> = vec![
+        (
+            "/brands?select=name,products(id)&order=id&products.order=id.desc",
+            json!([{"name": "Apple", "products": [{"id": 2}, {"id": 1}]},
+                   {"name": "Samsung", "products": [{"id": 4}, {"id": 3}]},
+                   {"name": "Nokia", "products": [{"id": 7}]}]),
+        ),
+        (
+            "/brands?select=name,products(id)&order=id&products.price=gt.500&products.limit=1&products.order=id",
+            json!([{"name": "Apple", "products": [{"id": 1}]},
+                   {"name": "Samsung", "products": [{"id": 3}]},
+                   {"name": "Nokia", "products": []}]),
+        ),
+        (
+            "/brands?select=name,products!inner(id)&products.quantity=eq.0",
+            json!([{"name": "Apple", "products": [{"id": 2}]}]),
+        ),
+        ("/brands?select=name,products(id)&products=is.null&order=id", json!([])),
+        (
+            "/brands?select=name,products(id)&products.or=(id.eq.3,id.eq.7)&products=not.is.null&order=id",
+            json!([{"name": "Samsung", "products": [{"id": 3}]}, {"name": "Nokia", "products": [{"id": 7}]}]),
+        ),
+        (
+            "/products?select=id,brands!inner(name)&brands.name=eq.Apple&order=id",
+            json!([{"id": 1, "brands": {"name": "Apple"}}, {"id": 2, "brands": {"name": "Apple"}}]),
+        ),
+        (
+            "/products?select=id,brands(name,products(id))&id=eq.7",
+            json!([{"id": 7, "brands": {"name": "Nokia", "products": [{"id": 7}]}}]),
+        ),
+    ];
+    for (path, expected) in cases {
+        let answer = get(&app, path, &[]).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        assert_eq!(answer.json(), expected, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn order_takes_several_keys_directions_nulls_and_related_columns() {
+    let app = spawn_shop().await;
+    let cases: Vec<(&str, Vec<i64>)> = vec![
+        ("order=price.desc", vec![1, 3, 2, 4, 7, 5]),
+        ("order=featured.desc.nullslast,price.desc", vec![1, 3, 2, 5, 4, 7]),
+        ("order=featured.asc.nullsfirst,id.asc", vec![4, 7, 2, 5, 1, 3]),
+        ("select=id,brands(name)&order=brands(name).desc.nullslast,id", vec![3, 4, 7, 1, 2, 5]),
+    ];
+    for (query, expected) in cases {
+        let query =
+            if query.starts_with("select=") { query.to_owned() } else { format!("select=id&{query}") };
+        let answer = get(&app, &format!("/products?{query}"), &[]).await;
+        assert_eq!(answer.status, 200, "{query}: {}", answer.text);
+        assert_eq!(ids(&answer.json()), expected, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn ranges_and_counts_set_content_range_and_status() {
+    let app = spawn_shop().await;
+    let exact = [("prefer", "count=exact")];
+    // (query, headers, status, Content-Range)
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let cases: Vec<(&str, Headers<'_>, u16, &str)> = vec![
+        ("select=id", &[], 200, "0-5/*"),
+        ("select=id&limit=2", &[], 200, "0-1/*"),
+        ("select=id&limit=2", &exact, 206, "0-1/6"),
+        ("select=id&offset=2&limit=2", &exact, 206, "2-3/6"),
+        ("select=id", &exact, 200, "0-5/6"),
+        ("select=id&id=eq.1", &exact, 200, "0-0/1"),
+        ("select=id&id=eq.999", &exact, 200, "*/0"),
+        ("select=id&limit=0", &[], 200, "*/*"),
+        // PostgREST: 206 whenever the window is smaller than the total.
+        ("select=id&offset=6", &exact, 206, "*/6"),
+        ("select=id&offset=10&limit=2", &exact, 416, "*/6"),
+        ("select=id,brands!inner(id)&brands.name=eq.Samsung", &exact, 200, "0-1/2"),
+    ];
+    for (query, headers, status, range) in cases {
+        let answer = get(&app, &format!("/products?{query}"), headers).await;
+        assert_eq!(answer.status, status, "{query}: {}", answer.text);
+        if status != 416 {
+            assert_eq!(answer.content_range.as_deref(), Some(range), "{query}");
+        }
+    }
+    let past = get(&app, "/products?select=id&offset=10&limit=2", &exact).await;
+    assert_eq!(
+        past.json(),
+        json!({"code": "PGRST103", "details": "An offset of 10 was requested, but there are only 6 rows.", "hint": null, "message": "Requested range not satisfiable"})
+    );
+    let negative = get(&app, "/products?select=id&limit=-1", &[]).await;
+    assert_eq!(negative.status, 416);
+    assert_eq!(negative.json()["details"], "Limit should be greater than or equal to zero.");
+    let head = Answer::from(
+        app.rest(Method::HEAD, "/products?select=*", None)
+            .header("prefer", "count=exact")
+            .send()
+            .await
+            .expect("head"),
+    )
+    .await;
+    assert_eq!((head.status, head.content_range.as_deref(), head.text.as_str()), (200, Some("0-5/6"), ""));
+    assert_eq!(head.headers["preference-applied"], "count=exact");
+}
+
+#[tokio::test]
+async fn the_max_rows_cap_limits_every_read() {
+    let mut config = common::test_config();
+    config.rest.max_rows = 2;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/shop.sql")).await.expect("fixture");
+    let answer = get(&app, "/products?select=id&order=id", &[("prefer", "count=exact")]).await;
+    assert_eq!(answer.status, 206);
+    assert_eq!(answer.content_range.as_deref(), Some("0-1/6"));
+    assert_eq!(ids(&answer.json()), vec![1, 2]);
+}
+
+#[tokio::test]
+async fn media_types_give_objects_csv_and_stripped_nulls() {
+    let app = spawn_shop().await;
+    let object = [("accept", "application/vnd.pgrst.object+json")];
+    let single = get(&app, "/products?select=id,name&id=eq.1", &object).await;
+    assert_eq!(single.status, 200);
+    assert_eq!(single.content_type.as_deref(), Some("application/vnd.pgrst.object+json; charset=utf-8"));
+    assert_eq!(single.json(), json!({"id": 1, "name": "iPhone 15"}));
+    for (query, rows) in [("id=eq.999", 0), ("id=lt.4", 3)] {
+        let answer = get(&app, &format!("/products?select=id&{query}"), &object).await;
+        assert_eq!(answer.status, 406);
+        assert_eq!(
+            answer.json(),
+            json!({"code": "PGRST116", "details": format!("The result contains {rows} rows"), "hint": null,
+                   "message": "Cannot coerce the result to a single JSON object"})
+        );
+    }
+    let csv = get(&app, "/products?select=id,name,price&id=lt.3&order=id", &[("accept", "text/csv")]).await;
+    assert_eq!(csv.content_type.as_deref(), Some("text/csv; charset=utf-8"));
+    assert_eq!(csv.text, "id,name,price\n1,\"iPhone 15\",999.00\n2,\"iPhone 14\",799.00");
+    let stripped = get(
+        &app,
+        "/products?select=id,featured&id=in.(3,4)&order=id",
+        &[("accept", "application/vnd.pgrst.array+json;nulls=stripped")],
+    )
+    .await;
+    assert_eq!(stripped.json(), json!([{"id": 3, "featured": true}, {"id": 4}]));
+    let xml = get(&app, "/products", &[("accept", "text/xml")]).await;
+    assert_eq!(xml.status, 406);
+    assert_eq!(xml.json()["code"], "PGRST107");
+}
+
+#[tokio::test]
+async fn errors_use_postgrests_codes_and_messages() {
+    let app = spawn_shop().await;
+    let cases: Vec<(&str, u16, Value)> = vec![
+        (
+            "/nope",
+            404,
+            json!({"code": "PGRST205", "details": null, "hint": null, "message": "Could not find the table 'public.nope' in the schema cache"}),
+        ),
+        (
+            "/products?select=nope",
+            400,
+            json!({"code": "42703", "details": null, "hint": null, "message": "column products.nope does not exist"}),
+        ),
+        (
+            "/products?price=gtx.5",
+            400,
+            json!({"code": "PGRST100", "details": "unexpected \"x\" expecting operator (eq, gt, ...)", "hint": null,
+                   "message": "\"failed to parse filter (gtx.5)\" (line 1, column 3)"}),
+        ),
+        (
+            "/products?select=id,stores(*)",
+            400,
+            json!({"code": "PGRST200",
+                   "details": "Searched for a foreign key relationship between 'products' and 'stores' in the schema 'public', but no matches were found.",
+                   "hint": null, "message": "Could not find a relationship between 'products' and 'stores' in the schema cache"}),
+        ),
+        (
+            "/products?price=eq.cheap",
+            400,
+            json!({"code": "22P02", "details": null, "hint": null, "message": "invalid input syntax for type numeric: \"cheap\""}),
+        ),
+        (
+            "/products?select=id&nope.id=eq.1",
+            400,
+            json!({"code": "PGRST108", "details": null, "hint": "Verify that 'nope' is included in the 'select' query parameter.",
+                   "message": "'nope' is not an embedded resource in this request"}),
+        ),
+    ];
+    for (path, status, body) in cases {
+        let answer = get(&app, path, &[]).await;
+        assert_eq!(answer.status, status, "{path}: {}", answer.text);
+        assert_eq!(answer.json(), body, "{path}");
+    }
+    let ambiguous = get(&app, "/brands?select=id,transfers(id)", &[]).await;
+    assert_eq!(ambiguous.status, 300);
+    let body = ambiguous.json();
+    assert_eq!(body["code"], "PGRST201");
+    assert_eq!(
+        body["message"],
+        "Could not embed because more than one relationship was found for 'brands' and 'transfers'"
+    );
+    assert_eq!(body["details"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        body["hint"],
+        "Try changing 'transfers' to one of the following: 'transfers!transfers_from_brand_fkey', 'transfers!transfers_to_brand_fkey'. Find the desired relationship in the 'details' key."
+    );
+    let hinted = get(&app, "/brands?select=id,transfers!transfers_to_brand_fkey(id)&id=eq.2", &[]).await;
+    assert_eq!(hinted.json(), json!([{"id": 2, "transfers": [{"id": 1}]}]));
+}
+
+#[tokio::test]
+async fn schemas_are_chosen_with_profiles() {
+    let app = spawn_shop().await;
+    let answer = get(&app, "/products?select=id&id=eq.1", &[("accept-profile", "public")]).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.headers["content-profile"], "public");
+    let other = get(&app, "/products", &[("accept-profile", "auth")]).await;
+    assert_eq!(other.status, 406);
+    assert_eq!(
+        other.json(),
+        json!({"code": "PGRST106", "details": null, "hint": "Only the following schemas are exposed: public", "message": "Invalid schema: auth"})
+    );
+}
+
+#[tokio::test]
+async fn row_level_security_decides_what_each_role_reads() {
+    let app = spawn_shop().await;
+    let user = app.user_token("9a1f0d1e-0000-4000-8000-000000000001");
+    let anon = Answer::from(
+        app.rest(Method::GET, "/products?select=id&status=eq.false", None).send().await.expect("r"),
+    )
+    .await;
+    assert_eq!(anon.json(), json!([]));
+    let staff = Answer::from(
+        app.rest(Method::GET, "/products?select=id&status=eq.false", Some(&user)).send().await.expect("r"),
+    )
+    .await;
+    assert_eq!(staff.json(), json!([{"id": 6}]));
+}
+
+#[tokio::test]
+async fn weird_identifiers_and_values_are_handled_safely() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            r#"create table public."Escap3e;" ("so6$3" int primary key, "col with spaces" text, "a,b" text);
+               insert into public."Escap3e;" values (1, 'x', 'y'), (2, 'it''s', 'z');
+               grant select on public."Escap3e;" to anon;"#,
+        )
+        .await
+        .expect("table");
+    let answer = get(&app, "/Escap3e;?select=so6$3,\"col with spaces\",\"a,b\"&order=so6$3", &[]).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(
+        answer.json(),
+        json!([{"so6$3": 1, "col with spaces": "x", "a,b": "y"}, {"so6$3": 2, "col with spaces": "it's", "a,b": "z"}])
+    );
+    let quoted = get(&app, "/notes?select=id&body=in.(\"a, \\\"quoted\\\" note\",x)", &[]).await;
+    assert_eq!(quoted.json(), json!([{"id": 1}]));
+    let injection = get(&app, "/products?select=id&name=eq.x'; drop table public.products; --", &[]).await;
+    assert_eq!(injection.json(), json!([]));
+    assert_eq!(get(&app, "/products?select=id&id=eq.1", &[]).await.json(), json!([{"id": 1}]));
+}
+
+#[tokio::test]
+async fn planned_and_estimated_counts_come_from_the_planner() {
+    let app = spawn_shop().await;
+    app.admin().await.batch_execute("analyze public.products").await.expect("analyze");
+    for method in ["planned", "estimated"] {
+        let prefer = format!("count={method}");
+        let answer = get(&app, "/products?select=id&limit=2", &[("prefer", prefer.as_str())]).await;
+        assert_eq!(answer.status, 206, "{method}: {}", answer.text);
+        let range = answer.content_range.expect("range");
+        let total: i64 = range.split('/').nth(1).and_then(|t| t.parse().ok()).expect("a number");
+        assert!(total > 0, "{method}: {range}");
+        assert_eq!(answer.headers["preference-applied"], prefer.as_str());
+    }
+}
+
+#[tokio::test]
+async fn the_root_describes_what_the_caller_may_use() {
+    let app = spawn_shop().await;
+    app.admin().await.batch_execute("revoke select on public.notes from anon").await.expect("revoke");
+    for path in ["/", ""] {
+        let answer = get(&app, path, &[("accept", "application/openapi+json")]).await;
+        assert_eq!(answer.status, 200, "{path:?}: {}", answer.text);
+        assert_eq!(answer.content_type.as_deref(), Some("application/openapi+json; charset=utf-8"));
+        let doc = answer.json();
+        assert_eq!(doc["swagger"], "2.0");
+        assert_eq!(doc["definitions"]["products"]["properties"]["price"]["type"], "number");
+        assert_eq!(doc["definitions"]["products"]["properties"]["tags"]["type"], "array");
+        assert!(doc["paths"]["/brands"]["get"].is_object());
+        assert!(doc["paths"]["/rpc/add"]["post"].is_object());
+        assert!(doc["paths"]["/notes"].is_null(), "anon may not read notes any more");
+    }
+}
+
+#[tokio::test]
+async fn prepared_statements_per_connection_stay_bounded() {
+    let mut config = common::test_config();
+    config.pool_size = 1;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.items (id int primary key);
+             create function public.prepared() returns int8 language sql stable as
+               $$ select count(*) from pg_catalog.pg_prepared_statements $$;",
+        )
+        .await
+        .expect("fixture");
+    for limit in 1..=400 {
+        let answer = get(&app, &format!("/items?limit={limit}"), &[]).await;
+        assert_eq!(answer.status, 200);
+    }
+    let answer = Answer::from(app.rest(Method::POST, "/rpc/prepared", None).send().await.expect("rpc")).await;
+    let prepared = answer.json().as_i64().expect("a count");
+    assert!((1..=270).contains(&prepared), "{prepared} statements prepared on one connection");
+}

@@ -1,0 +1,141 @@
+//! `/rest/v1/rpc/{fn}` and the schema cache's reloads.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use common::{Answer, TestApp, spawn_shop};
+
+async fn rpc(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> Answer {
+    let mut request = app.rest(method, path, None).header("content-type", "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    Answer::from(request.send().await.expect("request")).await
+}
+
+#[tokio::test]
+async fn functions_are_called_with_json_or_query_arguments() {
+    let app = spawn_shop().await;
+    let cases: Vec<(Method, &str, Option<Value>, u16, Value)> = vec![
+        (Method::POST, "/rpc/add", Some(json!({"a": 1, "b": 2})), 200, json!(3)),
+        (Method::GET, "/rpc/add?a=40&b=2", None, 200, json!(42)),
+        (Method::POST, "/rpc/whoami", None, 200, json!("anon")),
+        (Method::POST, "/rpc/tagged", Some(json!({"tags": ["a", "b", "c"]})), 200, json!(3)),
+        (Method::GET, "/rpc/tagged?tags=%7Ba,b%7D", None, 200, json!(2)),
+        (
+            Method::POST,
+            "/rpc/products_in?select=id,name&order=id.desc&limit=2",
+            Some(json!({"category": "Celulares"})),
+            200,
+            json!([{"id": 7, "name": "Nokia 3310"}, {"id": 5, "name": "Generic Phone"}]),
+        ),
+        (
+            Method::GET,
+            "/rpc/products_in?category=Celulares&select=id,brands(name)&id=eq.3",
+            None,
+            200,
+            json!([{"id": 3, "brands": {"name": "Samsung"}}]),
+        ),
+    ];
+    for (method, path, body, status, expected) in cases {
+        let answer = rpc(&app, method.clone(), path, body, &[]).await;
+        assert_eq!(answer.status, status, "{method} {path}: {}", answer.text);
+        assert_eq!(answer.json(), expected, "{method} {path}");
+    }
+}
+
+#[tokio::test]
+async fn a_void_function_answers_204_and_its_writes_are_kept() {
+    let app = spawn_shop().await;
+    let answer = rpc(&app, Method::POST, "/rpc/touch", Some(json!({"note_id": 2})), &[]).await;
+    assert_eq!((answer.status, answer.text.as_str()), (204, ""));
+    let body: String =
+        app.admin().await.query_one("select body from notes where id = 2", &[]).await.expect("q").get(0);
+    assert_eq!(body, "plain!");
+}
+
+#[tokio::test]
+async fn unknown_functions_and_arguments_are_pgrst202() {
+    let app = spawn_shop().await;
+    let cases = [
+        (
+            "/rpc/nope",
+            None,
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.nope without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                   "hint": null, "message": "Could not find the function public.nope without parameters in the schema cache"}),
+        ),
+        (
+            "/rpc/add",
+            Some(json!({"x": 1, "a": 2})),
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.add with parameters a, x or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                   "hint": null, "message": "Could not find the function public.add(a, x) in the schema cache"}),
+        ),
+    ];
+    for (path, body, expected) in cases {
+        let answer = rpc(&app, Method::POST, path, body, &[]).await;
+        assert_eq!(answer.status, 404, "{path}");
+        assert_eq!(answer.json(), expected, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn head_and_count_work_on_set_returning_functions() {
+    let app = spawn_shop().await;
+    let answer = Answer::from(
+        app.rest(Method::HEAD, "/rpc/products_in?category=Relojes", Some(&app.service_key))
+            .header("prefer", "count=exact")
+            .send()
+            .await
+            .expect("head"),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.content_range.as_deref(), answer.text.as_str()),
+        (200, Some("0-0/1"), "")
+    );
+}
+
+#[tokio::test]
+async fn notify_reloads_the_schema_cache_within_a_second() {
+    let app = spawn_shop().await;
+    let listener = gateway::rest::cache::spawn_listener(app.state.schema.clone(), app.state.db.clone());
+    let first =
+        Answer::from(app.rest(Method::GET, "/notes?select=id&id=eq.1", None).send().await.expect("r")).await;
+    assert_eq!(first.status, 200);
+    app.admin()
+        .await
+        .batch_execute(
+            "alter table public.notes add column color text default 'red'; notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("ddl");
+    let started = Instant::now();
+    loop {
+        let answer = Answer::from(
+            app.rest(Method::GET, "/notes?select=id,color&id=eq.1", None).send().await.expect("r"),
+        )
+        .await;
+        if answer.status == 200 {
+            assert_eq!(answer.json(), json!([{"id": 1, "color": "red"}]));
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "the new column never appeared: {}", answer.text);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    listener.abort();
+}
