@@ -127,6 +127,9 @@ pub struct Config {
     /// applied to every request of that role.
     #[arg(long, env = "GATEWAY_STATEMENT_TIMEOUT", default_value = "8s")]
     pub statement_timeout: Span,
+
+    #[command(flatten)]
+    pub auth: crate::auth::AuthConfig,
 }
 
 impl Config {
