@@ -161,7 +161,7 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
         with old as (update auth.refresh_tokens set revoked = true, updated_at = now() where token = $1), \
         s as (update auth.sessions set refreshed_at = now() at time zone 'utc', updated_at = now() where id = $3) \
         insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, parent, session_id) \
-        values ('00000000-0000-0000-0000-000000000000', $2, $4::text, false, now(), now(), $1, $3)";
+        values ('00000000-0000-0000-0000-000000000000', $2, $4::uuid::text, false, now(), now(), $1, $3)";
     const KILL: &str = "delete from auth.sessions where id = $1";
 
     let digest = tokens::digest(presented);
@@ -471,7 +471,7 @@ pub async fn list_users(db: &Db, page: i64, per_page: i64) -> Result<(Vec<Value>
 /// Deletes a user with its identities, sessions and tokens; false when absent.
 pub async fn delete_user(db: &Db, id: Uuid) -> Result<bool, ApiError> {
     const DELETE: &str = "\
-        with t as (delete from auth.refresh_tokens where user_id = $1::text) \
+        with t as (delete from auth.refresh_tokens where user_id = $1::uuid::text) \
         delete from auth.users where id = $1 returning id";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     let rows = session.query(DELETE, &[&id]).await?;
