@@ -14,6 +14,7 @@
 //!   Supabase dump keep working.
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::Semaphore;
 
@@ -68,9 +69,26 @@ pub async fn verify(password: &str, hash: Option<&str>) -> Result<bool, ApiError
     Ok(matched && known.is_some())
 }
 
+/// How many hashes run right now, and the most that ever ran at once.
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
 async fn run_bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
     let _permit = PERMITS.acquire().await.map_err(ApiError::internal)?;
-    tokio::task::spawn_blocking(work).await.map_err(ApiError::internal)
+    tokio::task::spawn_blocking(move || {
+        let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+        PEAK.fetch_max(now, Ordering::SeqCst);
+        let result = work();
+        RUNNING.fetch_sub(1, Ordering::SeqCst);
+        result
+    })
+    .await
+    .map_err(ApiError::internal)
+}
+
+/// The most hashes that ever ran at the same time in this process.
+pub fn peak_concurrency() -> usize {
+    PEAK.load(Ordering::SeqCst)
 }
 
 #[cfg(test)]
@@ -99,6 +117,17 @@ mod tests {
             assert!(!verify(password, None).await.expect("verify"), "{password:?}");
         }
         assert!(!verify("x", Some("not a bcrypt hash")).await.expect("verify"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn at_most_one_hash_per_core_runs_at_once() {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let storm = (0..cores * 4).map(|_| hash("a password"));
+        for result in futures::future::join_all(storm).await {
+            result.expect("hash");
+        }
+        assert!(peak_concurrency() >= 1);
+        assert!(peak_concurrency() <= cores, "{} hashes at once on {cores} cores", peak_concurrency());
     }
 
     #[test]
