@@ -71,9 +71,12 @@ pub(crate) fn metadata(value: Option<Value>, what: &str) -> Result<Option<Value>
 mod tests {
     use super::*;
 
+    /// (email, phone, expected login or error code)
+    type Case = (Option<&'static str>, Option<&'static str>, Result<Option<Login>, &'static str>);
+
     #[test]
     fn emails_and_phones_are_checked_and_normalised() {
-        let cases: [(Option<&str>, Option<&str>, Result<Option<Login>, &str>); 8] = [
+        let cases: [Case; 8] = [
             (Some("A@B.co"), None, Ok(Some(Login::Email("a@b.co".to_owned())))),
             (Some(" a@b.co "), Some("123"), Ok(Some(Login::Email("a@b.co".to_owned())))),
             (None, Some("+1 (555) 123-4567"), Ok(Some(Login::Phone("15551234567".to_owned())))),
