@@ -24,6 +24,7 @@ pub mod password;
 pub mod ratelimit;
 pub mod store;
 pub mod tokens;
+pub mod users;
 
 use axum::{
     Router, middleware,
