@@ -65,6 +65,8 @@ create table if not exists auth.users (
 -- One account per e-mail among password users (Supabase's partial index).
 create unique index if not exists users_email_partial_key on auth.users (email) where is_sso_user = false;
 create index if not exists users_instance_id_email_idx on auth.users (instance_id, lower(email));
+-- Sign-in looks addresses up case-insensitively, without instance_id.
+create index if not exists users_lower_email_idx on auth.users (lower(email));
 
 create table if not exists auth.identities (
   provider_id text not null,

@@ -461,7 +461,7 @@ pub async fn list_users(db: &Db, page: i64, per_page: i64) -> Result<(Vec<Value>
     const PAGE: &str = "select auth.gateway_user_json(u) from auth.users u \
         order by u.created_at desc, u.id limit $1 offset $2";
     let mut session = db.as_service_role(Access::ReadOnly).await?;
-    let offset = (page - 1).max(0) * per_page;
+    let offset = (page - 1).max(0).saturating_mul(per_page);
     let users = session.query(PAGE, &[&per_page, &offset]).await?.iter().map(|r| r.get(0)).collect();
     let total: i64 = session.query("select count(*) from auth.users", &[]).await?[0].get(0);
     session.commit().await?;

@@ -94,6 +94,28 @@ test('an access token about to expire is refreshed by getSession before it is us
   assert.equal(fetched.user.id, user.id)
 })
 
+test('the auto-refresh ticker renews a session about to expire', async () => {
+  const user = await seededUser()
+  const supabase = client()
+  const { data } = await supabase.auth.signInWithPassword(user)
+  const refreshed = new Promise((resolve) => {
+    supabase.auth.onAuthStateChange((event, session) => {
+      if (event === 'TOKEN_REFRESHED') resolve(session)
+    })
+  })
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('no TOKEN_REFRESHED in 5 s')), 5000))
+  const realNow = Date.now
+  Date.now = () => realNow() + (data.session.expires_in - 60) * 1000
+  try {
+    await supabase.auth.startAutoRefresh()
+    const session = await Promise.race([refreshed, timeout])
+    assert.notEqual(session.refresh_token, data.session.refresh_token)
+  } finally {
+    await supabase.auth.stopAutoRefresh()
+    Date.now = realNow
+  }
+})
+
 test('bad credentials surface as AuthApiError with GoTrue codes', async () => {
   const user = await seededUser()
   const supabase = client()
