@@ -238,3 +238,23 @@ async fn an_unknown_grant_type_is_refused() {
         assert_eq!((reply.status, reply.code()), (400, "validation_failed"), "{path}");
     }
 }
+
+#[tokio::test]
+async fn sessions_record_the_client_address_and_user_agent() {
+    let app = spawn_app().await;
+    app.confirmed_user("ana@example.com", "s3cret-pw").await;
+    let request = app
+        .auth(Method::POST, "/token?grant_type=password")
+        .header("user-agent", "supabase-js-test/1.0")
+        .json(&json!({"email":"ana@example.com","password":"s3cret-pw"}));
+    assert_eq!(app.send(request).await.status, 200);
+    let row = app
+        .admin()
+        .await
+        .query_one("select user_agent, host(ip), aal::text from auth.sessions", &[])
+        .await
+        .expect("one session");
+    assert_eq!(row.get::<_, Option<String>>(0).as_deref(), Some("supabase-js-test/1.0"));
+    assert_eq!(row.get::<_, Option<String>>(1).as_deref(), Some("127.0.0.1"));
+    assert_eq!(row.get::<_, Option<String>>(2).as_deref(), Some("aal1"));
+}

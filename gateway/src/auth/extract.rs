@@ -7,6 +7,7 @@
 //!   its own transaction.
 //! - [`Admin`]: the service_role key (GoTrue's `requireAdmin`).
 //! - [`ClientIp`]: the address rate limits are kept for.
+//! - [`UserAgent`]: recorded with each new session, as GoTrue does.
 //! - [`Body`]: a JSON body, where an empty body counts as `{}`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -113,6 +114,19 @@ where
             }
         }
         Ok(ClientIp(peer))
+    }
+}
+
+/// The `User-Agent` header, if it is text.
+#[derive(Debug, Clone, Default)]
+pub struct UserAgent(pub Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for UserAgent {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let value = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        Ok(UserAgent(value))
     }
 }
 

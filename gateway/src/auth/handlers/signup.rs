@@ -7,11 +7,7 @@
 //!   the answer does not reveal who has an account (GoTrue does the same).
 //! - Sign-ups disabled: 422 `signup_disabled`.
 
-use axum::{
-    Json,
-    extract::State,
-    http::{HeaderMap, header},
-};
+use axum::{Json, extract::State};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -19,7 +15,7 @@ use uuid::Uuid;
 use super::{login_of, metadata};
 use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
-use crate::auth::extract::{Body, ClientIp};
+use crate::auth::extract::{Body, ClientIp, UserAgent};
 use crate::auth::ratelimit::{self, Bucket};
 use crate::auth::store::{self, Login, NewUser};
 use crate::auth::{password, tokens};
@@ -38,7 +34,7 @@ pub struct SignupBody {
 pub async fn signup(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
-    headers: HeaderMap,
+    UserAgent(user_agent): UserAgent,
     Body(body): Body<SignupBody>,
 ) -> Result<Json<Value>, ApiError> {
     let config = &state.config.auth;
@@ -80,11 +76,11 @@ pub async fn signup(
     }
     let refresh_token = tokens::generate()?;
     let digest = tokens::digest(&refresh_token);
-    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
-    let (_, started) = match store::create_user(&state.db, &user, Some((&digest, user_agent, ip))).await? {
-        Ok(created) => created,
-        Err(_) => return Err(AuthError::user_already_exists().into()),
-    };
+    let (_, started) =
+        match store::create_user(&state.db, &user, Some((&digest, user_agent.as_deref(), ip))).await? {
+            Ok(created) => created,
+            Err(_) => return Err(AuthError::user_already_exists().into()),
+        };
     let started = started.ok_or_else(|| ApiError::internal("signup started no session"))?;
     let grant = Grant {
         user: started.user,

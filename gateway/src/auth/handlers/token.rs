@@ -4,7 +4,6 @@
 use axum::{
     Json,
     extract::{RawQuery, State},
-    http::{HeaderMap, header},
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -12,7 +11,7 @@ use serde_json::Value;
 use super::{login_of, query_param};
 use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
-use crate::auth::extract::{Body, ClientIp};
+use crate::auth::extract::{Body, ClientIp, UserAgent};
 use crate::auth::ratelimit::{self, Bucket};
 use crate::auth::store::{self, Login, Refreshed};
 use crate::auth::{password, tokens};
@@ -32,12 +31,11 @@ pub async fn token(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     RawQuery(query): RawQuery,
-    headers: HeaderMap,
+    UserAgent(user_agent): UserAgent,
     Body(body): Body<TokenBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
     match query_param(query.as_deref(), "grant_type").as_deref() {
-        Some("password") => password_grant(&state, ip, user_agent, body).await,
+        Some("password") => password_grant(&state, ip, user_agent.as_deref(), body).await,
         Some("refresh_token") => refresh_grant(&state, ip, body).await,
         _ => Err(AuthError::validation_failed("unsupported_grant_type").into()),
     }
