@@ -118,6 +118,7 @@ create table if not exists auth.rate_limits (
   tokens double precision not null,
   updated_at timestamptz not null default now()
 );
+create index if not exists rate_limits_updated_at_idx on auth.rate_limits (updated_at);
 
 -- GoTrue's JSON for a user (supabase/auth `internal/models/user.go`): empty
 -- optional keys are left out, timestamps are RFC 3339 in UTC, identities are

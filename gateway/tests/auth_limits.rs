@@ -89,3 +89,18 @@ async fn a_storm_of_sign_ins_does_not_stall_other_requests() {
     assert_eq!(status, 200);
     assert!(latency < Duration::from_millis(150), "health took {latency:?} during the storm");
 }
+
+#[tokio::test]
+async fn idle_buckets_are_forgotten_since_they_are_full_anyway() {
+    let app = spawn_app().await;
+    attempt(&app, None).await;
+    let admin = app.admin().await;
+    let sweep = || gateway::auth::ratelimit::forget_idle(&app.state);
+    assert_eq!(sweep().await.expect("sweep"), 0, "a bucket in use stays");
+    admin
+        .execute("update auth.rate_limits set updated_at = now() - interval '11 minutes'", &[])
+        .await
+        .expect("age the bucket");
+    assert_eq!(sweep().await.expect("sweep"), 1);
+    assert_eq!(attempt(&app, None).await, 400, "the address starts again with a full bucket");
+}
