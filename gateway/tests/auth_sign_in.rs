@@ -79,23 +79,25 @@ async fn unknown_email_and_wrong_password_get_the_same_answer() {
 async fn an_unknown_email_costs_as_much_time_as_a_wrong_password() {
     let app = common::auth::spawn_auth_app(|auth| auth.rate_limit_sign_in_sign_ups = 0).await;
     app.confirmed_user("ana@example.com", "s3cret-pw").await;
-    async fn median(app: &common::TestApp, email: &str) -> Duration {
-        let mut samples = Vec::new();
-        for _ in 0..7 {
+    // Interleaved, so that both kinds see the same load from other tests.
+    let (mut unknown, mut wrong) = (Vec::new(), Vec::new());
+    for _ in 0..9 {
+        for (email, samples) in [("nobody@example.com", &mut unknown), ("ana@example.com", &mut wrong)] {
             let start = Instant::now();
             let reply = app.password_grant(email, "wrong-password").await;
             samples.push(start.elapsed());
             assert_eq!(reply.status, 400);
         }
+    }
+    let median = |samples: &mut Vec<Duration>| {
         samples.sort();
         samples[samples.len() / 2]
-    }
-    let wrong = median(&app, "ana@example.com").await;
-    let unknown = median(&app, "nobody@example.com").await;
+    };
+    let (unknown, wrong) = (median(&mut unknown), median(&mut wrong));
     // Without the dummy hash an unknown user answers in about a millisecond,
-    // a known one after a whole bcrypt verification.
+    // a known one after a whole bcrypt verification (a ratio near 0.02).
     let ratio = unknown.as_secs_f64() / wrong.as_secs_f64();
-    assert!((0.5..2.0).contains(&ratio), "unknown {unknown:?} vs wrong password {wrong:?}");
+    assert!((0.33..3.0).contains(&ratio), "unknown {unknown:?} vs wrong password {wrong:?}");
 }
 
 #[tokio::test]
