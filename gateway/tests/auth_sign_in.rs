@@ -173,8 +173,9 @@ async fn a_password_over_72_bytes_is_refused_not_truncated() {
 #[tokio::test]
 async fn users_from_a_supabase_dump_sign_in_with_their_bcrypt_hashes() {
     let app = spawn_app().await;
-    // A row as `pg_dump` of a hosted project writes it: `$2a$10$` hash, empty
-    // token columns, an e-mail identity.
+    // A row as `pg_dump` of a hosted project writes it: a `$2a$10$` hash made
+    // by Go's bcrypt (GoTrue's; the password is "hash"), empty token columns,
+    // an e-mail identity.
     let admin = app.admin().await;
     admin
         .batch_execute(
@@ -183,7 +184,7 @@ async fn users_from_a_supabase_dump_sign_in_with_their_bcrypt_hashes() {
                raw_user_meta_data, created_at, updated_at, is_super_admin, is_sso_user, is_anonymous) \
              values ('00000000-0000-0000-0000-000000000000', '6f1c1a52-3a0e-4f59-9a57-3f2b0c8c2f10', \
                'authenticated', 'authenticated', 'old@example.com', \
-               '$2a$10$zOZ0HJ5kVnk8Ffo8iBZrm.7L7yERTphdzVSJZgtLxC06HzPCXmnpC', '2024-01-01 00:00:00+00', \
+               '$2a$10$IWswZQf54RI4d08qs80OrOZovvu8HuqwBmy4swqAfy67kzLgqhAHW', '2024-01-01 00:00:00+00', \
                '', '', '', '', '{\"provider\":\"email\",\"providers\":[\"email\"]}', '{\"name\":\"Old\"}', \
                '2024-01-01 00:00:00+00', '2024-01-01 00:00:00+00', false, false, false); \
              insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at) \
@@ -193,11 +194,11 @@ async fn users_from_a_supabase_dump_sign_in_with_their_bcrypt_hashes() {
         )
         .await
         .expect("dump rows");
-    let session = app.sign_in("old@example.com", "password123").await;
+    let session = app.sign_in("old@example.com", "hash").await;
     assert_eq!(session["user"]["id"], "6f1c1a52-3a0e-4f59-9a57-3f2b0c8c2f10");
     assert_eq!(session["user"]["user_metadata"]["name"], "Old");
     assert_eq!(session["user"]["created_at"], "2024-01-01T00:00:00.000000Z");
-    assert_eq!(app.password_grant("old@example.com", "password124").await.code(), "invalid_credentials");
+    assert_eq!(app.password_grant("old@example.com", "hash2").await.code(), "invalid_credentials");
 }
 
 #[tokio::test]

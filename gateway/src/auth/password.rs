@@ -104,11 +104,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn hashes_from_a_supabase_dump_verify() {
-        // `$2a$10$` as GoTrue (Go's bcrypt) writes them; the password is "password123".
-        let from_dump = "$2a$10$zOZ0HJ5kVnk8Ffo8iBZrm.7L7yERTphdzVSJZgtLxC06HzPCXmnpC";
-        assert!(verify("password123", Some(from_dump)).await.expect("verify"));
-        assert!(!verify("password124", Some(from_dump)).await.expect("verify"));
+    async fn hashes_written_by_other_bcrypt_implementations_verify() {
+        // (password, `$2a$10$` hash, who wrote it)
+        let cases = [
+            // Go's golang.org/x/crypto/bcrypt, which GoTrue uses.
+            ("hash", "$2a$10$IWswZQf54RI4d08qs80OrOZovvu8HuqwBmy4swqAfy67kzLgqhAHW", "Go"),
+            // PHP's password_hash (Laravel's well-known factory hash).
+            ("password", "$2a$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi", "PHP"),
+            // Spring Security's BCryptPasswordEncoder.
+            ("111", "$2a$10$gmZ5EOpUeqCHo8vFFWssJexAa1NVrSOynYoLBRG.p2e850mT6D22y", "Java"),
+            // This crate, written in the `$2a$` form a Supabase dump carries.
+            ("password123", "$2a$10$zOZ0HJ5kVnk8Ffo8iBZrm.7L7yERTphdzVSJZgtLxC06HzPCXmnpC", "Rust"),
+        ];
+        for (password, hash, writer) in cases {
+            assert!(verify(password, Some(hash)).await.expect("verify"), "{writer}");
+            assert!(!verify("not-it", Some(hash)).await.expect("verify"), "{writer}");
+        }
     }
 
     #[tokio::test]
