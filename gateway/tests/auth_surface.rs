@@ -58,3 +58,24 @@ async fn browsers_can_read_the_error_headers_auth_js_needs() {
         assert!(exposed.contains(header), "{header} not exposed: {exposed}");
     }
 }
+
+#[tokio::test]
+async fn browsers_preflights_to_auth_are_answered_without_a_key() {
+    let app = spawn_app().await;
+    let response = app
+        .client
+        .request(Method::OPTIONS, format!("{}/auth/v1/token?grant_type=password", app.address))
+        .header("origin", "http://localhost:5173")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "apikey,authorization,content-type,x-client-info,x-supabase-api-version",
+        )
+        .send()
+        .await
+        .expect("preflight");
+    assert_eq!(response.status().as_u16(), 200);
+    let allowed = response.headers()["access-control-allow-headers"].to_str().expect("header").to_lowercase();
+    assert!(allowed.contains("x-supabase-api-version"), "{allowed}");
+    assert_eq!(response.headers()["access-control-allow-origin"], "*");
+}
