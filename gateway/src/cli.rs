@@ -1,4 +1,5 @@
-//! The command line: `gateway serve`, `gateway migrate`, `gateway keys`.
+//! The command line: `gateway serve`, `gateway migrate`, `gateway keys`,
+//! `gateway users add|list`.
 
 use std::process::ExitCode;
 
@@ -26,6 +27,31 @@ enum Command {
     Migrate(Config),
     /// Print the anon and service_role API keys.
     Keys(Config),
+    /// Create and list the users who sign in through /auth/v1.
+    #[command(subcommand)]
+    Users(UsersCommand),
+}
+
+#[derive(Subcommand)]
+enum UsersCommand {
+    /// Create a confirmed e-mail user who can sign in at once.
+    Add {
+        #[command(flatten)]
+        config: Config,
+        #[arg(long)]
+        email: String,
+        /// The password (or set GATEWAY_USER_PASSWORD, which `ps` cannot show).
+        #[arg(long, env = "GATEWAY_USER_PASSWORD", hide_env_values = true)]
+        password: crate::config::Secret,
+        /// Stored as `user_metadata.name`.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List users: id, e-mail, created, last sign-in.
+    List {
+        #[command(flatten)]
+        config: Config,
+    },
 }
 
 pub async fn run() -> ExitCode {
@@ -39,6 +65,7 @@ pub async fn run() -> ExitCode {
         Command::Serve(config) => serve(config).await,
         Command::Migrate(config) => migrate(config).await,
         Command::Keys(config) => keys(&config),
+        Command::Users(command) => users(command).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -112,4 +139,46 @@ fn keys(config: &Config) -> Result<(), BoxError> {
     println!("anon key:         {anon}");
     println!("service_role key: {service}");
     Ok(())
+}
+
+async fn users(command: UsersCommand) -> Result<(), BoxError> {
+    let config = match &command {
+        UsersCommand::Add { config, .. } | UsersCommand::List { config } => config.clone(),
+    };
+    let (secret, _) = startup::jwt_secret(&config)?;
+    let sql_root = startup::sql_root(&config).ok();
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        // The auth tables must exist; migrating is a no-op when they do.
+        if let (Some(admin), Some(root)) = (&database.admin, &sql_root) {
+            startup::migrate(admin, root).await?;
+        }
+        let state = startup::state(config, database.api.clone(), &secret)?;
+        match command {
+            UsersCommand::Add { email, password, name, .. } => {
+                let user =
+                    crate::auth::users::add(&state, &email, password.expose(), name.as_deref()).await?;
+                println!("created {} {}", text(&user, "id"), text(&user, "email"));
+            }
+            UsersCommand::List { .. } => {
+                for user in crate::auth::users::list(&state).await? {
+                    println!(
+                        "{}\t{}\t{}\t{}",
+                        text(&user, "id"),
+                        text(&user, "email"),
+                        text(&user, "created_at"),
+                        text(&user, "last_sign_in_at"),
+                    );
+                }
+            }
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    startup::close_database(database).await;
+    result
+}
+
+fn text<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {
+    value.get(key).and_then(serde_json::Value::as_str).unwrap_or("-")
 }

@@ -133,6 +133,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub storage: crate::storage::StorageConfig,
+
+    #[command(flatten)]
+    pub auth: crate::auth::AuthConfig,
 }
 
 impl Config {

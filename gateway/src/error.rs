@@ -304,11 +304,18 @@ fn render_gotrue(error: &ApiError) -> Response {
             "unexpected_failure",
             "Service temporarily unavailable".to_owned(),
         ),
-        _ => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "unexpected_failure",
-            "Unexpected failure, please check server logs for more information".to_owned(),
-        ),
+        _ => {
+            // Whatever PostgREST would make of it, here it is a server error:
+            // the cause goes to the log.
+            if !error.rest_status().is_server_error() {
+                tracing::error!(error = %error, "request failed");
+            }
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "unexpected_failure",
+                "Unexpected failure, please check server logs for more information".to_owned(),
+            )
+        }
     };
     let mut body = json!({ "code": code, "error_code": code, "msg": message, "message": message });
     if let Value::Object(map) = &mut body {

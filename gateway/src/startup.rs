@@ -126,7 +126,9 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
-    let result = axum::serve(listener, crate::app(state)).with_graceful_shutdown(shutdown).await;
+    // The peer address is what auth rate limits are kept for.
+    let app = crate::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let result = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     listener_task.abort();
     result
 }

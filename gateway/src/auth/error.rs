@@ -2,9 +2,15 @@
 //! that send `X-Supabase-Api-Version: 2024-01-01` (supabase-js always does), plus
 //! the legacy `error_code` and `msg` keys, with the error code also in the
 //! `x-sb-error-code` header (supabase/auth `internal/api/errors.go`).
+//!
+//! The constructors below are the catalogue: codes, statuses and messages as
+//! GoTrue answers them (`internal/api/apierrors/errorcode.go`, `token.go`,
+//! `signup.go`, `auth.go`, `logout.go`, `admin.go`).
 
 use axum::http::StatusCode;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthError {
@@ -14,4 +20,133 @@ pub struct AuthError {
     pub message: String,
     /// Keys added to the body, e.g. `weak_password: {"reasons": [...]}`.
     pub extra: Map<String, Value>,
+}
+
+impl AuthError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into(), extra: Map::new() }
+    }
+
+    fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+
+    /// Unknown e-mail, no password, or a wrong one: the same answer for all.
+    pub fn invalid_credentials() -> Self {
+        Self::bad_request("invalid_credentials", "Invalid login credentials")
+    }
+
+    /// Told only after the password was right.
+    pub fn email_not_confirmed() -> Self {
+        Self::bad_request("email_not_confirmed", "Email not confirmed")
+    }
+
+    pub fn phone_not_confirmed() -> Self {
+        Self::bad_request("phone_not_confirmed", "Phone not confirmed")
+    }
+
+    pub fn user_banned() -> Self {
+        Self::bad_request("user_banned", "User is banned")
+    }
+
+    pub fn validation_failed(message: impl Into<String>) -> Self {
+        Self::bad_request("validation_failed", message)
+    }
+
+    pub fn bad_json() -> Self {
+        Self::bad_request("bad_json", "Could not parse request body as JSON")
+    }
+
+    /// GoTrue checks `len()`, that is bytes; bcrypt would silently ignore the rest.
+    pub fn password_too_long() -> Self {
+        Self::validation_failed("Password cannot be longer than 72 characters")
+    }
+
+    pub fn weak_password(min_length: u32) -> Self {
+        let mut error = Self::unprocessable(
+            "weak_password",
+            format!("Password should be at least {min_length} characters."),
+        );
+        error.extra.insert("weak_password".to_owned(), json!({ "reasons": ["length"] }));
+        error
+    }
+
+    pub fn user_already_exists() -> Self {
+        Self::unprocessable("user_already_exists", "User already registered")
+    }
+
+    pub fn email_exists() -> Self {
+        Self::unprocessable("email_exists", "A user with this email address has already been registered")
+    }
+
+    pub fn phone_exists() -> Self {
+        Self::unprocessable("phone_exists", "A user with this phone number has already been registered")
+    }
+
+    pub fn signup_disabled() -> Self {
+        Self::unprocessable("signup_disabled", "Signups not allowed for this instance")
+    }
+
+    pub fn refresh_token_not_found() -> Self {
+        Self::bad_request("refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+    }
+
+    pub fn refresh_token_already_used() -> Self {
+        Self::bad_request("refresh_token_already_used", "Invalid Refresh Token: Already Used")
+    }
+
+    pub fn session_not_found() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "session_not_found",
+            "Session from session_id claim in JWT does not exist",
+        )
+    }
+
+    pub fn user_not_found() -> Self {
+        Self::new(StatusCode::FORBIDDEN, "user_not_found", "User from sub claim in JWT does not exist")
+    }
+
+    /// `/admin/users/{id}` for an id that does not exist.
+    pub fn admin_user_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "user_not_found", "User not found")
+    }
+
+    pub fn no_authorization() -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "no_authorization", "This endpoint requires a valid Bearer token")
+    }
+
+    pub fn bad_jwt(reason: &str) -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "bad_jwt",
+            format!("invalid JWT: unable to parse or verify signature, {reason}"),
+        )
+    }
+
+    pub fn not_admin() -> Self {
+        Self::new(StatusCode::FORBIDDEN, "not_admin", "User not allowed")
+    }
+
+    pub fn over_request_rate_limit() -> Self {
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "over_request_rate_limit", "Request rate limit reached")
+    }
+
+    pub fn not_implemented(what: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "not_implemented",
+            format!("{what} is not supported by this server"),
+        )
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(error: AuthError) -> Self {
+        ApiError::Auth(error)
+    }
 }

@@ -1,20 +1,59 @@
-//! `/auth/v1`: the GoTrue-compatible API.
+//! `/auth/v1`: the GoTrue-compatible API, enough of it for `@supabase/auth-js`
+//! 2.x unmodified (wire-protocol.md §3; reliability.md §2, G24-G29).
 //!
 //! Every route but the ones the hosted gateway leaves open (`/verify`,
 //! `/callback`, `/authorize`, `/.well-known/jwks.json`) needs an API key; errors
 //! take GoTrue's shape.
+//!
+//! | route | who | what |
+//! |---|---|---|
+//! | `POST /token?grant_type=password` | anyone with the key | e-mail or phone + password → session |
+//! | `POST /token?grant_type=refresh_token` | anyone with the key | rotate → session |
+//! | `POST /signup` | anyone with the key | new user (+ session when autoconfirm) |
+//! | `GET`/`PUT /user` | signed in | read / change the user |
+//! | `POST /logout?scope=` | signed in | end sessions, 204 |
+//! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
+//! | `/admin/users[/{id}]` | service_role | user CRUD |
 
+pub mod claims;
+pub mod config;
 pub mod error;
+pub mod extract;
+pub mod handlers;
+pub mod password;
+pub mod ratelimit;
+pub mod store;
+pub mod tokens;
+pub mod users;
 
-use axum::{Router, middleware};
+use axum::{
+    Router, middleware,
+    routing::{get, post},
+};
+
+pub use config::AuthConfig;
 
 use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
+use handlers::{admin, info, logout, signup, token, user};
 
 pub fn router(state: AppState) -> Router<AppState> {
-    Router::new()
+    let keyed = Router::new()
+        .route("/token", post(token::token))
+        .route("/signup", post(signup::signup))
+        .route("/user", get(user::get_user).put(user::update_user))
+        .route("/logout", post(logout::logout))
+        .route("/settings", get(info::settings))
+        .route("/health", get(info::health))
+        .route("/admin/users", get(admin::list).post(admin::create))
+        .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
         .fallback(|| async { ApiError::NotFound })
-        .layer(middleware::from_fn_with_state(state, require_apikey))
-        .layer(middleware::from_fn(|request, next| render_as(Shape::GoTrue, request, next)))
+        .layer(middleware::from_fn_with_state(state, require_apikey));
+    let open = Router::new()
+        .route("/.well-known/jwks.json", get(info::jwks))
+        .route("/verify", get(info::not_implemented).post(info::not_implemented))
+        .route("/callback", get(info::not_implemented).post(info::not_implemented))
+        .route("/authorize", get(info::not_implemented));
+    open.merge(keyed).layer(middleware::from_fn(|request, next| render_as(Shape::GoTrue, request, next)))
 }

@@ -3,6 +3,8 @@
 //! from it with a gateway on an ephemeral port (zero2prod's `spawn_app`).
 #![allow(dead_code)]
 
+pub mod auth;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -165,6 +167,12 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(mut options: Options) -> TestApp {
+    // Errors (and more with RUST_LOG) show up in a failing test's output. A
+    // test binary that installed its own subscriber keeps it.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
     // Each gateway keeps its stored files in a folder of its own, removed with
     // the test cluster's folder.
     if options.config.storage_root.is_none() {
@@ -189,7 +197,8 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().expect("address"));
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, service).await });
     let (anon_key, service_key) = gateway::startup::api_keys(&state.jwt).expect("keys");
     TestApp { address, client: reqwest::Client::new(), state, database, anon_key, service_key }
 }

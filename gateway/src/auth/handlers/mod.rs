@@ -1,0 +1,93 @@
+//! The handlers of `/auth/v1`, one file per resource. Each is a recipe: check
+//! the input, take from the rate limit, call `store`, answer.
+
+pub mod admin;
+pub mod info;
+pub mod logout;
+pub mod signup;
+pub mod token;
+pub mod user;
+
+use serde_json::Value;
+
+use super::error::AuthError;
+use super::store::Login;
+
+/// Query-string pairs, form-decoded (GoTrue reads them with `r.FormValue`).
+pub(crate) fn query_param(query: Option<&str>, name: &str) -> Option<String> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// The e-mail or phone a request names, checked: a plausible e-mail
+/// (GoTrue: "Unable to validate email address: invalid format") or a phone of
+/// 8 to 15 digits, kept as digits only like GoTrue stores it.
+pub(crate) fn login_of(email: Option<&str>, phone: Option<&str>) -> Result<Option<Login>, AuthError> {
+    let email = email.map(str::trim).filter(|e| !e.is_empty());
+    let phone = phone.map(str::trim).filter(|p| !p.is_empty());
+    match (email, phone) {
+        (Some(email), _) => Ok(Some(Login::Email(valid_email(email)?))),
+        (None, Some(phone)) => Ok(Some(Login::Phone(valid_phone(phone)?))),
+        (None, None) => Ok(None),
+    }
+}
+
+pub(crate) fn valid_email(email: &str) -> Result<String, AuthError> {
+    let email = email.trim();
+    let plausible = email.len() <= 255
+        && !email.chars().any(char::is_whitespace)
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.contains('@')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+        });
+    if !plausible {
+        return Err(AuthError::validation_failed("Unable to validate email address: invalid format"));
+    }
+    Ok(email.to_lowercase())
+}
+
+pub(crate) fn valid_phone(phone: &str) -> Result<String, AuthError> {
+    let digits: String = phone.chars().filter(|c| !matches!(c, '+' | ' ' | '-' | '(' | ')')).collect();
+    if !(8..=15).contains(&digits.len()) || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(AuthError::validation_failed("Invalid phone number format (E.164 required)"));
+    }
+    Ok(digits)
+}
+
+/// Metadata must be a JSON object (or absent).
+pub(crate) fn metadata(value: Option<Value>, what: &str) -> Result<Option<Value>, AuthError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(object @ Value::Object(_)) => Ok(Some(object)),
+        Some(_) => Err(AuthError::validation_failed(format!("{what} must be a JSON object"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (email, phone, expected login or error code)
+    type Case = (Option<&'static str>, Option<&'static str>, Result<Option<Login>, &'static str>);
+
+    #[test]
+    fn emails_and_phones_are_checked_and_normalised() {
+        let cases: [Case; 8] = [
+            (Some("A@B.co"), None, Ok(Some(Login::Email("a@b.co".to_owned())))),
+            (Some(" a@b.co "), Some("123"), Ok(Some(Login::Email("a@b.co".to_owned())))),
+            (None, Some("+1 (555) 123-4567"), Ok(Some(Login::Phone("15551234567".to_owned())))),
+            (None, None, Ok(None)),
+            (Some(""), Some(""), Ok(None)),
+            (Some("not-an-email"), None, Err("validation_failed")),
+            (Some("a b@c.d"), None, Err("validation_failed")),
+            (None, Some("12ab5678"), Err("validation_failed")),
+        ];
+        for (email, phone, expected) in cases {
+            assert_eq!(login_of(email, phone).map_err(|e| e.code), expected, "{email:?} {phone:?}");
+        }
+    }
+}

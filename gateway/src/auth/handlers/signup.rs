@@ -1,0 +1,116 @@
+//! `POST /signup` (supabase/auth `internal/api/signup.go`; wire-protocol.md §3.7).
+//!
+//! - Autoconfirm on: the user is confirmed and signed in; 200 with a session.
+//!   An e-mail already registered is 422 `user_already_exists`, as GoTrue says.
+//! - Autoconfirm off: 200 with the bare user and `confirmation_sent_at`. An
+//!   e-mail already registered gets a look-alike user that exists nowhere, so
+//!   the answer does not reveal who has an account (GoTrue does the same).
+//! - Sign-ups disabled: 422 `signup_disabled`.
+
+use axum::{Json, extract::State};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::{login_of, metadata};
+use crate::auth::claims::{Grant, session_response};
+use crate::auth::error::AuthError;
+use crate::auth::extract::{Body, ClientIp, UserAgent};
+use crate::auth::ratelimit::{self, Bucket};
+use crate::auth::store::{self, Login, NewUser};
+use crate::auth::{password, tokens};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct SignupBody {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+    data: Option<Value>,
+}
+
+pub async fn signup(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    UserAgent(user_agent): UserAgent,
+    Body(body): Body<SignupBody>,
+) -> Result<Json<Value>, ApiError> {
+    let config = &state.config.auth;
+    if !config.signup_enabled {
+        return Err(AuthError::signup_disabled().into());
+    }
+    ratelimit::take(&state, Bucket::SignInSignUp, ip).await?;
+    let login = login_of(body.email.as_deref(), body.phone.as_deref())?
+        .ok_or_else(|| AuthError::validation_failed("To signup, please provide your email"))?;
+    let secret = body.password.unwrap_or_default();
+    if secret.is_empty() {
+        return Err(AuthError::validation_failed("Signup requires a valid password").into());
+    }
+    password::check_new(&secret, config.password_min_length)?;
+    let data = metadata(body.data, "data")?.unwrap_or_else(|| json!({}));
+    if store::exists(&state.db, &login).await? {
+        return already_registered(config.autoconfirm, &login, &data);
+    }
+    let mut user = NewUser {
+        id: Uuid::new_v4(),
+        login,
+        password_hash: Some(password::hash(&secret).await?),
+        confirmed: config.autoconfirm,
+        confirmation_sent: !config.autoconfirm,
+        user_metadata: data,
+        app_metadata: Value::Null,
+        banned_until: None,
+    };
+    let provider = user.login.provider();
+    user.app_metadata = json!({ "provider": provider, "providers": [provider] });
+    let identity = store::identity_data(&user);
+    merge(&mut user.user_metadata, identity);
+
+    if !config.autoconfirm {
+        return match store::create_user(&state.db, &user, None).await? {
+            Ok((created, _)) => Ok(Json(created)),
+            Err(_) => already_registered(false, &user.login, &user.user_metadata),
+        };
+    }
+    let refresh_token = tokens::generate()?;
+    let digest = tokens::digest(&refresh_token);
+    let (_, started) =
+        match store::create_user(&state.db, &user, Some((&digest, user_agent.as_deref(), ip))).await? {
+            Ok(created) => created,
+            Err(_) => return Err(AuthError::user_already_exists().into()),
+        };
+    let started = started.ok_or_else(|| ApiError::internal("signup started no session"))?;
+    let grant = Grant {
+        user: started.user,
+        session_id: started.session_id,
+        signed_in_at: started.signed_in_at,
+        refresh_token: &refresh_token,
+    };
+    Ok(Json(session_response(&state.jwt, config, grant)?))
+}
+
+fn already_registered(autoconfirm: bool, login: &Login, data: &Value) -> Result<Json<Value>, ApiError> {
+    if autoconfirm {
+        return Err(AuthError::user_already_exists().into());
+    }
+    // GoTrue's obfuscated user: plausible, unsaved, without identities.
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let (email, phone) = match login {
+        Login::Email(email) => (email.as_str(), ""),
+        Login::Phone(phone) => ("", phone.as_str()),
+    };
+    let provider = login.provider();
+    Ok(Json(json!({
+        "id": Uuid::new_v4(), "aud": "authenticated", "role": "authenticated", "email": email, "phone": phone,
+        "confirmation_sent_at": now, "app_metadata": {"provider": provider, "providers": [provider]},
+        "user_metadata": data, "identities": [], "created_at": now, "updated_at": now, "is_anonymous": false,
+    })))
+}
+
+fn merge(target: &mut Value, extra: Value) {
+    if let (Value::Object(target), Value::Object(extra)) = (target, extra) {
+        target.extend(extra);
+    }
+}

@@ -1,0 +1,126 @@
+//! `POST /token?grant_type=password|refresh_token` (supabase/auth
+//! `internal/api/token.go`, `token_refresh.go`; wire-protocol.md §3.2, §3.4).
+
+use axum::{
+    Json,
+    extract::{RawQuery, State},
+};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{login_of, query_param};
+use crate::auth::claims::{Grant, session_response};
+use crate::auth::error::AuthError;
+use crate::auth::extract::{Body, ClientIp, UserAgent};
+use crate::auth::ratelimit::{self, Bucket};
+use crate::auth::store::{self, Login, Refreshed};
+use crate::auth::{password, tokens};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct TokenBody {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+    refresh_token: Option<String>,
+}
+
+pub async fn token(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    RawQuery(query): RawQuery,
+    UserAgent(user_agent): UserAgent,
+    Body(body): Body<TokenBody>,
+) -> Result<Json<Value>, ApiError> {
+    match query_param(query.as_deref(), "grant_type").as_deref() {
+        Some("password") => password_grant(&state, ip, user_agent.as_deref(), body).await,
+        Some("refresh_token") => refresh_grant(&state, ip, body).await,
+        _ => Err(AuthError::validation_failed("unsupported_grant_type").into()),
+    }
+}
+
+/// Sign-in with e-mail or phone and password. An unknown user, a user without
+/// a password and a wrong password get the same answer after the same bcrypt
+/// work; whether the e-mail is confirmed or the user banned is told only to
+/// someone who knows the password.
+async fn password_grant(
+    state: &AppState,
+    ip: Option<std::net::IpAddr>,
+    user_agent: Option<&str>,
+    body: TokenBody,
+) -> Result<Json<Value>, ApiError> {
+    ratelimit::take(state, Bucket::SignInSignUp, ip).await?;
+    let login = login_of(body.email.as_deref(), body.phone.as_deref())
+        .map_err(|_| AuthError::invalid_credentials())?
+        .ok_or_else(|| AuthError::validation_failed("missing email or phone"))?;
+    let secret = body.password.unwrap_or_default();
+    if secret.len() > password::MAX_BYTES {
+        return Err(AuthError::password_too_long().into());
+    }
+    let credentials = store::credentials(&state.db, &login).await?;
+    let matched = password::verify(&secret, credentials.as_ref().and_then(|c| c.hash.as_deref())).await?;
+    let Some(user) = credentials.filter(|_| matched) else {
+        return Err(AuthError::invalid_credentials().into());
+    };
+    if user.banned {
+        return Err(AuthError::user_banned().into());
+    }
+    match login {
+        Login::Email(_) if !user.email_confirmed => return Err(AuthError::email_not_confirmed().into()),
+        Login::Phone(_) if !user.phone_confirmed => return Err(AuthError::phone_not_confirmed().into()),
+        Login::Email(_) | Login::Phone(_) => {}
+    }
+    let refresh_token = tokens::generate()?;
+    let started = store::start_session(
+        &state.db,
+        user.id,
+        login.provider(),
+        &tokens::digest(&refresh_token),
+        user_agent,
+        ip,
+    )
+    .await?;
+    let grant = Grant {
+        user: started.user,
+        session_id: started.session_id,
+        signed_in_at: started.signed_in_at,
+        refresh_token: &refresh_token,
+    };
+    Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
+}
+
+/// Rotation: the answer carries the presented token's child (see `tokens`).
+async fn refresh_grant(
+    state: &AppState,
+    ip: Option<std::net::IpAddr>,
+    body: TokenBody,
+) -> Result<Json<Value>, ApiError> {
+    ratelimit::take(state, Bucket::TokenRefresh, ip).await?;
+    let presented = body.refresh_token.unwrap_or_default();
+    if presented.is_empty() {
+        return Err(AuthError::validation_failed("refresh_token required").into());
+    }
+    if !tokens::well_formed(&presented) {
+        return Err(AuthError::refresh_token_not_found().into());
+    }
+    let interval = state.config.auth.refresh_token_reuse_interval;
+    let started = match store::refresh(&state.db, &presented, interval).await? {
+        Refreshed::Issued(started) => started,
+        Refreshed::NotFound => return Err(AuthError::refresh_token_not_found().into()),
+        Refreshed::Banned => return Err(AuthError::user_banned().into()),
+        Refreshed::Reused => {
+            tracing::warn!("a revoked refresh token was reused; its session was revoked");
+            return Err(AuthError::refresh_token_already_used().into());
+        }
+    };
+    let refresh_token = tokens::child_of(&presented);
+    let grant = Grant {
+        user: started.user,
+        session_id: started.session_id,
+        signed_in_at: started.signed_in_at,
+        refresh_token: &refresh_token,
+    };
+    Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
+}

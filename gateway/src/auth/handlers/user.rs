@@ -1,0 +1,78 @@
+//! `GET /user` and `PUT /user` (supabase/auth `internal/api/user.go`;
+//! wire-protocol.md §3.5): the bare user object.
+
+use axum::{Json, extract::State};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{metadata, valid_email};
+use crate::auth::error::AuthError;
+use crate::auth::extract::{Body, SignedIn};
+use crate::auth::password;
+use crate::auth::store::{self, Changes};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The signed-in user, once its session is known to still exist: after a
+/// logout the old access token gets 403 `session_not_found` here, although
+/// REST keeps accepting it until it expires (as upstream documents).
+pub async fn get_user(State(state): State<AppState>, signed_in: SignedIn) -> Result<Json<Value>, ApiError> {
+    Ok(Json(current_user(&state, &signed_in).await?))
+}
+
+pub(crate) async fn current_user(state: &AppState, signed_in: &SignedIn) -> Result<Value, ApiError> {
+    match store::signed_in_user(&state.db, signed_in.user_id, signed_in.session_id).await? {
+        None => Err(AuthError::user_not_found().into()),
+        Some((_, false)) => Err(AuthError::session_not_found().into()),
+        Some((user, true)) => Ok(user),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct UserUpdate {
+    email: Option<String>,
+    phone: Option<String>,
+    password: Option<String>,
+    data: Option<Value>,
+}
+
+/// `data` is merged into `user_metadata` (a null value removes a key); a new
+/// password obeys the length rules; a new e-mail is taken at once when
+/// autoconfirm is on, otherwise kept as `new_email` until confirmed.
+pub async fn update_user(
+    State(state): State<AppState>,
+    signed_in: SignedIn,
+    Body(update): Body<UserUpdate>,
+) -> Result<Json<Value>, ApiError> {
+    let current = current_user(&state, &signed_in).await?;
+    if update.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+        return Err(AuthError::not_implemented("Changing the phone number").into());
+    }
+    let user_metadata = metadata(update.data, "data")?;
+    let email = match update.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
+        Some(email) => {
+            Some(valid_email(email)?).filter(|e| current.get("email").and_then(Value::as_str) != Some(e))
+        }
+        None => None,
+    };
+    let password_hash = match update.password.as_deref() {
+        Some(new) => {
+            password::check_new(new, state.config.auth.password_min_length)?;
+            Some(password::hash(new).await?)
+        }
+        None => None,
+    };
+    let changes = Changes {
+        email,
+        email_confirmed_now: state.config.auth.autoconfirm,
+        password_hash,
+        user_metadata,
+        ..Changes::default()
+    };
+    match store::update_user(&state.db, signed_in.user_id, &changes).await? {
+        Ok(Some(user)) => Ok(Json(user)),
+        Ok(None) => Err(AuthError::user_not_found().into()),
+        Err(_) => Err(AuthError::email_exists().into()),
+    }
+}

@@ -1,0 +1,91 @@
+//! Per-address rate limits, as token buckets kept in PostgreSQL
+//! (`auth.rate_limits`), so that they hold across several gateway instances.
+//!
+//! GoTrue's defaults (`internal/api/apilimiter`, reliability.md §2.5, G27): a
+//! burst of 30, refilled at 30 per 5 minutes for password sign-ins and sign-ups
+//! and at 150 per 5 minutes for refresh-token grants. Over the limit is 429
+//! `over_request_rate_limit`.
+//!
+//! A bucket left alone for [`IDLE`] is full again, so its row carries nothing
+//! and is deleted: about one request in 64 sweeps such rows, which keeps the
+//! table as small as the set of recently active addresses.
+
+use std::net::IpAddr;
+
+use super::config::AuthConfig;
+use super::error::AuthError;
+use crate::db::Access;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+const WINDOW_SECS: f64 = 300.0;
+
+/// Longer than any bucket takes to refill (at most the 5-minute window).
+pub const IDLE: &str = "10 minutes";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bucket {
+    /// `grant_type=password` and `/signup`.
+    SignInSignUp,
+    /// `grant_type=refresh_token`.
+    TokenRefresh,
+}
+
+impl Bucket {
+    fn name(self) -> &'static str {
+        match self {
+            Bucket::SignInSignUp => "sign_in_sign_ups",
+            Bucket::TokenRefresh => "token_refresh",
+        }
+    }
+
+    fn per_window(self, config: &AuthConfig) -> u32 {
+        match self {
+            Bucket::SignInSignUp => config.rate_limit_sign_in_sign_ups,
+            Bucket::TokenRefresh => config.rate_limit_token_refresh,
+        }
+    }
+}
+
+/// Takes one token from `bucket` for `ip`, or refuses with 429. The statement is
+/// atomic: concurrent requests from one address never overdraw the bucket.
+const TAKE: &str = "\
+insert into auth.rate_limits as r (key, tokens, updated_at) values ($1, $2::float8 - 1, now()) \
+on conflict (key) do update \
+  set tokens = least($2::float8, r.tokens + extract(epoch from now() - r.updated_at)::float8 * $3::float8) - 1, \
+      updated_at = now() \
+  where least($2::float8, r.tokens + extract(epoch from now() - r.updated_at)::float8 * $3::float8) >= 1 \
+returning tokens";
+
+pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Result<(), ApiError> {
+    let config = &state.config.auth;
+    let per_window = bucket.per_window(config);
+    if per_window == 0 {
+        return Ok(());
+    }
+    let capacity = f64::from(per_window.min(config.rate_limit_burst.max(1)));
+    let refill_per_sec = f64::from(per_window) / WINDOW_SECS;
+    let address = ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+    let key = format!("{}:{address}", bucket.name());
+    let mut session = state.db.as_service_role(Access::ReadWrite).await?;
+    let rows = session.query(TAKE, &[&key, &capacity, &refill_per_sec]).await?;
+    session.commit().await?;
+    let mut dice = [0u8; 1];
+    if getrandom::fill(&mut dice).is_ok() && dice[0] < 4 {
+        forget_idle(state).await?;
+    }
+    if rows.is_empty() {
+        return Err(AuthError::over_request_rate_limit().into());
+    }
+    Ok(())
+}
+
+/// Deletes the buckets nobody used for [`IDLE`]: they are full anyway.
+pub async fn forget_idle(state: &AppState) -> Result<u64, ApiError> {
+    const SWEEP: &str =
+        "delete from auth.rate_limits where updated_at < now() - $1::text::interval returning 1";
+    let mut session = state.db.as_service_role(Access::ReadWrite).await?;
+    let rows = session.query(SWEEP, &[&IDLE]).await?;
+    session.commit().await?;
+    Ok(rows.len() as u64)
+}
