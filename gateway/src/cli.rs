@@ -104,12 +104,22 @@ async fn serve_on(
     }
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;
+    let seed = config.seed;
     let state = startup::state(config, database.api.clone(), secret)?;
+    let staff = match (&database.admin, seed) {
+        (Some(admin), true) => Some(startup::seed(admin, sql_root, &state).await?),
+        (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
+        (_, false) => None,
+    };
     let (anon, service) = startup::api_keys(&state.jwt)?;
     println!("gateway is serving on http://{address}");
     println!("  API URL:          http://{address}");
     println!("  anon key:         {anon}");
     println!("  service_role key: {service}");
+    if let Some(staff) = staff {
+        println!("  staff e-mail:     {}", staff.email);
+        println!("  staff password:   {}", staff.password.expose());
+    }
     startup::serve(listener, state, startup::shutdown_signal()).await?;
     Ok(())
 }

@@ -128,6 +128,12 @@ pub struct Config {
     #[arg(long, env = "GATEWAY_STATEMENT_TIMEOUT", default_value = "8s")]
     pub statement_timeout: Span,
 
+    /// Fill an empty database with the demo data of `<sql-root>/seed/` and one
+    /// staff user (whose password is kept in `<data-dir>/staff_password`). For
+    /// the embedded default; never use it on a production database.
+    #[arg(long, env = "GATEWAY_SEED", default_value_t = false)]
+    pub seed: bool,
+
     #[command(flatten)]
     pub rest: crate::rest::config::RestConfig,
 

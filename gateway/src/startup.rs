@@ -109,6 +109,59 @@ pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migr
     Ok(report?)
 }
 
+/// The staff account `--seed` makes.
+pub struct Staff {
+    pub email: String,
+    pub password: Secret,
+}
+
+/// The e-mail of the seeded staff user.
+pub const STAFF_EMAIL: &str = "staff@tienda.example";
+
+/// Applies `<root>/seed/*.sql` (each file fills only what is empty) and makes
+/// sure the staff user exists with a profile in the seeded company. Its
+/// password is made once and kept in `<data-dir>/staff_password` (mode 0600).
+pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState) -> Result<Staff, BoxError> {
+    let (mut client, connection) = admin.connect(NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(root.join("seed")) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    for file in &files {
+        let text = std::fs::read_to_string(file)?;
+        let tx = client.transaction().await?;
+        tx.batch_execute(&text).await.map_err(|e| format!("{} failed: {e}", file.display()))?;
+        tx.commit().await?;
+    }
+    let path = state.config.data_dir.join("staff_password");
+    let (password, _) = embedded::load_or_create_secret(&path)?;
+    let password = Secret::new(password[..20].to_owned());
+    let exists =
+        client.query_opt("select 1 from auth.users where email = $1", &[&STAFF_EMAIL]).await?.is_some();
+    if !exists {
+        crate::auth::users::add(state, STAFF_EMAIL, password.expose(), Some("Administrador"))
+            .await
+            .map_err(|e| format!("could not create the staff user: {e}"))?;
+    }
+    client
+        .execute(
+            "insert into public.profiles (user_id, full_name, company_id)
+             select u.id, 'Administrador', (select min(id) from public.companies)
+             from auth.users u where u.email = $1
+             on conflict (user_id) do nothing",
+            &[&STAFF_EMAIL],
+        )
+        .await?;
+    drop(client);
+    let _ = connection.await;
+    Ok(Staff { email: STAFF_EMAIL.to_owned(), password })
+}
+
 /// The application state over a database reached through `api`.
 pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
     let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;

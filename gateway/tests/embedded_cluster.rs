@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 struct Running {
     child: Child,
+    banner: Vec<String>,
     address: String,
     anon_key: String,
     service_key: String,
@@ -23,6 +24,21 @@ fn repo_root() -> PathBuf {
 
 /// Starts `binary serve` and waits for the banner with the URL and keys.
 fn serve(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)>) -> Running {
+    serve_with(binary, workdir, sql_root, user, &[])
+}
+
+/// The banner's extra lines (`staff e-mail:` ...), by label.
+fn banner_value(lines: &[String], label: &str) -> Option<String> {
+    lines.iter().find_map(|line| line.trim().strip_prefix(label).map(|rest| rest.trim().to_owned()))
+}
+
+fn serve_with(
+    binary: &Path,
+    workdir: &Path,
+    sql_root: &Path,
+    user: Option<(u32, u32)>,
+    extra: &[String],
+) -> Running {
     let log = workdir.join(format!("gateway-{}.log", Instant::now().elapsed().as_nanos()));
     let stderr = std::fs::File::create(&log).expect("log file");
     let mut command = Command::new(binary);
@@ -31,6 +47,7 @@ fn serve(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)
         .arg(workdir.join(".data"))
         .arg("--sql-root")
         .arg(sql_root)
+        .args(extra)
         .current_dir(workdir)
         .env_remove("DATABASE_URL")
         .env_remove("JWT_SECRET")
@@ -45,10 +62,13 @@ fn serve(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)
     let stdout = child.stdout.take().expect("stdout");
     let mut lines = BufReader::new(stdout).lines();
     let (mut address, mut anon_key, mut service_key) = (String::new(), String::new(), String::new());
-    while service_key.is_empty() {
+    let mut banner = Vec::new();
+    let seeding = extra.iter().any(|a| a == "--seed");
+    while service_key.is_empty() || (seeding && banner_value(&banner, "staff password:").is_none()) {
         let Some(Ok(line)) = lines.next() else {
             panic!("gateway exited early:\n{}", std::fs::read_to_string(&log).unwrap_or_default());
         };
+        banner.push(line.clone());
         if let Some(rest) = line.trim().strip_prefix("API URL:") {
             address = rest.trim().to_owned();
         } else if let Some(rest) = line.trim().strip_prefix("anon key:") {
@@ -57,7 +77,7 @@ fn serve(binary: &Path, workdir: &Path, sql_root: &Path, user: Option<(u32, u32)
             service_key = rest.trim().to_owned();
         }
     }
-    Running { child, address, anon_key, service_key, log }
+    Running { child, banner, address, anon_key, service_key, log }
 }
 
 impl Running {
@@ -197,4 +217,71 @@ fn serve_runs_as_a_normal_user_too() {
         "a normal user keeps the cluster in place"
     );
     assert_eq!(std::fs::metadata(&pgdata).expect("meta").uid(), uid);
+}
+
+/// `make run` serves the shop with `config/shop.args`: the demo catalogue, a
+/// staff user who can sign in with the printed credentials, and no public
+/// sign-up (any signed-in user is staff). A second start adds nothing twice.
+#[test]
+fn the_shops_configuration_seeds_the_demo_and_refuses_sign_ups() {
+    let workdir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(workdir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let args: Vec<String> = std::fs::read_to_string(repo_root().join("config/shop.args"))
+        .expect("config/shop.args")
+        .lines()
+        .map(str::to_owned)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gateway"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let mut counts = Vec::new();
+    for _ in 0..2 {
+        let running = serve_with(&binary, workdir.path(), &repo_root(), None, &args);
+        let email = banner_value(&running.banner, "staff e-mail:").expect("staff e-mail printed");
+        let password = banner_value(&running.banner, "staff password:").expect("staff password printed");
+        let (address, anon) = (running.address.clone(), running.anon_key.clone());
+        let (signed_in, signup, products) = runtime.block_on(async {
+            let client = reqwest::Client::new();
+            let signed_in = client
+                .post(format!("{address}/auth/v1/token?grant_type=password"))
+                .header("apikey", &anon)
+                .json(&serde_json::json!({"email": email, "password": password}))
+                .send()
+                .await
+                .expect("sign in");
+            let status = signed_in.status().as_u16();
+            let session: serde_json::Value = signed_in.json().await.expect("session");
+            let signup = client
+                .post(format!("{address}/auth/v1/signup"))
+                .header("apikey", &anon)
+                .json(&serde_json::json!({"email": "intruder@example.com", "password": "secret-password"}))
+                .send()
+                .await
+                .expect("signup");
+            let signup = (signup.status().as_u16(), signup.json::<serde_json::Value>().await.expect("json"));
+            let products = client
+                .head(format!("{address}/rest/v1/products?select=*"))
+                .header("apikey", &anon)
+                .bearer_auth(session["access_token"].as_str().unwrap_or(""))
+                .header("prefer", "count=exact")
+                .send()
+                .await
+                .expect("count");
+            let range = products.headers()["content-range"].to_str().expect("range").to_owned();
+            (status, signup, range)
+        });
+        assert_eq!(signed_in, 200, "the staff user signs in");
+        assert_eq!(signup.0, 422, "{}", signup.1);
+        assert_eq!(signup.1["code"], "signup_disabled");
+        counts.push(products);
+        running.interrupt();
+    }
+    let total: i64 = counts[0].split('/').nth(1).and_then(|t| t.parse().ok()).expect("a count");
+    assert!(total >= 45, "{} products seeded", total);
+    assert_eq!(counts[0], counts[1], "the second start seeded nothing more");
+    if nix::unistd::geteuid().is_root()
+        && let Ok(link) = std::fs::read_link(workdir.path().join(".data/postgres"))
+    {
+        let _ = std::fs::remove_dir_all(link);
+    }
 }

@@ -1,0 +1,78 @@
+-- Demo data for the embedded default (`gateway serve --seed`), never applied to
+-- a production database unless asked. Idempotent: it fills an empty shop only.
+-- Prices in COP; images from the predefined list under /assets/.
+
+insert into public.companies (name, email, phone)
+select 'Tienda Celulares Meta', 'ventas@tienda.example', '+57 300 000 0000'
+where not exists (select from public.companies);
+
+insert into public.brands (name, description, status)
+select b.name, b.description, b.status
+from (values
+  ('Apple', 'iPhone, iPad y Apple Watch', true),
+  ('Samsung', 'Galaxy de gama alta y de entrada', true),
+  ('Xiaomi', 'Redmi y Poco', true),
+  ('Motorola', 'Moto G y Edge', true),
+  ('JBL', 'Parlantes y audífonos', true),
+  ('Genérica', 'Accesorios sin marca', true),
+  ('Huawei', 'Ya no se distribuye', false)
+) as b(name, description, status)
+where not exists (select from public.brands);
+
+insert into public.products
+  (name, description, price, quantity, category, condition, color, link_image, featured, status, brand_id)
+select p.name, p.description, p.price, p.quantity, p.category, p.condition, p.color, p.link_image,
+       p.featured, p.status, (select id from public.brands where brands.name = p.brand)
+from (values
+  ('iPhone 15 Pro Max 256 GB', 'Titanio, chip A17 Pro, cámara de 48 MP.', 5899000, 4, 'celulares', 'nuevo', 'Titanio natural', '/assets/apple/iphone-15-pro-max/titanio-natural.svg', true, true, 'Apple'),
+  ('iPhone 15 128 GB', 'Dynamic Island y USB-C.', 3999000, 6, 'celulares', 'nuevo', 'Rosado', '/assets/apple/iphone-15/rosado.svg', true, true, 'Apple'),
+  ('iPhone 14 128 GB', 'Pantalla de 6,1 pulgadas, detección de choques.', 3299000, 3, 'celulares', 'nuevo', 'Azul', '/assets/apple/iphone-14/azul.svg', false, true, 'Apple'),
+  ('iPhone 13 128 GB', 'Reacondicionado con garantía de 6 meses.', 2299000, 2, 'celulares', 'reacondicionado', 'Medianoche', '/assets/apple/iphone-13/medianoche.svg', false, true, 'Apple'),
+  ('iPhone 12 64 GB', 'Usado en buen estado, batería al 85 %.', 1499000, 1, 'celulares', 'usado', 'Blanco', '/assets/apple/iphone-12/blanco.svg', false, true, 'Apple'),
+  ('iPhone 11 64 GB', 'Reacondicionado, incluye cargador.', 1299000, 0, 'celulares', 'reacondicionado', 'Negro', '/assets/apple/iphone-11/negro.svg', false, true, 'Apple'),
+  ('Apple Watch Ultra 2', 'Caja de titanio de 49 mm.', 3899000, 2, 'smartwatch', 'nuevo', 'Titanio', '/assets/apple/watch-ultra-2/titanio.svg', true, true, 'Apple'),
+  ('Galaxy A05 64 GB', 'Batería de 5000 mAh.', 459000, 10, 'celulares', 'nuevo', 'Negro', '/assets/samsung/a05/negro.svg', false, true, 'Samsung'),
+  ('Galaxy A05s 128 GB', 'Pantalla FHD+ de 6,7 pulgadas.', 599000, 8, 'celulares', 'nuevo', 'Plateado', '/assets/samsung/a05s/plateado.svg', false, true, 'Samsung'),
+  ('Galaxy A06 128 GB', 'Diseño delgado, carga rápida de 25 W.', 649000, 7, 'celulares', 'nuevo', 'Azul claro', '/assets/samsung/a06/azul-claro.svg', false, true, 'Samsung'),
+  ('Galaxy A16 128 GB', 'Seis años de actualizaciones.', 899000, 5, 'celulares', 'nuevo', 'Gris', '/assets/samsung/a16/gris.svg', true, true, 'Samsung'),
+  ('Galaxy A26 256 GB', 'Resistente al agua IP67.', 1199000, 4, 'celulares', 'nuevo', 'Negro', '/assets/samsung/a26/negro.svg', false, true, 'Samsung'),
+  ('Galaxy A35 256 GB', 'Pantalla Super AMOLED de 120 Hz.', 1499000, 3, 'celulares', 'nuevo', 'Lila', '/assets/samsung/a35/lila.svg', false, true, 'Samsung'),
+  ('Galaxy S23 FE', 'Exhibición, como nuevo.', 1899000, 0, 'celulares', 'usado', 'Crema', null, false, false, 'Samsung'),
+  ('Redmi Note 13 256 GB', 'Cámara de 108 MP.', 899000, 9, 'celulares', 'nuevo', 'Verde', null, false, true, 'Xiaomi'),
+  ('Redmi 13C 128 GB', 'Pantalla de 6,74 pulgadas a 90 Hz.', 499000, 12, 'celulares', 'nuevo', 'Azul', null, false, true, 'Xiaomi'),
+  ('Poco X6 Pro 512 GB', 'Dimensity 8300 Ultra.', 1599000, 2, 'celulares', 'nuevo', 'Amarillo', null, false, true, 'Xiaomi'),
+  ('Moto G24 128 GB', 'Sonido estéreo Dolby Atmos.', 549000, 6, 'celulares', 'nuevo', 'Grafito', null, false, true, 'Motorola'),
+  ('Moto Edge 50 Fusion', 'Pantalla curva pOLED.', 1699000, 1, 'celulares', 'nuevo', 'Azul marino', null, false, true, 'Motorola'),
+  ('iPad 10.ª generación 64 GB', 'Pantalla Liquid Retina de 10,9 pulgadas.', 2199000, 3, 'tablet', 'nuevo', 'Azul', null, false, true, 'Apple'),
+  ('Galaxy Tab A9 64 GB', 'Tablet de 8,7 pulgadas.', 699000, 4, 'tablet', 'nuevo', 'Gris', null, false, true, 'Samsung'),
+  ('Redmi Pad SE', 'Pantalla de 11 pulgadas a 90 Hz.', 899000, 0, 'tablet', 'nuevo', 'Gris', null, false, true, 'Xiaomi'),
+  ('JBL Flip 6', 'Parlante portátil resistente al agua.', 549000, 5, 'parlantes', 'nuevo', 'Negro', null, true, true, 'JBL'),
+  ('JBL Go 3', 'Parlante compacto con correa.', 189000, 14, 'parlantes', 'nuevo', 'Rojo', null, false, true, 'JBL'),
+  ('JBL Charge 5', 'Batería de 20 horas y powerbank.', 799000, 2, 'parlantes', 'nuevo', 'Azul', null, false, true, 'JBL'),
+  ('JBL Tune 520BT', 'Audífonos inalámbricos de diadema.', 229000, 8, 'audifonos', 'nuevo', 'Blanco', null, false, true, 'JBL'),
+  ('AirPods Pro 2', 'Cancelación activa de ruido, USB-C.', 1199000, 3, 'audifonos', 'nuevo', 'Blanco', null, true, true, 'Apple'),
+  ('Galaxy Buds FE', 'Audífonos con ANC.', 399000, 0, 'audifonos', 'nuevo', 'Grafito', null, false, true, 'Samsung'),
+  ('Redmi Buds 4 Active', 'Audífonos TWS ligeros.', 99000, 20, 'audifonos', 'nuevo', 'Negro', null, false, true, 'Xiaomi'),
+  ('Vidrio templado iPhone 15', 'Cobertura completa 9H.', 25000, 40, 'vidrios', 'nuevo', null, null, false, true, 'Genérica'),
+  ('Vidrio templado Galaxy A16', 'Cobertura completa 9H.', 20000, 35, 'vidrios', 'nuevo', null, null, false, true, 'Genérica'),
+  ('Vidrio de privacidad iPhone 14', 'Evita miradas laterales.', 35000, 0, 'vidrios', 'nuevo', null, null, false, true, 'Genérica'),
+  ('Case MagSafe iPhone 15', 'Silicona con imanes.', 89000, 12, 'cases', 'nuevo', 'Azul', null, false, true, 'Genérica'),
+  ('Case antigolpes Galaxy A35', 'Esquinas reforzadas.', 45000, 9, 'cases', 'nuevo', 'Transparente', null, false, true, 'Genérica'),
+  ('Case billetera Redmi Note 13', 'Cuero sintético con tarjetero.', 39000, 4, 'cases', 'nuevo', 'Café', null, false, false, 'Genérica'),
+  ('Cable USB-C a USB-C 1 m', 'Carga rápida de 60 W.', 29000, 30, 'cables', 'nuevo', 'Blanco', null, false, true, 'Genérica'),
+  ('Cable USB-C a Lightning 1 m', 'Certificado MFi.', 49000, 18, 'cables', 'nuevo', 'Blanco', null, false, true, 'Apple'),
+  ('Cable micro USB 2 m', 'Trenzado.', 15000, 3, 'cables', 'nuevo', 'Negro', null, false, true, 'Genérica'),
+  ('Cargador 20 W USB-C', 'Carga rápida para iPhone.', 99000, 15, 'cargadores', 'nuevo', 'Blanco', null, false, true, 'Apple'),
+  ('Cargador Samsung 25 W', 'Super Fast Charging.', 89000, 10, 'cargadores', 'nuevo', 'Negro', null, false, true, 'Samsung'),
+  ('Cargador de carro doble', 'Dos puertos USB-A y USB-C.', 39000, 0, 'cargadores', 'nuevo', 'Negro', null, false, true, 'Genérica'),
+  ('Galaxy Watch6 40 mm', 'Monitor de sueño y ECG.', 999000, 2, 'smartwatch', 'nuevo', 'Dorado', null, false, true, 'Samsung'),
+  ('Redmi Watch 4', 'Pantalla AMOLED de 1,97 pulgadas.', 399000, 6, 'smartwatch', 'nuevo', 'Negro', null, false, true, 'Xiaomi'),
+  ('Teclado y mouse inalámbricos', 'Combo silencioso 2,4 GHz.', 119000, 5, 'teclado-mouse', 'nuevo', 'Negro', null, false, true, 'Genérica'),
+  ('Mouse Bluetooth recargable', 'Tres dispositivos a la vez.', 69000, 0, 'teclado-mouse', 'nuevo', 'Gris', null, false, true, 'Genérica'),
+  ('Holder magnético para carro', 'Compatible con MagSafe.', 59000, 11, 'holder', 'nuevo', 'Negro', null, false, true, 'Genérica'),
+  ('Holder de escritorio', 'Aluminio, ángulo ajustable.', 45000, 7, 'holder', 'nuevo', 'Plateado', null, false, true, 'Genérica'),
+  ('Kit de limpieza para pantallas', 'Spray y paño de microfibra.', 19000, 25, 'accesorios-varios', 'nuevo', null, null, false, true, 'Genérica'),
+  ('Anillo de soporte', 'Adhesivo reutilizable.', 12000, 0, 'accesorios-varios', 'nuevo', 'Dorado', null, false, true, 'Genérica'),
+  ('Power bank 10000 mAh', 'Carga dos equipos a la vez.', 129000, 9, 'accesorios-varios', 'nuevo', 'Negro', null, true, true, 'Xiaomi')
+) as p(name, description, price, quantity, category, condition, color, link_image, featured, status, brand)
+where not exists (select from public.products);
