@@ -277,7 +277,7 @@ fn the_shops_configuration_seeds_the_demo_and_refuses_sign_ups() {
         running.interrupt();
     }
     let total: i64 = counts[0].split('/').nth(1).and_then(|t| t.parse().ok()).expect("a count");
-    assert!(total >= 45, "{} products seeded", total);
+    assert!(total >= 45, "{total} products seeded");
     assert_eq!(counts[0], counts[1], "the second start seeded nothing more");
     if nix::unistd::geteuid().is_root()
         && let Ok(link) = std::fs::read_link(workdir.path().join(".data/postgres"))
