@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# S7 (200 KB authenticated upload under an RLS insert policy) and S8 (200 KB
+# public download) of performance.md §5, in one run on this machine, each as a
+# share of the plain-HTTP ceiling for a 200 KB body (a trivial axum handler,
+# gateway/examples/http_ceiling.rs) measured in the same run (target >= 0.5).
+# The upload goes to the shop's store-products bucket, whose policy lets signed-in
+# users insert under products/; the download reads one such object publicly.
+# Usage: bench/storage.sh   (DURATION=10s, CONNECTIONS=8; GATEWAY_BIN=... skips the build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-8}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+if [ -z "${GATEWAY_BIN:-}" ]; then
+  cargo build --release --locked -q -p gateway --bin gateway --example http_ceiling
+  GATEWAY_BIN=target/release/gateway
+fi
+CEILING_BIN=${CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/http_ceiling}
+
+work=$(mktemp -d)
+AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=0 RUST_LOG=warn \
+  "$GATEWAY_BIN" serve --data-dir "$work/.data" --listen 127.0.0.1:0 >"$work/banner" 2>"$work/gateway.log" &
+gateway=$!
+"$CEILING_BIN" 127.0.0.1:0 >"$work/ceiling-address" &
+ceiling=$!
+cleanup() {
+  kill "$ceiling" 2>/dev/null || true
+  kill -INT "$gateway" 2>/dev/null && wait "$gateway" || true
+  link=$(readlink "$work/.data/postgres" 2>/dev/null || true)
+  [ -n "$link" ] && rm -rf "$link"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+for _ in $(seq 600); do
+  grep -q 'service_role key:' "$work/banner" && [ -s "$work/ceiling-address" ] && break
+  kill -0 "$gateway" 2>/dev/null || { cat "$work/gateway.log" >&2; exit 1; }
+  sleep 0.1
+done
+URL=$(awk '/API URL:/ {print $3}' "$work/banner")
+ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
+SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
+CEILING="http://$(cat "$work/ceiling-address")"
+
+curl -sf -X POST "$URL/auth/v1/admin/users" -H "apikey: $ANON_KEY" -H "authorization: Bearer $SERVICE_ROLE_KEY" \
+  -H 'content-type: application/json' \
+  -d '{"email":"bench@example.com","password":"bench-password","email_confirm":true}' >/dev/null
+STAFF_TOKEN=$(curl -sf -X POST "$URL/auth/v1/token?grant_type=password" -H "apikey: $ANON_KEY" \
+  -H 'content-type: application/json' -d '{"email":"bench@example.com","password":"bench-password"}' |
+  sed -E 's/.*"access_token":"([^"]+)".*/\1/')
+export STAFF_TOKEN
+head -c 204800 /dev/zero | tr '\0' 'x' >"$work/blob"
+curl -sf -X POST "$URL/storage/v1/object/store-products/products/bench-public.png" \
+  -H "authorization: Bearer $STAFF_TOKEN" -H 'content-type: image/png' --data-binary @"$work/blob" >/dev/null
+
+rps() { awk '/Requests\/sec/ {print $2}' "$1"; }
+failures() { awk '/Non-2xx/ {n += $NF} /Socket errors/ {for (i = 4; i <= NF; i += 2) n += $i} END {print n + 0}' "$1"; }
+p() { awk -v q="$2" '$1 == q { v = $2
+    if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) }
+    else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }
+    printf "%.1f", v }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+run() { wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency "$@"; }
+
+echo "== S7 ceiling: 200 KB POST to a trivial handler"
+run -s bench/post-blob.lua "$CEILING/blob" >"$work/post-ceiling"
+echo "== S7: 200 KB authenticated uploads"
+run -s bench/upload.lua "$URL" >"$work/upload"
+echo "== S8 ceiling: 200 KB GET from a trivial handler"
+run "$CEILING/blob" >"$work/get-ceiling"
+echo "== S8: 200 KB public downloads"
+run "$URL/storage/v1/object/public/store-products/products/bench-public.png" >"$work/download"
+
+printf '\n%-34s %10s %10s %8s %8s %9s %8s\n' scenario "req/s" ceiling ratio "p50 ms" "p99 ms" failures
+for s in "S7 upload 200 KB (RLS insert):upload:post-ceiling" "S8 public download 200 KB:download:get-ceiling"; do
+  IFS=: read -r name file base <<<"$s"
+  printf '%-34s %10s %10s %8s %8s %9s %8s\n' "$name" "$(rps "$work/$file")" "$(rps "$work/$base")" \
+    "$(ratio "$(rps "$work/$file")" "$(rps "$work/$base")")" "$(p "$work/$file" 50%)" "$(p "$work/$file" 99%)" \
+    "$(failures "$work/$file")"
+done
+echo "(target: ratio >= 0.5 for both; $CONNECTIONS connections, $DURATION each, $(nproc) cores)"
