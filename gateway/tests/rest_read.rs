@@ -271,7 +271,10 @@ async fn errors_use_postgrests_codes_and_messages() {
         (
             "/products?select=nope",
             400,
-            json!({"code": "42703", "details": null, "hint": null, "message": "column products.nope does not exist"}),
+            // PostgreSQL's hint, as PostgREST 12.0.2 passes it on (wire-protocol.md §2.6).
+            json!({"code": "42703", "details": null,
+                   "hint": "Perhaps you meant to reference the column \"products.name\".",
+                   "message": "column products.nope does not exist"}),
         ),
         (
             "/products?price=gtx.5",
@@ -425,4 +428,18 @@ async fn reads_answer_as_postgrest_does_in_the_corners_the_differential_test_fou
     )
     .await;
     assert_eq!(ids(&ordered.json()), vec![3, 5, 1]);
+    // `rel(count)` counts the embed's rows.
+    let counted = get(&app, "/brands?select=id,products(count)&order=id&products.price=gt.500", &[]).await;
+    assert_eq!(
+        counted.json(),
+        json!([{"id": 1, "products": [{"count": 2}]}, {"id": 2, "products": [{"count": 1}]},
+               {"id": 3, "products": [{"count": 0}]}])
+    );
+    // An unknown column gets PostgreSQL's "Perhaps you meant" hint.
+    let unknown = get(&app, "/products?select=id,nope", &[]).await;
+    assert_eq!(
+        unknown.json(),
+        json!({"code": "42703", "details": null, "hint": "Perhaps you meant to reference the column \"products.name\".",
+               "message": "column products.nope does not exist"})
+    );
 }

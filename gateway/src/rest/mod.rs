@@ -139,13 +139,13 @@ fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String
         .items
         .iter()
         .flat_map(|item| match item {
-            plan::Item::Column { output, .. } => vec![output.clone()],
+            plan::Item::Column { output, .. } | plan::Item::Count { output } => vec![output.clone()],
             plan::Item::Embed(i) if node.embeds[*i].spread => node.embeds[*i]
                 .node
                 .items
                 .iter()
                 .map(|item| match item {
-                    plan::Item::Column { output, .. } => output.clone(),
+                    plan::Item::Column { output, .. } | plan::Item::Count { output } => output.clone(),
                     plan::Item::Embed(j) => node.embeds[*i].node.embeds[*j].output.clone(),
                 })
                 .collect(),

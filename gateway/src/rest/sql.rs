@@ -242,6 +242,7 @@ fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, Stri
                 }
                 out.push((expr, output.clone()));
             }
+            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.clone())),
             Item::Embed(index) => {
                 let embed = &node.embeds[*index];
                 if embed.spread {
@@ -331,6 +332,11 @@ fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condi
         }
         Condition::Related { embed, exists } => {
             let embed = &node.embeds[*embed];
+            // A counting embed always has its one row (of the count), as in
+            // PostgREST's lateral join of the aggregate.
+            if embed.node.items.iter().any(|item| matches!(item, Item::Count { .. })) {
+                return if *exists { "true" } else { "false" }.to_owned();
+            }
             let child = w.alias();
             let join = join_sql(embed, alias, &child);
             let where_clause = where_sql(w, &embed.node, &child, &[join]);
