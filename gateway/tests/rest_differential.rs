@@ -84,6 +84,23 @@ async fn send(client: &reqwest::Client, base: &str, apikey: &str, token: &str, r
     }
 }
 
+struct Targets<'a> {
+    client: &'a reqwest::Client,
+    gateway: &'a str,
+    postgrest: &'a str,
+    tokens: &'a Tokens,
+}
+
+impl Targets<'_> {
+    /// The request sent to PostgREST, then to the gateway.
+    async fn both(&self, request: &Request) -> (Answer, Answer) {
+        let (anon, token) = (&self.tokens.anon, self.tokens.get(request.who));
+        let reference = send(self.client, self.postgrest, anon, token, request).await;
+        let ours = send(self.client, self.gateway, anon, token, request).await;
+        (reference, ours)
+    }
+}
+
 enum Verdict {
     Identical,
     Allowed(&'static str),
@@ -102,21 +119,15 @@ async fn the_gateway_answers_as_postgrest_12_does() {
     requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
 
     let client = reqwest::Client::new();
-    let answers: Vec<(Answer, Answer)> = futures::stream::iter(&requests)
-        .map(|request| {
-            let token = tokens.get(request.who);
-            let (client, gateway_base, postgrest_url, anon) =
-                (&client, &gateway_base, &postgrest.url, &tokens.anon);
-            async move {
-                // One after the other: writes to the same row would wait on each other's locks anyway.
-                let reference = send(client, postgrest_url, anon, token, request).await;
-                let ours = send(client, gateway_base, anon, token, request).await;
-                (reference, ours)
-            }
-        })
-        .buffered(4)
-        .collect()
-        .await;
+    let targets =
+        Targets { client: &client, gateway: &gateway_base, postgrest: &postgrest.url, tokens: &tokens };
+    // Reads four at a time; writes one at a time, so that rolled-back
+    // transactions never wait on (or deadlock with) each other's row locks.
+    let mut answers: Vec<(Answer, Answer)> =
+        futures::stream::iter(&requests[..READS]).map(|r| targets.both(r)).buffered(4).collect().await;
+    for request in &requests[READS..] {
+        answers.push(targets.both(request).await);
+    }
 
     let mut identical = 0;
     let mut allowed: Vec<(&'static str, usize)> = ALLOWLIST.iter().map(|d| (d.name, 0)).collect();
