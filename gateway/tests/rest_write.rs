@@ -382,4 +382,14 @@ async fn writes_answer_as_postgrest_does_in_the_corners_the_differential_test_fo
     .await;
     assert_eq!((insert.status, insert.content_range.as_deref()), (201, Some("*/0")));
     assert_eq!(insert.json(), json!([]));
+    // An update-only upsert is 200 even when `!inner` hides the row.
+    let hidden = send(
+        &app,
+        Method::POST,
+        "/products?on_conflict=id&select=id,b:brands!inner(name)",
+        &[("prefer", "tx=rollback, return=representation, resolution=merge-duplicates")],
+        Some(json!({"id": 5, "name": "Upserted", "price": 1})),
+    )
+    .await;
+    assert_eq!((hidden.status, hidden.json()), (200, json!([])));
 }

@@ -252,6 +252,14 @@ fn inserted(extra: Option<&str>) -> i64 {
         .unwrap_or(0)
 }
 
+/// Rows the statement wrote, whether or not the representation shows them.
+fn written(extra: Option<&str>) -> i64 {
+    extra
+        .and_then(|e| serde_json::from_str::<Value>(e).ok())
+        .and_then(|e| e.get("written")?.as_i64())
+        .unwrap_or(0)
+}
+
 fn mutation_reply(
     request: &RestRequest,
     status: StatusCode,
@@ -315,13 +323,14 @@ async fn create(
     let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
     settle(session, &request, outcome.page).await?;
     // PostgREST answers 200 when an upsert only updated rows.
-    let status =
-        if request.prefer.resolution.is_some() && inserted(outcome.extra.as_deref()) == 0 && outcome.page > 0
-        {
-            StatusCode::OK
-        } else {
-            StatusCode::CREATED
-        };
+    let status = if request.prefer.resolution.is_some()
+        && inserted(outcome.extra.as_deref()) == 0
+        && written(outcome.extra.as_deref()) > 0
+    {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
     let total = outcome.total.map_or_else(|| "*".to_owned(), |t| t.to_string());
     let mut reply = mutation_reply(&request, status, &outcome, format!("*/{total}"));
     // An update-only upsert is 200 even without a body (PostgREST's

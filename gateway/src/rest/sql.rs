@@ -609,7 +609,8 @@ fn finish_mutation(
     let _ = write!(
         text,
         " select {total} as total, (select pg_catalog.count(*) from pgrst_ret) as page, {body} as body, \
-         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted})::text as extra"
+         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
+         'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
     );
     w.finish(text)
 }
@@ -685,6 +686,10 @@ pub fn call(
             let total = if count { "pg_catalog.count(*)" } else { "null::int8" };
             let body = match (returned, function.returns_set) {
                 (BodyKind::None, _) => "null::text",
+                // PostgREST names a scalar's CSV column `pgrst_scalar`.
+                (BodyKind::Csv, _) => {
+                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(_r.v::text, chr(10)), '')"
+                }
                 (_, true) => "coalesce(pg_catalog.json_agg(_r.v), '[]')::text",
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };
