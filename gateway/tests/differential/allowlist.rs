@@ -92,6 +92,37 @@ pub const ALLOWLIST: &[Delta] = &[
                     .is_some_and(|d| d.contains("or with a single unnamed json/jsonb parameter"))
         },
     },
+    // 13+: an unexposed schema in Accept-Profile/Content-Profile is "Invalid
+    // schema: x" with a hint (wire-protocol.md §2.6, PGRST106).
+    Delta {
+        name: "13+: PGRST106 says \"Invalid schema\" with a hint",
+        applies: |r, a, b| {
+            is_error(a, 406, "PGRST106")
+                && a.message() == Some("The schema must be one of the following: public")
+                && rewritten(
+                    r,
+                    a,
+                    b,
+                    &[
+                        (
+                            "message",
+                            json!(format!("Invalid schema: {}", r.header("accept-profile").unwrap_or(""))),
+                        ),
+                        ("hint", json!("Only the following schemas are exposed: public")),
+                    ],
+                )
+        },
+    },
+    // 13+: an Accept that no media type satisfies is 406, not 415 (PGRST107;
+    // the issue: "406 PGRST107 for other media types").
+    Delta {
+        name: "13+: PGRST107 is 406, not 415",
+        applies: |r, a, b| {
+            a.status == 415
+                && (a.code() == Some("PGRST107") || r.method == reqwest::Method::HEAD)
+                && same(r, &Answer { status: 406, ..a.clone() }, b)
+        },
+    },
     // 13+: `is.not_null`, and the parse error listing it.
     Delta {
         name: "13+: is.not_null is accepted; is-value errors list it",
@@ -179,41 +210,53 @@ pub const ALLOWLIST: &[Delta] = &[
                     && query(r).contains("brands(name).desc")
         },
     },
-    // 12.0.2 defect: a 416 under `Accept: text/csv` is JSON labelled text/csv.
+    // 12.0.2 defect: a 416's JSON error is labelled with the media type the
+    // request asked for (`text/csv`, `...;nulls=stripped`).
     Delta {
-        name: "12.0.2 defect: an error under Accept: text/csv is labelled text/csv",
+        name: "12.0.2 defect: a 416 error is labelled with the requested media type",
         applies: |r, a, b| {
-            a.content_type.as_deref() == Some("text/csv;charset=utf-8")
-                && a.status >= 400
+            let json = |x: &Answer| match &x.body {
+                Body::Text(text) => serde_json::from_str::<Value>(text).ok(),
+                Body::Json(value) => Some(value.clone()),
+                Body::Empty => None,
+            };
+            a.status == 416
                 && a.status == b.status
                 && a.content_range == b.content_range
-                && match (&a.body, &b.body) {
-                    (Body::Text(text), Body::Json(json)) => {
-                        serde_json::from_str::<Value>(text).is_ok_and(|v| {
-                            Answer { body: Body::Json(v), ..b.clone() }.body == Body::Json(json.clone())
-                        })
-                    }
-                    _ => r.method == reqwest::Method::HEAD,
-                }
+                && b.content_type.as_deref() == Some("application/json;charset=utf-8")
+                && a.content_type != b.content_type
+                && (r.method == reqwest::Method::HEAD || json(a).is_some() && json(a) == json(b))
         },
     },
-    // 12.0.2 defect: with `rel(count)` and `rel=not.is.null`, the exact count
-    // tests the embed's rows while the page keeps every parent, so the total
-    // is smaller than the page (`0-2/2`); the gateway counts what it returns.
     Delta {
-        name: "12.0.2 defect: an exact count smaller than the page it heads",
+        name: "12.0.2 defect: with rel(count), an exact count that disagrees with its page",
         applies: |r, a, b| {
             let window = |range: &Option<String>| {
                 let (span, total) = range.as_deref()?.split_once('/')?;
                 let (low, high) = span.split_once('-')?;
                 Some((low.parse::<i64>().ok()?, high.parse::<i64>().ok()?, total.parse::<i64>().ok()?))
             };
-            let Some((low, high, total)) = window(&a.content_range) else { return false };
-            total < high - low + 1
-                && window(&b.content_range) == Some((low, high, high - low + 1))
+            let q = query(r);
+            let null_test = q.contains("=is.null&") || q.contains("=not.is.null&");
+            let short = window(&a.content_range).is_some_and(|(low, high, total)| total < high - low + 1);
+            q.contains("(count)")
+                && (short || null_test && a.content_range.as_deref().is_some_and(|c| c.starts_with("*/")))
                 && a.body == b.body
                 && a.content_type == b.content_type
-                && query(r).contains("(count)")
+        },
+    },
+    // gap: precedence. With a bad Accept or Accept-Profile and another
+    // fault in the query, PostgREST 12 reports the query's fault (parsing,
+    // then planning) and the gateway the header's, which it checks first.
+    Delta {
+        name: "gap: a bad Accept or profile is reported before the query's own fault",
+        applies: |r, a, b| {
+            let header_fault = |x: &Answer| {
+                (x.status == 406 || x.status == 415)
+                    && (r.method == reqwest::Method::HEAD
+                        || matches!(x.code(), Some("PGRST106" | "PGRST107")))
+            };
+            header_fault(b) && !header_fault(a) && a.status >= 300
         },
     },
     // gap: a column of an embed is named by its table in errors

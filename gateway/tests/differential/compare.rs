@@ -31,6 +31,12 @@ pub struct Request {
     pub ordered: bool,
 }
 
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     Empty,

@@ -310,7 +310,8 @@ fn who(rng: &mut Rng) -> Who {
 }
 
 fn read_headers(rng: &mut Rng, ordered: bool) -> Vec<(&'static str, String)> {
-    let mut headers = Vec::new();
+    // supabase-js always names the schema.
+    let mut headers = vec![("accept-profile", if rng.chance(2) { "private" } else { "public" }.to_owned())];
     if rng.chance(35) {
         headers.push(("prefer", "count=exact".to_owned()));
     }
@@ -319,6 +320,8 @@ fn read_headers(rng: &mut Rng, ordered: bool) -> Vec<(&'static str, String)> {
         3 if ordered => headers.push(("accept", "text/csv".to_owned())),
         4 => headers.push(("accept", "application/json".to_owned())),
         5 => headers.push(("accept", "*/*".to_owned())),
+        6 => headers.push(("accept", "application/vnd.pgrst.array+json;nulls=stripped".to_owned())),
+        7 if rng.chance(20) => headers.push(("accept", "application/xml".to_owned())),
         _ => {}
     }
     headers
