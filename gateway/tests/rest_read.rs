@@ -435,6 +435,11 @@ async fn reads_answer_as_postgrest_does_in_the_corners_the_differential_test_fou
         json!([{"id": 1, "products": [{"count": 2}]}, {"id": 2, "products": [{"count": 1}]},
                {"id": 3, "products": [{"count": 0}]}])
     );
+    // An unexposed schema is reported before an unacceptable media type.
+    let both =
+        get(&app, "/products?select=id", &[("accept-profile", "private"), ("accept", "application/xml")])
+            .await;
+    assert_eq!((both.status, both.json()["code"].clone()), (406, json!("PGRST106")));
     // An unknown column gets PostgreSQL's "Perhaps you meant" hint.
     let unknown = get(&app, "/products?select=id,nope", &[]).await;
     assert_eq!(
