@@ -158,8 +158,9 @@ pub const ALLOWLIST: &[Delta] = &[
         name: "parser: trailing text, non-integer limit, neq(any), quantified operands are PGRST100",
         applies: |r, a, b| {
             let q = query(r);
-            parse_error(b)
-                && !parse_error(a)
+            let head = r.method == reqwest::Method::HEAD;
+            (parse_error(b) || head && b.status == 400)
+                && (!parse_error(a) || q.contains("(any).x"))
                 && (q.contains("select=id)")
                     || q.contains(")x&")
                     || q.contains("limit=abc")
@@ -190,11 +191,11 @@ pub const ALLOWLIST: &[Delta] = &[
             // else is looked at: the rest of such a request is not compared.
             q.contains("limit=0&offset=") && negative_limit(a)
                 // `limit=-1&offset=1` is an empty page in 12.0.2.
-                || q.contains("limit=-1&offset=") && page(a) && negative_limit(b)
+                || q.contains("limit=-1&offset=") && (page(a) || a.status == 406) && negative_limit(b)
                 // `offset=-1` shrinks 12.0.2's window by one row.
-                || q.contains("offset=-1&") && (page(a) && page(b) || a.status == b.status)
+                || q.contains("offset=-1&") && (page(a) || a.status == 406) && (page(b) || b.status == 406)
                 // An embed's `limit=0` with an offset makes 12.0.2 fail.
-                || q.contains(".limit=0&") && a.status == 500 && page(b)
+                || q.contains(".limit=0&") && a.status == 500
         },
     },
     // 12.0.2 defect: ordering by a to-one related column fails unless the
@@ -239,10 +240,10 @@ pub const ALLOWLIST: &[Delta] = &[
             let q = query(r);
             let null_test = q.contains("=is.null&") || q.contains("=not.is.null&");
             let short = window(&a.content_range).is_some_and(|(low, high, total)| total < high - low + 1);
+            let counted = |x: &Answer| matches!(x.status, 200 | 206 | 416);
             q.contains("(count)")
-                && (short || null_test && a.content_range.as_deref().is_some_and(|c| c.starts_with("*/")))
-                && a.body == b.body
-                && a.content_type == b.content_type
+                && (short && a.body == b.body && a.content_type == b.content_type
+                    || null_test && counted(a) && counted(b) && (a.body == b.body || a.status == b.status))
         },
     },
     // gap: precedence. With a bad Accept or Accept-Profile and another
