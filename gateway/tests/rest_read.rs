@@ -271,7 +271,10 @@ async fn errors_use_postgrests_codes_and_messages() {
         (
             "/products?select=nope",
             400,
-            json!({"code": "42703", "details": null, "hint": null, "message": "column products.nope does not exist"}),
+            // PostgreSQL's hint, as PostgREST 12.0.2 passes it on (wire-protocol.md §2.6).
+            json!({"code": "42703", "details": null,
+                   "hint": "Perhaps you meant to reference the column \"products.name\".",
+                   "message": "column products.nope does not exist"}),
         ),
         (
             "/products?price=gtx.5",
@@ -429,4 +432,75 @@ async fn prepared_statements_per_connection_stay_bounded() {
     let answer = Answer::from(app.rest(Method::POST, "/rpc/prepared", None).send().await.expect("rpc")).await;
     let prepared = answer.json().as_i64().expect("a count");
     assert!((1..=270).contains(&prepared), "{prepared} statements prepared on one connection");
+}
+
+/// Regressions found by the differential test against PostgREST 12.0.2
+/// (`rest_differential.rs`).
+#[tokio::test]
+async fn reads_answer_as_postgrest_does_in_the_corners_the_differential_test_found() {
+    let app = spawn_shop().await;
+    let count = [("prefer", "count=exact")];
+    // A 416 says the total in Content-Range.
+    let past = get(&app, "/products?select=id&offset=10", &count).await;
+    assert_eq!((past.status, past.content_range.as_deref()), (416, Some("*/6")));
+    // The singular check comes before the range check.
+    let single = get(
+        &app,
+        "/products?select=id&offset=10",
+        &[count[0], ("accept", "application/vnd.pgrst.object+json")],
+    )
+    .await;
+    assert_eq!(single.status, 406);
+    // CSV: no header line without rows; a spread's columns head its cells;
+    // embeds are rendered as jsonb.
+    let csv = [("accept", "text/csv")];
+    assert_eq!(get(&app, "/products?select=id&id=eq.999", &csv).await.text, "\n");
+    assert_eq!(
+        get(&app, "/products?select=id,...brands(brand:name)&id=eq.1", &csv).await.text,
+        "id,brand\n1,Apple"
+    );
+    assert_eq!(
+        get(&app, "/products?select=id,brands(id,name)&id=eq.1", &csv).await.text,
+        "id,brands\n1,\"{\"\"id\"\": 1, \"\"name\"\": \"\"Apple\"\"}\""
+    );
+    // An `!inner` embed's limit and offset bound what matches; the count ignores them.
+    let inner = get(
+        &app,
+        "/brands?select=name,products!inner(id)&products.order=id&products.limit=1&products.offset=1&order=id",
+        &count,
+    )
+    .await;
+    assert_eq!(inner.content_range.as_deref(), Some("0-1/3"));
+    assert_eq!(
+        inner.json(),
+        json!([{"name": "Apple", "products": [{"id": 2}]}, {"name": "Samsung", "products": [{"id": 4}]}])
+    );
+    // Ordering by a related column sees the embed's filters: a filtered-out
+    // brand orders as null (first, descending).
+    let ordered = get(
+        &app,
+        "/products?select=id,brands(name)&brands.name=eq.Apple&order=brands(name).desc,id&id=in.(1,3,5)",
+        &[],
+    )
+    .await;
+    assert_eq!(ids(&ordered.json()), vec![3, 5, 1]);
+    // `rel(count)` counts the embed's rows.
+    let counted = get(&app, "/brands?select=id,products(count)&order=id&products.price=gt.500", &[]).await;
+    assert_eq!(
+        counted.json(),
+        json!([{"id": 1, "products": [{"count": 2}]}, {"id": 2, "products": [{"count": 1}]},
+               {"id": 3, "products": [{"count": 0}]}])
+    );
+    // An unexposed schema is reported before an unacceptable media type.
+    let both =
+        get(&app, "/products?select=id", &[("accept-profile", "private"), ("accept", "application/xml")])
+            .await;
+    assert_eq!((both.status, both.json()["code"].clone()), (406, json!("PGRST106")));
+    // An unknown column gets PostgreSQL's "Perhaps you meant" hint.
+    let unknown = get(&app, "/products?select=id,nope", &[]).await;
+    assert_eq!(
+        unknown.json(),
+        json!({"code": "42703", "details": null, "hint": "Perhaps you meant to reference the column \"products.name\".",
+               "message": "column products.nope does not exist"})
+    );
 }

@@ -139,3 +139,17 @@ async fn notify_reloads_the_schema_cache_within_a_second() {
     }
     listener.abort();
 }
+
+/// Found by the differential test against PostgREST 12.0.2: a scalar's CSV
+/// has the header `pgrst_scalar` and its plain text.
+#[tokio::test]
+async fn a_scalar_result_in_csv_is_headed_pgrst_scalar() {
+    let app = spawn_shop().await;
+    for (path, expected) in [("/rpc/add?a=1&b=2", "pgrst_scalar\n3"), ("/rpc/whoami", "pgrst_scalar\nanon")] {
+        let answer = Answer::from(
+            app.rest(Method::GET, path, None).header("accept", "text/csv").send().await.expect("request"),
+        )
+        .await;
+        assert_eq!((answer.status, answer.text.as_str()), (200, expected), "{path}");
+    }
+}

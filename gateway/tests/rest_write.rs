@@ -332,3 +332,64 @@ async fn a_write_from_a_get_is_refused_as_postgrest_refuses_it() {
     assert_eq!(answer.status, 405, "{}", answer.text);
     assert_eq!(answer.json()["code"], "25006");
 }
+
+/// Regressions found by the differential test against PostgREST 12.0.2
+/// (`rest_differential.rs`).
+#[tokio::test]
+async fn writes_answer_as_postgrest_does_in_the_corners_the_differential_test_found() {
+    let app = spawn_shop().await;
+    let rollback = [("prefer", "tx=rollback")];
+    // An update-only upsert without a body is 200, not 204, and has no Content-Type.
+    let upsert = send(
+        &app,
+        Method::POST,
+        "/products?on_conflict=id",
+        &[("prefer", "tx=rollback, resolution=merge-duplicates")],
+        Some(json!({"id": 1, "name": "Upserted", "price": 1})),
+    )
+    .await;
+    assert_eq!((upsert.status, upsert.content_type.as_deref(), upsert.text.as_str()), (200, None, ""));
+    // A delete's range is always empty.
+    let minimal = send(&app, Method::DELETE, "/products?id=in.(5,7)", &rollback, None).await;
+    assert_eq!((minimal.status, minimal.content_range.as_deref()), (204, Some("*/*")));
+    let full = send(
+        &app,
+        Method::DELETE,
+        "/products?id=in.(5,7)&select=id",
+        &[("prefer", "tx=rollback, return=representation, count=exact")],
+        None,
+    )
+    .await;
+    assert_eq!((full.status, full.content_range.as_deref()), (200, Some("*/2")));
+    // `!inner` in a mutation's select filters the representation, not the write.
+    let patch = send(
+        &app,
+        Method::PATCH,
+        "/products?id=in.(4,5)&select=id,b:brands!inner(name)",
+        &[("prefer", "tx=rollback, return=representation")],
+        Some(json!({"quantity": 2})),
+    )
+    .await;
+    assert_eq!(patch.status, 200, "{}", patch.text);
+    assert_eq!(patch.json(), json!([{"id": 4, "b": {"name": "Samsung"}}]));
+    let insert = send(
+        &app,
+        Method::POST,
+        "/products?select=id,b:brands!inner(name)",
+        &[("prefer", "tx=rollback, return=representation, count=exact")],
+        Some(json!({"id": 300, "name": "No brand"})),
+    )
+    .await;
+    assert_eq!((insert.status, insert.content_range.as_deref()), (201, Some("*/0")));
+    assert_eq!(insert.json(), json!([]));
+    // An update-only upsert is 200 even when `!inner` hides the row.
+    let hidden = send(
+        &app,
+        Method::POST,
+        "/products?on_conflict=id&select=id,b:brands!inner(name)",
+        &[("prefer", "tx=rollback, return=representation, resolution=merge-duplicates")],
+        Some(json!({"id": 5, "name": "Upserted", "price": 1})),
+    )
+    .await;
+    assert_eq!((hidden.status, hidden.json()), (200, json!([])));
+}

@@ -120,8 +120,12 @@ async fn read(
     }
     finish(session, &request).await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
-    let status = response::read_status(offset, outcome.page, outcome.total)?;
+    // PostgREST checks singularity before the range.
     response::check_singular(request.media, outcome.page)?;
+    let status = match response::read_status(offset, outcome.page, outcome.total) {
+        Ok(status) => status,
+        Err(e) => return Ok(response::with_total_range(e, outcome.total)),
+    };
     let mut prefer = request.prefer.clone();
     prefer.representation = None;
     prefer.resolution = None;
@@ -129,7 +133,7 @@ async fn read(
     Ok(Reply {
         status,
         body: render_body(&request, &node, outcome.body),
-        media: request.media,
+        media: Some(request.media),
         content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
         preference_applied: prefer.preference_applied(),
         location: None,
@@ -152,7 +156,7 @@ pub async fn describe(
     Ok(Reply {
         status: StatusCode::OK,
         body: Some(document.to_string()),
-        media: Media::OpenApi,
+        media: Some(Media::OpenApi),
         content_range: None,
         preference_applied: None,
         location: None,
@@ -170,11 +174,24 @@ fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String
     if request.media != Media::Csv {
         return Some(body);
     }
+    if body.is_empty() {
+        // No rows, no header line: PostgREST takes it from the first row.
+        return Some("\n".to_owned());
+    }
     let header: Vec<String> = node
         .items
         .iter()
         .flat_map(|item| match item {
-            plan::Item::Column { output, .. } => vec![output.clone()],
+            plan::Item::Column { output, .. } | plan::Item::Count { output } => vec![output.clone()],
+            plan::Item::Embed(i) if node.embeds[*i].spread => node.embeds[*i]
+                .node
+                .items
+                .iter()
+                .map(|item| match item {
+                    plan::Item::Column { output, .. } | plan::Item::Count { output } => output.clone(),
+                    plan::Item::Embed(j) => node.embeds[*i].node.embeds[*j].output.clone(),
+                })
+                .collect(),
             plan::Item::Embed(i) => vec![node.embeds[*i].output.clone()],
         })
         .collect();
@@ -278,6 +295,14 @@ fn inserted(extra: Option<&str>) -> i64 {
         .unwrap_or(0)
 }
 
+/// Rows the statement wrote, whether or not the representation shows them.
+fn written(extra: Option<&str>) -> i64 {
+    extra
+        .and_then(|e| serde_json::from_str::<Value>(e).ok())
+        .and_then(|e| e.get("written")?.as_i64())
+        .unwrap_or(0)
+}
+
 fn mutation_reply(
     request: &RestRequest,
     status: StatusCode,
@@ -292,7 +317,7 @@ fn mutation_reply(
     Reply {
         status: if has_body || status != StatusCode::OK { status } else { StatusCode::NO_CONTENT },
         body: if has_body { outcome.body.clone() } else { None },
-        media: request.media,
+        media: has_body.then_some(request.media),
         content_range: Some(range),
         preference_applied: prefer.preference_applied(),
         location: None,
@@ -341,15 +366,19 @@ async fn create(
     let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
     settle(session, &request, outcome.page).await?;
     // PostgREST answers 200 when an upsert only updated rows.
-    let status =
-        if request.prefer.resolution.is_some() && inserted(outcome.extra.as_deref()) == 0 && outcome.page > 0
-        {
-            StatusCode::OK
-        } else {
-            StatusCode::CREATED
-        };
+    let status = if request.prefer.resolution.is_some()
+        && inserted(outcome.extra.as_deref()) == 0
+        && written(outcome.extra.as_deref()) > 0
+    {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
     let total = outcome.total.map_or_else(|| "*".to_owned(), |t| t.to_string());
     let mut reply = mutation_reply(&request, status, &outcome, format!("*/{total}"));
+    // An update-only upsert is 200 even without a body (PostgREST's
+    // `createResponse`); only PATCH, DELETE and PUT turn that into 204.
+    reply.status = status;
     if request.prefer.representation == Some(Representation::HeadersOnly) {
         reply.location = location(&table, outcome.extra.as_deref());
     }
@@ -422,7 +451,8 @@ async fn delete(
     let statement = sql::delete(&node, counting(&request), returned(&request));
     let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
     settle(session, &request, outcome.page).await?;
-    let range = response::content_range(0, outcome.page, outcome.total);
+    // PostgREST's range of a delete is always empty: `*/*` (or `*/<count>`).
+    let range = response::content_range(0, 0, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
 }
 
@@ -570,7 +600,10 @@ async fn call(
     } else {
         (
             response::read_status(offset, outcome.page, outcome.total)?,
-            outcome.body.filter(|_| !request.is_head()),
+            match &node {
+                Some(node) => render_body(&request, node, outcome.body),
+                None => outcome.body.filter(|_| !request.is_head()),
+            },
         )
     };
     let mut prefer = request.prefer.clone();
@@ -578,7 +611,7 @@ async fn call(
     Ok(Reply {
         status,
         body,
-        media: request.media,
+        media: Some(request.media),
         content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
         preference_applied: prefer.preference_applied(),
         location: None,

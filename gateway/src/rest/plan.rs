@@ -35,6 +35,8 @@ pub enum Item<'a> {
     Column { column: &'a Column, path: Vec<ast::JsonStep>, cast: Option<String>, output: String },
     /// The embed at this index of [`Node::embeds`].
     Embed(usize),
+    /// `count(*)` of the node's rows (`rel(count)` in an embed).
+    Count { output: String },
 }
 
 #[derive(Debug, Clone)]
@@ -98,15 +100,71 @@ pub fn table_not_found(name: &QualifiedName) -> ApiError {
     })
 }
 
-/// PostgreSQL's own message, which PostgREST passes through.
+/// PostgreSQL's own message, which PostgREST passes through, with its hint.
 pub fn column_not_found(table: &Table, column: &str) -> ApiError {
+    let hint = similar_columns(table, column);
+    let hint = match hint.as_slice() {
+        [one] => Some(format!("Perhaps you meant to reference the column \"{}.{one}\".", table.name.name)),
+        [one, two] => Some(format!(
+            "Perhaps you meant to reference the column \"{0}.{one}\" or the column \"{0}.{two}\".",
+            table.name.name
+        )),
+        _ => None,
+    };
     ApiError::Database(crate::error::DbError {
         code: "42703".to_owned(),
         message: format!("column {}.{} does not exist", table.name.name, column),
         details: None,
-        hint: None,
+        hint,
         role: crate::role::Role::Authenticated,
     })
+}
+
+/// The columns PostgreSQL suggests for a misspelt one (`errorMissingColumn`
+/// and `updateFuzzyAttrMatchState` in `src/backend/parser/parse_relation.c`):
+/// the closest by Levenshtein distance, at most 3 and at most half the typed
+/// name's length; one, or two at the same distance, or none when more tie.
+fn similar_columns<'a>(table: &'a Table, typed: &str) -> Vec<&'a str> {
+    const MAX_DISTANCE: usize = 3;
+    let typed_len = typed.chars().count();
+    let mut best = MAX_DISTANCE + 1;
+    let mut found: Vec<&str> = Vec::new();
+    // PostgreSQL keeps scanning after a three-way tie, but only a closer
+    // column can then be suggested.
+    let mut crowded = false;
+    for column in &table.columns {
+        let distance = levenshtein(&column.name, typed);
+        if distance > typed_len / 2 {
+            continue;
+        }
+        if distance < best {
+            best = distance;
+            found = vec![&column.name];
+            crowded = false;
+        } else if distance == best && !crowded {
+            if found.len() == 1 {
+                found.push(&column.name);
+            } else {
+                found.clear();
+                crowded = true;
+            }
+        }
+    }
+    found
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, y) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(x != *y);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
 }
 
 fn rest(status: StatusCode, code: &'static str, message: String) -> RestError {
@@ -179,6 +237,18 @@ fn plan_node<'a>(
                         output: column.name.clone(),
                     });
                 }
+            }
+            // `rel(count)`: the embed's row count, PostgREST's form from before
+            // aggregates (it needs no `db-aggregates-enabled`).
+            SelectItem::Column(c)
+                if !path.is_empty()
+                    && c.field.name == "count"
+                    && c.field.json_path.is_empty()
+                    && c.aggregate.is_none()
+                    && table.column("count").is_none() =>
+            {
+                node.items
+                    .push(Item::Count { output: c.alias.clone().unwrap_or_else(|| "count".to_owned()) });
             }
             SelectItem::Column(c) => {
                 if c.aggregate.is_some() {

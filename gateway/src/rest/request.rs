@@ -103,13 +103,14 @@ where
             .collect();
         let prefer =
             parse::parse_prefer(parts.headers.get_all("prefer").iter().filter_map(|v| v.to_str().ok()));
-        let media = negotiate(header(&parts.headers, "accept"))?;
         let profile = if matches!(parts.method, Method::GET | Method::HEAD) {
             "accept-profile"
         } else {
             "content-profile"
         };
+        // The schema is checked before the media type, as PostgREST does.
         let schema = choose_schema(state.schema.schemas(), header(&parts.headers, profile))?;
+        let media = negotiate(header(&parts.headers, "accept"))?;
         Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema })
     }
 }

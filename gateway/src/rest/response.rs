@@ -35,6 +35,16 @@ fn range_error(details: String) -> ApiError {
     })
 }
 
+/// A 416 for an offset past the total carries `Content-Range: */<total>`,
+/// as PostgREST's does.
+pub fn with_total_range(error: ApiError, total: Option<i64>) -> Response {
+    let mut response = error.into_response();
+    if let Some(value) = total.and_then(|t| HeaderValue::from_str(&format!("*/{t}")).ok()) {
+        response.headers_mut().insert(HeaderName::from_static("content-range"), value);
+    }
+    response
+}
+
 /// 200, or 206 when a known total is larger than the page, or 416 when the
 /// offset is past it.
 pub fn read_status(offset: i64, page: i64, total: Option<i64>) -> Result<StatusCode, ApiError> {
@@ -65,7 +75,9 @@ pub fn check_singular(media: Media, page: i64) -> Result<(), ApiError> {
 pub struct Reply {
     pub status: StatusCode,
     pub body: Option<String>,
-    pub media: Media,
+    /// The body's media type; `None` when there is no body to describe (a
+    /// mutation without `return=representation`), as PostgREST sends none then.
+    pub media: Option<Media>,
     pub content_range: Option<String>,
     pub preference_applied: Option<String>,
     pub location: Option<String>,
@@ -79,8 +91,13 @@ impl IntoResponse for Reply {
             None => self.status.into_response(),
         };
         let headers = response.headers_mut();
-        if let Ok(value) = HeaderValue::from_str(self.media.content_type()) {
-            headers.insert(header::CONTENT_TYPE, value);
+        match self.media {
+            Some(media) => {
+                headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media.content_type()));
+            }
+            None => {
+                headers.remove(header::CONTENT_TYPE);
+            }
         }
         let optional = [
             ("content-range", self.content_range),

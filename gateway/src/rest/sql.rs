@@ -60,11 +60,14 @@ pub enum BodyKind {
 struct Writer {
     params: Vec<String>,
     aliases: usize,
+    /// Rendering the exact count: PostgREST's count ignores an `!inner`
+    /// embed's own limit and offset.
+    counting: bool,
 }
 
 impl Writer {
     fn new() -> Self {
-        Self { params: Vec::new(), aliases: 0 }
+        Self { params: Vec::new(), aliases: 0, counting: false }
     }
 
     fn param(&mut self, value: impl Into<String>) -> String {
@@ -90,6 +93,9 @@ pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind)
     let relation = qualified(&node.table.name);
     let where_clause = where_sql(&mut w, node, &alias, &[]);
     let total = if count {
+        w.counting = true;
+        let where_clause = where_sql(&mut w, node, &alias, &[]);
+        w.counting = false;
         format!("(select pg_catalog.count(*) from {relation} as {alias}{where_clause})")
     } else {
         "null::int8".to_owned()
@@ -160,8 +166,19 @@ fn body_sql(body: BodyKind) -> &'static str {
 
 /// ` where a and b` (or nothing), for the node's own conditions plus `extra`.
 fn where_sql(w: &mut Writer, node: &Node<'_>, alias: &str, extra: &[String]) -> String {
+    conditions_sql(w, node, alias, extra, |_| true)
+}
+
+/// ` where ...` for the node's conditions that `keep` selects, plus `extra`.
+fn conditions_sql(
+    w: &mut Writer,
+    node: &Node<'_>,
+    alias: &str,
+    extra: &[String],
+    keep: impl Fn(&Condition) -> bool,
+) -> String {
     let mut parts: Vec<String> = extra.to_vec();
-    for condition in &node.conditions {
+    for condition in node.conditions.iter().filter(|c| keep(c)) {
         parts.push(condition_sql(w, node, alias, condition));
     }
     if parts.is_empty() { String::new() } else { format!(" where {}", parts.join(" and ")) }
@@ -183,7 +200,9 @@ fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> St
             let child = w.alias();
             let join = join_sql(embed, alias, &child);
             let field = field_sql(w, &child, &order.column, &order.path);
-            format!("(select {field} from {} as {child} where {join})", qualified(&embed.node.table.name))
+            // The embed's own filters apply: a filtered-out row orders as null.
+            let where_clause = where_sql(w, &embed.node, &child, &[join]);
+            format!("(select {field} from {} as {child}{where_clause})", qualified(&embed.node.table.name))
         }
     };
     sql.push_str(match order.direction {
@@ -235,6 +254,7 @@ fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, Stri
                 }
                 out.push((expr, output.clone()));
             }
+            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.clone())),
             Item::Embed(index) => {
                 let embed = &node.embeds[*index];
                 if embed.spread {
@@ -249,7 +269,8 @@ fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, Stri
 }
 
 /// An embed as one JSON value: an object or null for to-one, an array for
-/// to-many.
+/// to-many. As `jsonb`, like PostgREST's: its key order and `"k": v` spacing
+/// show in the text (and in CSV cells).
 fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let child = w.alias();
     let join = join_sql(embed, parent, &child);
@@ -258,13 +279,13 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let relation = qualified(&embed.node.table.name);
     if embed.is_to_one() {
         format!(
-            "(select pg_catalog.row_to_json(_e) from (select {items} from {relation} as {child}{where_clause} limit 1) as _e)"
+            "(select pg_catalog.row_to_json(_e)::jsonb from (select {items} from {relation} as {child}{where_clause} limit 1) as _e)"
         )
     } else {
         let order = order_sql(w, &embed.node, &child);
         let mut rows = format!("select {items} from {relation} as {child}{where_clause}{order}");
         push_range(&mut rows, embed.node.limit, embed.node.offset);
-        format!("(select coalesce(pg_catalog.json_agg(_e), '[]') from ({rows}) as _e)")
+        format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
     }
 }
 
@@ -323,13 +344,23 @@ fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condi
         }
         Condition::Related { embed, exists } => {
             let embed = &node.embeds[*embed];
+            // A counting embed always has its one row (of the count), as in
+            // PostgREST's lateral join of the aggregate.
+            if embed.node.items.iter().any(|item| matches!(item, Item::Count { .. })) {
+                return if *exists { "true" } else { "false" }.to_owned();
+            }
             let child = w.alias();
             let join = join_sql(embed, alias, &child);
             let where_clause = where_sql(w, &embed.node, &child, &[join]);
-            let test = format!(
-                "exists (select 1 from {} as {child}{where_clause})",
-                qualified(&embed.node.table.name)
-            );
+            // The embed's own limit and offset bound what can match, as in
+            // PostgREST's join of the limited embed.
+            let mut rows =
+                format!("select 1 from {} as {child}{where_clause}", qualified(&embed.node.table.name));
+            if !w.counting && (embed.node.limit.is_some() || embed.node.offset.is_some()) {
+                rows.push_str(&order_sql(w, &embed.node, &child));
+                push_range(&mut rows, embed.node.limit, embed.node.offset);
+            }
+            let test = format!("exists ({rows})");
             if *exists { test } else { format!("not {test}") }
         }
     }
@@ -447,6 +478,7 @@ pub fn insert(
     returned: BodyKind,
 ) -> Statement {
     let mut w = Writer::new();
+    let _ = w.alias(); // t0 is the written table
     let table = node.table;
     let relation = qualified(&table.name);
     let body = w.param(body);
@@ -516,10 +548,11 @@ pub fn update(
     returned: BodyKind,
 ) -> Statement {
     let mut w = Writer::new();
+    let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
     let body = w.param(body);
     let sets: Vec<String> = columns.iter().map(|c| format!("{0} = _r.{0}", quote_ident(&c.name))).collect();
-    let where_clause = where_sql(&mut w, node, "t0", &[]);
+    let where_clause = mutation_where(&mut w, node);
     let text = format!(
         "with pgrst_mut as (update {relation} as t0 set {} from pg_catalog.json_populate_record(null::{relation}, {body}::json) as _r{where_clause} returning t0.*)",
         sets.join(", ")
@@ -530,10 +563,18 @@ pub fn update(
 /// `delete ...`, then the read of what was deleted.
 pub fn delete(node: &Node<'_>, count: bool, returned: BodyKind) -> Statement {
     let mut w = Writer::new();
+    let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
-    let where_clause = where_sql(&mut w, node, "t0", &[]);
+    let where_clause = mutation_where(&mut w, node);
     let text = format!("with pgrst_mut as (delete from {relation} as t0{where_clause} returning t0.*)");
     finish_mutation(w, text, node, count, returned, "null::text", false)
+}
+
+/// The rows a mutation writes: those its filters match. Conditions on embeds
+/// (`!inner`) only select which written rows are returned and counted, as in
+/// PostgREST.
+fn mutation_where(w: &mut Writer, node: &Node<'_>) -> String {
+    conditions_sql(w, node, "t0", &[], |c| !matches!(c, Condition::Related { .. }))
 }
 
 /// The primary key of the first written row as a JSON object, for `Location`.
@@ -558,9 +599,16 @@ fn finish_mutation(
     location: &str,
     counts_inserts: bool,
 ) -> Statement {
-    let _ = w.alias();
+    // Embeds (and their `!inner`) only exist in the representation; without
+    // one, every written row is counted.
+    let returned_where = if matches!(returned, BodyKind::None) {
+        String::new()
+    } else {
+        conditions_sql(&mut w, node, "t0", &[], |c| matches!(c, Condition::Related { .. }))
+    };
+    let _ = write!(text, ", pgrst_ret as (select t0.* from pgrst_mut as t0{returned_where})");
     let items = items_sql(&mut w, node, "t0");
-    let total = if count { "(select pg_catalog.count(*) from pgrst_mut)" } else { "null::int8" };
+    let total = if count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
     let inserted = if counts_inserts {
         "(select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text"
     } else {
@@ -568,12 +616,13 @@ fn finish_mutation(
     };
     let body = match returned {
         BodyKind::None => "null::text".to_owned(),
-        kind => format!("(select {} from (select {items} from pgrst_mut as t0) as _r)", body_sql(kind)),
+        kind => format!("(select {} from (select {items} from pgrst_ret as t0) as _r)", body_sql(kind)),
     };
     let _ = write!(
         text,
-        " select {total} as total, (select pg_catalog.count(*) from pgrst_mut) as page, {body} as body, \
-         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted})::text as extra"
+        " select {total} as total, (select pg_catalog.count(*) from pgrst_ret) as page, {body} as body, \
+         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
+         'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
     );
     w.finish(text)
 }
@@ -649,6 +698,10 @@ pub fn call(
             let total = if count { "pg_catalog.count(*)" } else { "null::int8" };
             let body = match (returned, function.returns_set) {
                 (BodyKind::None, _) => "null::text",
+                // PostgREST names a scalar's CSV column `pgrst_scalar`.
+                (BodyKind::Csv, _) => {
+                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(_r.v::text, chr(10)), '')"
+                }
                 (_, true) => "coalesce(pg_catalog.json_agg(_r.v), '[]')::text",
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };

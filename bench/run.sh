@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The REST benchmark (issue 3; scenarios of performance.md §5), in one run:
+# a throw-away PostgreSQL cluster with bench/data.sql, the gateway (release
+# build) and PostgREST 12.0.2 on it, then per scenario and per connection
+# count: wrk against the gateway, wrk against PostgREST, and pgbench running
+# the best equivalent SQL (bench/pgbench/). It prints requests/s, p50 and p99,
+# and the gateway's ratios to PostgREST and to pgbench.
+#
+#   bench/run.sh                       3 s per measurement, 1 s warm-up
+#   DURATION=10 WARMUP=3 bench/run.sh  performance.md's settings
+#   SCENARIOS="s1 s2" CONNECTIONS="8" bench/run.sh
+#
+# Everything listens on 127.0.0.1 and is removed at the end. Not run by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+DURATION=${DURATION:-3}
+WARMUP=${WARMUP:-1}
+SCENARIOS=${SCENARIOS:-"s1 s2 s3 s4"}
+CONNECTIONS=${CONNECTIONS:-"8 64"}
+POOL=${POOL:-8}
+THREADS=${THREADS:-2}
+
+need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+need wrk "install it with: apt-get install -y wrk"
+need pgbench "install PostgreSQL's client programs (Debian: postgresql)"
+need psql "install PostgreSQL's client programs (Debian: postgresql)"
+need openssl "install it with: apt-get install -y openssl"
+bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
+[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
+
+echo "== building the gateway (release) and fetching PostgREST 12.0.2"
+cargo build --release --locked -p gateway -q
+postgrest=$(scripts/postgrest.sh)
+gateway=$root/target/release/gateway
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+pg_port=$(free_port)
+gw_port=$(free_port)
+pr_port=$(free_port)
+
+work=$(mktemp -d /tmp/gateway-bench.XXXXXX)
+as_pg=()
+if [ "$(id -u)" = 0 ]; then
+  chown postgres: "$work"
+  as_pg=(runuser -u postgres --)
+fi
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "== PostgreSQL on 127.0.0.1:$pg_port (shared_buffers=256MB, fsync on)"
+"${as_pg[@]}" "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
+"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $work -c shared_buffers=256MB -c max_connections=300" \
+  start >/dev/null
+export PGHOST=127.0.0.1 PGPORT=$pg_port
+psql -q -U postgres -d postgres -c "create database bench"
+
+secret=bench-secret-with-at-least-32-characters
+RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
+  --jwt-secret "$secret" --sql-root "$root" >/dev/null
+psql -q -U postgres -d bench -v ON_ERROR_STOP=1 -o /dev/null -f bench/data.sql
+
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+jwt() {
+  local header payload signature
+  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
+  payload=$(printf '%s' "$1" | b64url)
+  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
+  printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
+exp=$(($(date +%s) + 86400))
+anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}")
+user=$(jwt "{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authenticated\",\"aud\":\"authenticated\",\"exp\":$exp}")
+
+echo "== gateway on 127.0.0.1:$gw_port, PostgREST 12.0.2 on 127.0.0.1:$pr_port (pools of $POOL)"
+RUST_LOG=warn "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
+  --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --pool-size "$POOL" --sql-root "$root" \
+  >"$work/gateway.log" 2>&1 &
+pids+=($!)
+cat >"$work/postgrest.conf" <<EOF
+db-uri = "postgres://authenticator@127.0.0.1:$pg_port/bench"
+db-schemas = "public"
+db-anon-role = "anon"
+db-pool = $POOL
+db-max-rows = 1000
+jwt-secret = "$secret"
+server-host = "127.0.0.1"
+server-port = $pr_port
+log-level = "crit"
+EOF
+"$postgrest" "$work/postgrest.conf" >"$work/postgrest.log" 2>&1 &
+pids+=($!)
+
+wait_for() {
+  for _ in $(seq 300); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
+    sleep 0.1
+  done
+  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
+}
+wait_for "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1"
+wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
+
+# wrk_run <scenario> <base url> <path prefix> <connections> <seconds> -> "rps p50 p99 non2xx errors"
+wrk_run() {
+  local token=$anon
+  [ "$1" = s4 ] && token=$user
+  SCENARIO=$1 BASE=$3 APIKEY=$anon TOKEN=$token PREFIX="$(basename "$2" | tr -c 'a-z0-9' '-')$RANDOM" \
+    wrk -t"$THREADS" -c"$4" -d"$5"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
+}
+
+# pgbench_run <scenario> <connections> <seconds> -> "tps latency-average-ms"
+pgbench_run() {
+  local role=bench_anon
+  [ "$1" = s4 ] && role=bench_user
+  pgbench -n -M prepared -U "$role" -c "$2" -j "$THREADS" -T "$3" -f "bench/pgbench/$1.sql" bench 2>&1 |
+    awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {print tps, lat}'
+}
+
+# After a write scenario: back to the 2,000 products (performance.md §4.7).
+reset() {
+  psql -q -U postgres -d bench -c "delete from public.products where id > 2000" -c "vacuum analyze public.products"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+describe() {
+  case $1 in
+    s1) echo "S1 store listing: select=*,brands(*), count=exact, 20 rows at offsets 0-180" ;;
+    s2) echo "S2 one product with its brand, Accept: vnd.pgrst.object" ;;
+    s3) echo "S3 brand filter: brands!inner(name,slug)&brands.slug=eq.brand-N, 20 rows" ;;
+    s4) echo "S4 insert, return=representation, user JWT under an RLS insert policy" ;;
+  esac
+}
+
+# How idle the machine is before the run (performance.md §4.7): other work
+# on it skews every figure.
+cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
+read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
+idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
+  "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS"
+printf '\n%-4s %5s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %7s %7s | %s\n' \
+  scen conns gw_rps gw_p50 gw_p99 pgrst_rps pr_p50 pr_p99 pgbench lat_avg vs_pgrst vs_pgb non2xx
+for scenario in $SCENARIOS; do
+  echo "-- $(describe "$scenario")"
+  for c in $CONNECTIONS; do
+    wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$WARMUP" >/dev/null
+    read -r g_rps g_p50 g_p99 g_bad g_err <<<"$(wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$DURATION")"
+    [ "$scenario" = s4 ] && reset
+    wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$WARMUP" >/dev/null
+    read -r p_rps p_p50 p_p99 p_bad p_err <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
+    [ "$scenario" = s4 ] && reset
+    read -r b_tps b_lat <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
+    [ "$scenario" = s4 ] && reset
+    printf '%-4s %5s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms | %7s %7s | gw %s/%s, pgrst %s/%s\n' \
+      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" "${b_tps:-0}" "${b_lat:-0}" \
+      "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$g_bad" "$g_err" "$p_bad" "$p_err"
+  done
+done
+echo
+echo "vs_pgrst = gateway rps / PostgREST rps (target >= 2); vs_pgb = gateway rps / pgbench tps"
+echo "(target >= 0.8 on S1, >= 0.5 on S2-S4); non2xx = non-2xx responses / socket errors."

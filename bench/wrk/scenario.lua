@@ -1,0 +1,62 @@
+-- One wrk script for every scenario (bench/run.sh sets the environment):
+--   SCENARIO  s1 | s2 | s3 | s4
+--   BASE      path prefix: /rest/v1 for the gateway, empty for PostgREST
+--   APIKEY    the anon key; TOKEN the bearer (a user's token for s4)
+--   PREFIX    makes s4's slugs unique across runs and targets
+local scenario = os.getenv("SCENARIO")
+local base = os.getenv("BASE") or ""
+local prefix = os.getenv("PREFIX") or "wrk"
+
+local threads = {}
+local next_id = 0
+
+function setup(thread)
+  -- wrk's threads share one unseeded random sequence unless told apart
+  -- (performance.md §4.7).
+  next_id = next_id + 1
+  thread:set("tid", next_id)
+  table.insert(threads, thread)
+end
+
+local counter = 0
+
+function init(args)
+  math.randomseed(os.time() * 100 + (tid or 0))
+  wrk.headers["apikey"] = os.getenv("APIKEY")
+  wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+  if scenario == "s1" then
+    wrk.headers["Prefer"] = "count=exact"
+  elseif scenario == "s2" then
+    wrk.headers["Accept"] = "application/vnd.pgrst.object+json"
+  elseif scenario == "s4" then
+    wrk.method = "POST"
+    wrk.headers["Content-Type"] = "application/json"
+    wrk.headers["Prefer"] = "return=representation"
+  end
+end
+
+function request()
+  if scenario == "s1" then
+    return wrk.format(nil, base .. "/products?select=*,brands(*)&order=id&limit=20&offset=" .. 20 * math.random(0, 9))
+  elseif scenario == "s2" then
+    return wrk.format(nil, base .. "/products?select=*,brands(*)&id=eq." .. math.random(1, 2000))
+  elseif scenario == "s3" then
+    return wrk.format(nil, base .. "/products?select=id,name,price,image_path,brands!inner(name,slug)"
+      .. "&brands.slug=eq.brand-" .. math.random(1, 50) .. "&order=id&limit=20")
+  else
+    counter = counter + 1
+    local body = string.format(
+      '{"name":"Bench","slug":"%s-%d-%d-%d","price":9.99,"brand_id":%d}',
+      prefix, tid or 0, counter, math.random(0, 1e9), math.random(1, 50))
+    return wrk.format(nil, base .. "/products", nil, body)
+  end
+end
+
+function done(summary, latency, requests)
+  -- One machine-readable line: rps, p50 ms, p99 ms, non-2xx, socket errors.
+  local errors = summary.errors
+  io.write(string.format("RESULT %.1f %.3f %.3f %d %d\n",
+    summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    errors.status, errors.connect + errors.read + errors.write + errors.timeout))
+end

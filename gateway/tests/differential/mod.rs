@@ -1,0 +1,6 @@
+//! The differential test against PostgREST 12.0.2 (`rest_differential.rs`).
+
+pub mod allowlist;
+pub mod compare;
+pub mod generate;
+pub mod postgrest;
