@@ -158,8 +158,18 @@ pub async fn serve(
         }
         other => ApiError::internal(other),
     })?;
-    Ok((status, common, Body::from_stream(result.into_stream())).into_response())
+    // object_store streams a local file in 8 KiB reads, each a hop to the
+    // blocking pool; a small object is read in one go instead.
+    let body = if end - start <= SMALL_OBJECT {
+        Body::from(result.bytes().await.map_err(ApiError::internal)?)
+    } else {
+        Body::from_stream(result.into_stream())
+    };
+    Ok((status, common, body).into_response())
 }
+
+/// Objects up to this size are read whole before they are sent.
+const SMALL_OBJECT: u64 = 1024 * 1024;
 
 /// `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` over an object of `size`
 /// bytes, as the half-open range `start..end`; `None` when unsatisfiable or
