@@ -35,8 +35,8 @@ command -v npm >/dev/null || apt_install nodejs npm
 # The storage tests run against an S3-compatible server: moto in server mode.
 if ! python3 -c 'import moto.server' 2>/dev/null; then
   command -v python3 >/dev/null || apt_install python3 python3-pip
-  python3 -m pip install --quiet 'moto[server]' 2>/dev/null \
-    || python3 -m pip install --quiet --break-system-packages 'moto[server]'
+  python3 -m pip install --quiet 'moto[server]==5.2.1' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'moto[server]==5.2.1'
 fi
 
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
