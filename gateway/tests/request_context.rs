@@ -24,6 +24,7 @@ fn probes() -> Router<AppState> {
         .route("/_test/abandon", get(abandon))
         .route("/_test/sleep", get(sleep))
         .route("/_test/write", get(write))
+        .route("/_test/note", get(note))
 }
 
 async fn whoami(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
@@ -84,6 +85,24 @@ async fn write(State(state): State<AppState>, caller: Caller) -> Result<Json<Val
     session.query("create table public.not_allowed_in_a_read (id int)", &[]).await?;
     session.commit().await?;
     Ok(Json(json!({})))
+}
+
+#[derive(serde::Deserialize)]
+struct Note {
+    commit: bool,
+}
+
+/// Inserts a row and ends the transaction in the same round trip.
+async fn note(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<Note>,
+) -> Result<Json<Value>, ApiError> {
+    let session = state.db.session(&caller, Access::ReadWrite).await?;
+    let rows = session
+        .query_and_end("insert into public.notes (body) values ('x') returning id", &[], q.commit)
+        .await?;
+    Ok(Json(json!({ "id": rows[0].get::<_, i32>(0) })))
 }
 
 async fn probe_app(pool_size: usize) -> TestApp {
@@ -376,4 +395,34 @@ async fn health_and_readiness_answer() {
     assert_eq!(response.status().as_u16(), 200);
     let response = app.get("/ready").send().await.expect("request");
     assert_eq!(response.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_statement_and_its_commit_or_rollback_share_one_round_trip_and_end_the_transaction() {
+    let app = probe_app(1).await;
+    app.admin()
+        .await
+        .batch_execute("create table public.notes (id serial primary key, body text); grant all on public.notes, public.notes_id_seq to service_role;")
+        .await
+        .expect("table");
+    for (commit, expected) in [(false, 0), (true, 1), (false, 1), (true, 2)] {
+        let response = app
+            .get(&format!("/_test/note?commit={commit}"))
+            .bearer_auth(&app.service_key)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status().as_u16(), 200);
+        let count: i64 = app
+            .admin()
+            .await
+            .query_one("select count(*) from public.notes", &[])
+            .await
+            .expect("count")
+            .get(0);
+        assert_eq!(count, expected, "after commit={commit}");
+        // The pooled connection is not left inside a transaction.
+        let (status, body) = whoami_as(&app, Some(&app.anon_key)).await;
+        assert_eq!((status, body["read_only"].clone()), (200, json!("on")));
+    }
 }

@@ -127,14 +127,47 @@ impl Session {
     /// transaction and applies the settings, in the same round trip. On error the
     /// transaction is rolled back and the session is finished.
     pub async fn query(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
-        let result = self.run(sql, params).await;
+        let result = self.run(sql, params, None).await;
         if result.is_err() {
             self.abort().await;
         }
         result
     }
 
-    async fn run(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
+    /// Runs one statement and ends the transaction (`commit` true: COMMIT, else
+    /// ROLLBACK). As the session's first statement, the end goes out in the
+    /// same round trip as `BEGIN`, the settings and the statement: a read costs
+    /// one round trip.
+    pub async fn query_and_end(
+        mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        commit: bool,
+    ) -> Result<Vec<Row>, ApiError> {
+        let verb = if commit { "commit" } else { "rollback" };
+        if self.pending.is_none() {
+            let rows = self.query(sql, params).await?;
+            self.finish(verb).await?;
+            return Ok(rows);
+        }
+        match self.run(sql, params, Some(verb)).await {
+            Ok(rows) => {
+                self.open = false;
+                Ok(rows)
+            }
+            Err(e) => {
+                self.abort().await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn run(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        end: Option<&'static str>,
+    ) -> Result<Vec<Row>, ApiError> {
         let role = self.role;
         let pg = |e| ApiError::from_pg(e, role);
         let Some((access, context)) = self.pending.take() else {
@@ -150,7 +183,7 @@ impl Session {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
             // From here a transaction may be open: failures roll it back.
             self.open = true;
-            let result = pipeline(conn, access, &names, &values, sql, params).await;
+            let result = pipeline(conn, access, &names, &values, sql, params, end).await;
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
                     tracing::warn!("pooled connection was closed; retrying on a new one");
@@ -261,19 +294,41 @@ async fn pipeline(
     values: &Vec<String>,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
+    end: Option<&'static str>,
 ) -> Result<Vec<Row>, tokio_postgres::Error> {
     if conn.statement_cache.size() > MAX_PREPARED {
         conn.statement_cache.clear();
     }
-    let (begin, set_config) =
-        futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG))?;
+    let (begin, set_config, end) =
+        futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG), async {
+            match end {
+                Some(verb) => conn.prepare_cached(verb).await.map(Some),
+                None => Ok(None),
+            }
+        },)?;
     let settings: [&(dyn ToSql + Sync); 2] = [names, values];
     let mut begun = pin!(maybe_done(conn.execute(&begin, &[])));
     let mut configured = pin!(maybe_done(conn.execute(&set_config, &settings)));
     let _ = futures::poll!(begun.as_mut());
     let _ = futures::poll!(configured.as_mut());
     let rows = match conn.prepare_cached(sql).await {
-        Ok(statement) => conn.query(&statement, params).await,
+        Ok(statement) => {
+            let mut rows = pin!(maybe_done(conn.query(&statement, params)));
+            let _ = futures::poll!(rows.as_mut());
+            // The end follows the statement on the wire; after a failed
+            // statement the server answers COMMIT with ROLLBACK, so the
+            // transaction ends either way.
+            let ended = match &end {
+                Some(end) => conn.execute(end, &[]).await.map(|_| ()),
+                None => Ok(()),
+            };
+            rows.as_mut().await;
+            match rows.as_mut().take_output() {
+                Some(Ok(rows)) => ended.map(|()| rows),
+                Some(Err(e)) => Err(e),
+                None => ended.map(|()| Vec::new()),
+            }
+        }
         Err(e) => Err(e),
     };
     begun.as_mut().await;

@@ -60,11 +60,24 @@ pub async fn run(
     Ok((session, outcome))
 }
 
+/// Runs `statement` as the session's last statement and ends the transaction
+/// (commit, or roll back), in one round trip when it is also the first.
+pub async fn run_and_end(session: Session, statement: &Statement, commit: bool) -> Result<Outcome, ApiError> {
+    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let rows = session.query_and_end(&statement.text, &refs, commit).await?;
+    outcome(&rows)
+}
+
 /// Runs `statement` in an open session.
 pub async fn run_in(session: &mut Session, statement: &Statement) -> Result<Outcome, ApiError> {
     let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
     let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
     let rows = session.query(&statement.text, &refs).await?;
+    outcome(&rows)
+}
+
+fn outcome(rows: &[tokio_postgres::Row]) -> Result<Outcome, ApiError> {
     let row = rows.first().ok_or_else(|| ApiError::internal("a REST statement returned no row"))?;
     Ok(Outcome {
         total: row.try_get("total").map_err(ApiError::internal)?,

@@ -114,11 +114,12 @@ async fn read(
         _ => false,
     };
     let statement = sql::read(&node, Some(max_rows), exact, body);
-    let mut outcome = execute::run_in(&mut session, &statement).await?;
+    // A read commits in the same round trip as its statement.
+    let commit = request.prefer.transaction != Some(Transaction::Rollback);
+    let mut outcome = execute::run_and_end(session, &statement, commit).await?;
     if outcome.total.is_none() {
         outcome.total = planned;
     }
-    finish(session, &request).await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
     // PostgREST checks singularity before the range.
     response::check_singular(request.media, outcome.page)?;
