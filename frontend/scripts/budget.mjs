@@ -1,0 +1,55 @@
+// The JavaScript budget of the public routes (issue: at most 150 KB gzip, admin
+// code split away). Reads Vite's manifest, follows each public page's chunk
+// graph from the entry, prints the sizes and fails the build over budget.
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const BUDGET_KB = 150;
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const manifest = JSON.parse(readFileSync(`${dist}.vite/manifest.json`, 'utf8'));
+
+const publicPages = [
+  'src/features/landing/LandingPage.tsx',
+  'src/features/store/StorePage.tsx',
+  'src/features/auth/LoginPage.tsx',
+  'src/features/register/RegisterPage.tsx',
+  'src/features/other/OtherPage.tsx',
+];
+
+const gzipKb = (file) => gzipSync(readFileSync(dist + file), { level: 9 }).length / 1024;
+
+/** The JS files a chunk loads before it runs: itself and its static imports. */
+function closure(key, seen = new Set()) {
+  const chunk = manifest[key];
+  if (!chunk || seen.has(key)) return seen;
+  seen.add(key);
+  for (const dep of chunk.imports ?? []) closure(dep, seen);
+  return seen;
+}
+
+const entry = Object.keys(manifest).find((key) => manifest[key].isEntry);
+const base = closure(entry);
+let worst = 0;
+const rows = [];
+for (const page of publicPages) {
+  if (!manifest[page]) throw new Error(`${page} is not in the build`);
+  const files = new Set([...base, ...closure(page)].map((key) => manifest[key].file));
+  const kb = [...files].reduce((sum, file) => sum + gzipKb(file), 0);
+  worst = Math.max(worst, kb);
+  rows.push([page.replace('src/features/', ''), kb]);
+}
+const allPublic = new Set(publicPages.flatMap((page) => [...closure(page)]).concat([...base]));
+const everything = Object.values(manifest).filter((c) => c.file.endsWith('.js'));
+const adminKb = everything
+  .filter((c) => !allPublic.has(Object.keys(manifest).find((k) => manifest[k] === c)))
+  .reduce((sum, c) => sum + gzipKb(c.file), 0);
+
+console.log('\nJavaScript per public route (gzip, entry + page chunks):');
+for (const [page, kb] of rows) console.log(`  ${page.padEnd(28)} ${kb.toFixed(1).padStart(6)} KB`);
+console.log(`  ${'chunks loaded on demand'.padEnd(28)} ${adminKb.toFixed(1).padStart(6)} KB (admin area, toasts)`);
+console.log(`  budget: ${BUDGET_KB} KB; heaviest public route ${worst.toFixed(1)} KB`);
+if (worst > BUDGET_KB) {
+  console.error(`over budget by ${(worst - BUDGET_KB).toFixed(1)} KB`);
+  process.exit(1);
+}

@@ -1,0 +1,5 @@
+import { Outlet } from 'react-router';
+// Placeholder until the feature lands.
+export default function AdminLayout() {
+  return <Outlet />;
+}
