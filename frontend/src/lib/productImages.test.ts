@@ -1,11 +1,30 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { imageCategories, predefinedImages, type PredefinedImage } from './productImages';
 
-const publicDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public');
-const fileOf = (path: string) => join(publicDir, ...path.split('/').filter(Boolean));
+// The files are read with node:fs. The app's tsconfig has no Node types (they
+// would leak into the browser code), so the Node modules are imported untyped
+// and given the few signatures used here.
+interface NodeFs {
+  existsSync(path: string): boolean;
+  readFileSync(path: string, encoding: 'utf8'): string;
+  statSync(path: string): { size: number };
+}
+interface NodePath {
+  dirname(path: string): string;
+  resolve(...paths: string[]): string;
+}
+interface NodeUrl {
+  fileURLToPath(url: string): string;
+}
+const nodeModule = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
+const { existsSync, readFileSync, statSync } = (await nodeModule('node:fs')) as NodeFs;
+const { dirname, resolve } = (await nodeModule('node:path')) as NodePath;
+const { fileURLToPath } = (await nodeModule('node:url')) as NodeUrl;
+
+// (Not `new URL(…, import.meta.url)`: Vite rewrites that into a served URL.)
+const publicDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public');
+/** The file under frontend/public/ that the app serves at `urlPath`. */
+const fileOf = (urlPath: string) => resolve(publicDir, `.${urlPath}`);
 
 /** Tags balance, attributes are quoted, nothing but whitespace outside the root. */
 function xmlProblems(text: string): string[] {
