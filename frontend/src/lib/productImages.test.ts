@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { imageCategories, predefinedImages, type PredefinedImage } from './productImages';
+
+// The files are read with node:fs. The app's tsconfig has no Node types (they
+// would leak into the browser code), so the Node modules are imported untyped
+// and given the few signatures used here.
+interface NodeFs {
+  existsSync(path: string): boolean;
+  readFileSync(path: string, encoding: 'utf8'): string;
+  statSync(path: string): { size: number };
+}
+interface NodePath {
+  dirname(path: string): string;
+  resolve(...paths: string[]): string;
+}
+interface NodeUrl {
+  fileURLToPath(url: string): string;
+}
+const nodeModule = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
+const { existsSync, readFileSync, statSync } = (await nodeModule('node:fs')) as NodeFs;
+const { dirname, resolve } = (await nodeModule('node:path')) as NodePath;
+const { fileURLToPath } = (await nodeModule('node:url')) as NodeUrl;
+
+// (Not `new URL(…, import.meta.url)`: Vite rewrites that into a served URL.)
+const publicDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public');
+/** The file under frontend/public/ that the app serves at `urlPath`. */
+const fileOf = (urlPath: string) => resolve(publicDir, `.${urlPath}`);
+
+/** Tags balance, attributes are quoted, nothing but whitespace outside the root. */
+function xmlProblems(text: string): string[] {
+  const problems: string[] = [];
+  const stack: string[] = [];
+  const tag = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<[^>]*>?/g;
+  let last = 0;
+  for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    if (stack.length === 0 && text.slice(last, m.index).trim() !== '') problems.push(`text outside the root at ${last}`);
+    last = tag.lastIndex;
+    if (m[0].startsWith('<!--') || m[0].startsWith('<?')) continue;
+    const [, close, name, , selfClosing] = m;
+    if (name === undefined) problems.push(`malformed tag at ${m.index}: ${m[0].slice(0, 40)}`);
+    else if (close) {
+      if (stack.pop() !== name) problems.push(`unexpected </${name}> at ${m.index}`);
+    } else if (!selfClosing) stack.push(name);
+  }
+  if (text.slice(last).trim() !== '') problems.push('text after the root');
+  if (stack.length > 0) problems.push(`unclosed <${stack.join('>, <')}>`);
+  return problems;
+}
+
+const countOf = (category: string) => predefinedImages.filter((image) => image.category === category).length;
+
+describe('predefinedImages', () => {
+  it('has the 26 entries of the spec: 15 iPhone, 10 Samsung, 1 Apple Watch', () => {
+    expect(predefinedImages).toHaveLength(26);
+    expect(countOf('iPhone')).toBe(15);
+    expect(countOf('Samsung')).toBe(10);
+    expect(countOf('Apple Watch')).toBe(1);
+  });
+
+  it('covers the six Samsung models and the Apple Watch Ultra 2', () => {
+    const models = new Set(
+      predefinedImages.filter((image) => image.category === 'Samsung').map((image) => image.path.split('/')[3]),
+    );
+    expect([...models].sort()).toEqual([
+      'galaxy-a05',
+      'galaxy-a05s',
+      'galaxy-a06',
+      'galaxy-a16',
+      'galaxy-a26',
+      'galaxy-a35',
+    ]);
+    const watch = predefinedImages.find((image) => image.category === 'Apple Watch');
+    expect(watch?.path).toBe('/assets/apple/apple-watch-ultra-2/titanio.svg');
+  });
+
+  it('has unique paths of the form /assets/<brand>/<model>/<colour>.svg', () => {
+    const paths = predefinedImages.map((image) => image.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    for (const path of paths) {
+      expect(path).toMatch(/^\/assets\/(apple|samsung)\/[a-z0-9]+(-[a-z0-9]+)*\/[a-z]+(-[a-z]+)*\.svg$/);
+    }
+  });
+
+  it('has unique Spanish labels naming the model, and a non-empty category', () => {
+    const names = predefinedImages.map((image) => image.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const image of predefinedImages) {
+      expect(image.name.trim()).not.toBe('');
+      expect(image.category.trim()).not.toBe('');
+      expect(image.name).toMatch(/^(iPhone|Samsung Galaxy|Apple Watch) /);
+    }
+  });
+
+  it.each(predefinedImages.map((image) => [image.path, image] as const))(
+    '%s exists under public/ as a small well-formed SVG with its label as title',
+    (_path, image: PredefinedImage) => {
+      const file = fileOf(image.path);
+      expect(existsSync(file)).toBe(true);
+      expect(statSync(file).size).toBeLessThan(6 * 1024);
+      const text = readFileSync(file, 'utf8');
+      expect(text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]* viewBox="0 0 600 600"/);
+      expect(text).toContain('width="600" height="600"');
+      expect(text).toContain('role="img"');
+      expect(text).toContain(`<title>${image.name}</title>`);
+      expect(text.trimEnd().endsWith('</svg>')).toBe(true);
+      expect(text).not.toMatch(/<text|href=|url\((?!#)/);
+      expect(xmlProblems(text)).toEqual([]);
+      if (typeof DOMParser !== 'undefined') {
+        const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+        expect(doc.getElementsByTagName('parsererror')).toHaveLength(0);
+        expect(doc.documentElement.nodeName).toBe('svg');
+      }
+    },
+  );
+});
+
+describe('imageCategories', () => {
+  it('returns the distinct categories of the predefined images, sorted', () => {
+    expect(imageCategories()).toEqual(['Apple Watch', 'iPhone', 'Samsung']);
+  });
+
+  const entry = (category: string): PredefinedImage => ({ name: category, path: `/assets/x/${category}.svg`, category });
+
+  it.each([
+    { input: [], expected: [] },
+    { input: ['Samsung'], expected: ['Samsung'] },
+    { input: ['Samsung', 'Samsung', 'Samsung'], expected: ['Samsung'] },
+    { input: ['Samsung', 'iPhone', 'Apple Watch', 'iPhone'], expected: ['Apple Watch', 'iPhone', 'Samsung'] },
+    { input: ['Xiaomi', 'Ñandú', 'Nokia', 'Oppo'], expected: ['Nokia', 'Ñandú', 'Oppo', 'Xiaomi'] },
+    { input: ['accesorios', 'Audífonos', 'Apple'], expected: ['accesorios', 'Apple', 'Audífonos'] },
+  ])('$input -> $expected', ({ input, expected }) => {
+    expect(imageCategories(input.map(entry))).toEqual(expected);
+  });
+
+  it('does not change the list it is given', () => {
+    const images = [entry('b'), entry('a')];
+    imageCategories(images);
+    expect(images.map((image) => image.category)).toEqual(['b', 'a']);
+  });
+});
+
+describe('the demo seed (seed/shop.sql)', () => {
+  it('uses only images of the predefined list', () => {
+    const seed = readFileSync(resolve(publicDir, '..', '..', 'seed', 'shop.sql'), 'utf8');
+    const used = [...seed.matchAll(/'(\/assets\/[^']+)'/g)].map((m) => m[1]);
+    expect(used.length).toBeGreaterThan(10);
+    const known = new Set(predefinedImages.map((image) => image.path));
+    expect(used.filter((path) => !known.has(path!))).toEqual([]);
+  });
+});
