@@ -203,7 +203,7 @@ export default function AdminLayout() {
         onOpenChange={setMobileOpen}
         side="left"
         title="Menú"
-        className="max-w-72 bg-slate-900 [&>div]:p-0 [&>header]:border-slate-800 [&>header_h2]:text-white"
+        className="max-w-72! bg-slate-900! [&>div]:p-0! [&>header]:border-slate-800 [&>header_h2]:text-white [&>header_button]:text-slate-300 [&>header_button:hover]:bg-slate-800"
       >
         <SidebarContent
           collapsed={false}

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { FieldError, Input, Label, Textarea } from '@/components/ui/input';
@@ -37,6 +37,7 @@ export function BrandForm({ brand, onDone }: { brand: Brand | null; onDone: () =
   const userId = session.status === 'signed-in' ? session.session.user.id : undefined;
   const queryClient = useQueryClient();
   const [values, setValues] = useState<BrandFormValues>(() => brandToForm(brand));
+  const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<BrandFormErrors>({});
 
   const mutation = useMutation({
@@ -62,12 +63,16 @@ export function BrandForm({ brand, onDone }: { brand: Brand | null; onDone: () =
     event.preventDefault();
     const found = validateBrandForm(values);
     setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (Object.keys(found).length > 0) {
+      // Keyboard and screen-reader users land on the first field to fix.
+      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
     mutation.mutate(values);
   };
 
   return (
-    <form noValidate onSubmit={onSubmit} className="space-y-4" aria-label={brand ? 'Editar marca' : 'Nueva marca'}>
+    <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4" aria-label={brand ? 'Editar marca' : 'Nueva marca'}>
       <div className="space-y-1.5">
         <Label htmlFor={`${id}-name`}>Nombre</Label>
         <Input

@@ -8,6 +8,7 @@ import { Spinner } from '@/components/ui/feedback';
 import { Input, Label, Select } from '@/components/ui/input';
 import { toast } from '@/components/ui/toast';
 import { categoryLabel, conditionLabel, conditions } from '@/lib/categories';
+import { cn } from '@/lib/cn';
 import { formatCOP } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { Product } from '@/lib/types';
@@ -22,6 +23,56 @@ const FALLBACK_IMAGE = '/logo.svg';
 /** Image fallback order (spec section 3): uploaded, then linked, then the logo. */
 export function productImage(product: Pick<Product, 'link_image_s3' | 'link_image'>): string {
   return product.link_image_s3 || product.link_image || FALLBACK_IMAGE;
+}
+
+function ProductThumb({ product }: { product: Product }) {
+  return (
+    <img
+      src={productImage(product)}
+      alt=""
+      loading="lazy"
+      className="h-12 w-12 shrink-0 rounded-md border border-slate-200 bg-white object-contain"
+      onError={(event) => {
+        if (!event.currentTarget.src.endsWith(FALLBACK_IMAGE)) event.currentTarget.src = FALLBACK_IMAGE;
+      }}
+    />
+  );
+}
+
+function RowActions({
+  product,
+  onEdit,
+  onToggle,
+  busyId,
+}: {
+  product: Product;
+  onEdit?: (product: Product) => void;
+  onToggle?: (product: Product) => void;
+  busyId?: number;
+}) {
+  const active = product.status !== false;
+  return (
+    <div className="flex justify-end gap-1">
+      {onEdit ? (
+        <Button variant="ghost" size="icon" aria-label={`Editar ${product.name}`} title="Editar" onClick={() => onEdit(product)}>
+          <Pencil aria-hidden="true" className="h-4 w-4" />
+        </Button>
+      ) : null}
+      {onToggle ? (
+        <Button
+          variant="ghost"
+          size="icon"
+          aria-label={`${active ? 'Desactivar' : 'Activar'} ${product.name}`}
+          title={active ? 'Desactivar' : 'Activar'}
+          disabled={busyId === product.id}
+          onClick={() => onToggle(product)}
+          className={active ? 'text-red-700 hover:bg-red-50' : 'text-green-700 hover:bg-green-50'}
+        >
+          {active ? <PowerOff aria-hidden="true" className="h-4 w-4" /> : <Power aria-hidden="true" className="h-4 w-4" />}
+        </Button>
+      ) : null}
+    </div>
+  );
 }
 
 interface Props {
@@ -86,6 +137,8 @@ function CategoryProducts({ category, onEdit, canToggle }: { category: string; o
     },
   });
 
+  const toggleProduct = (product: Product) => toggle.mutate(product);
+  const busyId = toggle.isPending ? toggle.variables?.id : undefined;
   const total = products.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / CATEGORY_PAGE_SIZE));
   const first = total === 0 ? 0 : (page - 1) * CATEGORY_PAGE_SIZE + 1;
@@ -150,99 +203,99 @@ function CategoryProducts({ category, onEdit, canToggle }: { category: string; o
       ) : rows.length === 0 ? (
         <p className="py-16 text-center text-sm text-slate-600">No se encontraron productos</p>
       ) : (
-        <div className="relative overflow-x-auto rounded-md border border-slate-200" aria-busy={products.isFetching}>
+        <div className="relative" aria-busy={products.isFetching}>
           {products.isFetching ? (
             <div className="absolute inset-0 z-10 flex items-center justify-center bg-white/60">
               <Spinner label="Cargando productos..." />
             </div>
           ) : null}
-          <table className="w-full min-w-[900px] text-left text-sm">
-            <thead className="bg-slate-50 text-xs font-semibold uppercase tracking-wide text-slate-600">
-              <tr>
-                <th scope="col" className="px-4 py-3">Producto</th>
-                <th scope="col" className="px-4 py-3">Precio</th>
-                <th scope="col" className="px-4 py-3">Stock</th>
-                <th scope="col" className="px-4 py-3">Marca</th>
-                <th scope="col" className="px-4 py-3">Condición</th>
-                <th scope="col" className="px-4 py-3">Destacado</th>
-                <th scope="col" className="px-4 py-3">Activo</th>
-                {onEdit || canToggle ? <th scope="col" className="px-4 py-3 text-right">Acciones</th> : null}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-200">
-              {rows.map((product) => {
-                const active = product.status !== false;
-                return (
-                  <tr key={product.id} className={active ? 'bg-white' : 'bg-slate-50 text-slate-500'}>
-                    <td className="px-4 py-3">
-                      <div className="flex items-center gap-3">
-                        <img
-                          src={productImage(product)}
-                          alt=""
-                          loading="lazy"
-                          className="h-12 w-12 shrink-0 rounded-md border border-slate-200 bg-white object-contain"
-                          onError={(event) => {
-                            if (!event.currentTarget.src.endsWith(FALLBACK_IMAGE)) event.currentTarget.src = FALLBACK_IMAGE;
-                          }}
-                        />
-                        <div className="min-w-0 max-w-64">
-                          <p className="truncate font-medium text-slate-900">{product.name}</p>
-                          <p className="truncate text-xs text-slate-500" title={product.description ?? undefined}>
-                            {product.description}
-                          </p>
-                          {product.color ? <p className="text-xs text-slate-500">Color: {product.color}</p> : null}
-                        </div>
-                      </div>
-                    </td>
-                    <td className="whitespace-nowrap px-4 py-3 font-medium text-slate-900">{formatCOP(Number(product.price))}</td>
-                    <td className="px-4 py-3">
-                      <Badge tone={stockTone(product.quantity)}>{product.quantity}</Badge>
-                    </td>
-                    <td className="px-4 py-3">{product.brands?.name ?? 'Sin marca'}</td>
-                    <td className="px-4 py-3">
-                      <Badge tone={conditionTone(product.condition)}>{conditionLabel(product.condition)}</Badge>
-                    </td>
-                    <td className="px-4 py-3">
-                      {product.featured ? <Badge tone="brand">Destacado</Badge> : <span className="text-slate-500">No</span>}
-                    </td>
-                    <td className="px-4 py-3">
-                      <Badge tone={active ? 'green' : 'neutral'}>{active ? 'Activo' : 'Inactivo'}</Badge>
-                    </td>
-                    {onEdit || canToggle ? (
+          {/* Phones get one card per product; wider screens the table. */}
+          <ul className="space-y-3 md:hidden">
+            {rows.map((product) => {
+              const active = product.status !== false;
+              return (
+                <li key={product.id} className={cn('rounded-md border border-slate-200 p-3', active ? 'bg-white' : 'bg-slate-50')}>
+                  <div className="flex gap-3">
+                    <ProductThumb product={product} />
+                    <div className="min-w-0 flex-1">
+                      <p className="font-medium text-slate-900">{product.name}</p>
+                      <p className="truncate text-xs text-slate-500">{product.description}</p>
+                      {product.color ? <p className="text-xs text-slate-500">Color: {product.color}</p> : null}
+                      <p className="mt-1 font-semibold text-slate-900">{formatCOP(Number(product.price))}</p>
+                    </div>
+                  </div>
+                  <div className="mt-3 flex flex-wrap items-center gap-1.5 text-xs">
+                    <Badge tone={stockTone(product.quantity)}>Stock: {product.quantity}</Badge>
+                    <Badge tone={conditionTone(product.condition)}>{conditionLabel(product.condition)}</Badge>
+                    {product.featured ? <Badge tone="brand">Destacado</Badge> : null}
+                    <Badge tone={active ? 'green' : 'neutral'}>{active ? 'Activo' : 'Inactivo'}</Badge>
+                    <span className="text-slate-600">{product.brands?.name ?? 'Sin marca'}</span>
+                  </div>
+                  {onEdit || canToggle ? (
+                    <div className="mt-2 border-t border-slate-100 pt-2">
+                      <RowActions product={product} onEdit={onEdit} onToggle={canToggle ? toggleProduct : undefined} busyId={busyId} />
+                    </div>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+          <div className="hidden overflow-x-auto rounded-md border border-slate-200 md:block">
+            <table className="w-full min-w-[900px] text-left text-sm">
+              <thead className="bg-slate-50 text-xs font-semibold uppercase tracking-wide text-slate-600">
+                <tr>
+                  <th scope="col" className="px-4 py-3">Producto</th>
+                  <th scope="col" className="px-4 py-3">Precio</th>
+                  <th scope="col" className="px-4 py-3">Stock</th>
+                  <th scope="col" className="px-4 py-3">Marca</th>
+                  <th scope="col" className="px-4 py-3">Condición</th>
+                  <th scope="col" className="px-4 py-3">Destacado</th>
+                  <th scope="col" className="px-4 py-3">Activo</th>
+                  {onEdit || canToggle ? <th scope="col" className="px-4 py-3 text-right">Acciones</th> : null}
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-200">
+                {rows.map((product) => {
+                  const active = product.status !== false;
+                  return (
+                    <tr key={product.id} className={active ? 'bg-white' : 'bg-slate-50 text-slate-500'}>
                       <td className="px-4 py-3">
-                        <div className="flex justify-end gap-1">
-                          {onEdit ? (
-                            <Button
-                              variant="ghost"
-                              size="icon"
-                              aria-label={`Editar ${product.name}`}
-                              title="Editar"
-                              onClick={() => onEdit(product)}
-                            >
-                              <Pencil aria-hidden="true" className="h-4 w-4" />
-                            </Button>
-                          ) : null}
-                          {canToggle ? (
-                            <Button
-                              variant="ghost"
-                              size="icon"
-                              aria-label={`${active ? 'Desactivar' : 'Activar'} ${product.name}`}
-                              title={active ? 'Desactivar' : 'Activar'}
-                              disabled={toggle.isPending && toggle.variables?.id === product.id}
-                              onClick={() => toggle.mutate(product)}
-                              className={active ? 'text-red-700 hover:bg-red-50' : 'text-green-700 hover:bg-green-50'}
-                            >
-                              {active ? <PowerOff aria-hidden="true" className="h-4 w-4" /> : <Power aria-hidden="true" className="h-4 w-4" />}
-                            </Button>
-                          ) : null}
+                        <div className="flex items-center gap-3">
+                          <ProductThumb product={product} />
+                          <div className="min-w-0 max-w-64">
+                            <p className="truncate font-medium text-slate-900">{product.name}</p>
+                            <p className="truncate text-xs text-slate-500" title={product.description ?? undefined}>
+                              {product.description}
+                            </p>
+                            {product.color ? <p className="text-xs text-slate-500">Color: {product.color}</p> : null}
+                          </div>
                         </div>
                       </td>
-                    ) : null}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+                      <td className="whitespace-nowrap px-4 py-3 font-medium text-slate-900">{formatCOP(Number(product.price))}</td>
+                      <td className="px-4 py-3">
+                        <Badge tone={stockTone(product.quantity)}>{product.quantity}</Badge>
+                      </td>
+                      <td className="px-4 py-3">{product.brands?.name ?? 'Sin marca'}</td>
+                      <td className="px-4 py-3">
+                        <Badge tone={conditionTone(product.condition)}>{conditionLabel(product.condition)}</Badge>
+                      </td>
+                      <td className="px-4 py-3">
+                        {product.featured ? <Badge tone="brand">Destacado</Badge> : <span className="text-slate-500">No</span>}
+                      </td>
+                      <td className="px-4 py-3">
+                        <Badge tone={active ? 'green' : 'neutral'}>{active ? 'Activo' : 'Inactivo'}</Badge>
+                      </td>
+                      {onEdit || canToggle ? (
+                        <td className="px-4 py-3">
+                          <RowActions product={product} onEdit={onEdit} onToggle={canToggle ? toggleProduct : undefined} busyId={busyId} />
+                        </td>
+                      ) : null}
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
         </div>
       )}
 

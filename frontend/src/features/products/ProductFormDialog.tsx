@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 import { Dialog } from '@/components/ui/dialog';
 import { FieldError, Input, Label, Select, Textarea } from '@/components/ui/input';
@@ -91,6 +91,7 @@ function ProductForm({ product, category, onDone }: { product: Product | null; c
   const [values, setValues] = useState<ProductFormValues>(() =>
     product ? productToForm(product, predefinedPaths) : { ...emptyProductForm(), category: category ?? '' },
   );
+  const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<ProductFormErrors>({});
   const brands = useQuery({ queryKey: ['products', 'active-brands'], queryFn: fetchActiveBrands });
 
@@ -136,7 +137,11 @@ function ProductForm({ product, category, onDone }: { product: Product | null; c
     event.preventDefault();
     const found = validateProductForm(values);
     setErrors(found);
-    if (Object.keys(found).length > 0) return;
+    if (Object.keys(found).length > 0) {
+      // Keyboard and screen-reader users land on the first field to fix.
+      requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
     mutation.mutate(values);
   };
 
@@ -144,7 +149,7 @@ function ProductForm({ product, category, onDone }: { product: Product | null; c
   const saving = mutation.isPending;
 
   return (
-    <form noValidate onSubmit={onSubmit} className="space-y-4" aria-label={product ? 'Editar producto' : 'Nuevo producto'}>
+    <form ref={formRef} noValidate onSubmit={onSubmit} className="space-y-4" aria-label={product ? 'Editar producto' : 'Nuevo producto'}>
       <Field id={`${id}-name`} label="Nombre" error={errors.name}>
         <Input
           id={`${id}-name`}
