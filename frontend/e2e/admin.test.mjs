@@ -183,7 +183,20 @@ describe('the admin area', { concurrency: false }, () => {
     await page.getByRole('menuitem', { name: 'Desactivar' }).waitFor();
     await page.getByRole('menuitem', { name: 'Editar' }).waitFor();
     await screenshot(page, 'admin-brand-menu-desktop');
-    await page.keyboard.press('Escape');
+    await page.getByRole('menuitem', { name: 'Desactivar' }).click();
+    await expectToast('Marca desactivada');
+    assert.equal(await scalar('select status from public.brands where name = $1', [names.brand]), false);
+    await page.getByRole('button', { name: `Acciones de ${names.brand}` }).click();
+    await page.getByRole('menuitem', { name: 'Activar' }).click();
+    await expectToast('Marca activada');
+    const [toggled] = await rows(
+      'select status, updated_by::text as updated_by, updated_at from public.brands where name = $1',
+      [names.brand],
+    );
+    assert.equal(toggled.status, true);
+    assert.equal(toggled.updated_by, staffId);
+    assert.ok(toggled.updated_at);
+    await page.getByText('Modificado el').first().waitFor();
     const [brand] = await rows('select status, created_by::text as created_by from public.brands where name = $1', [names.brand]);
     assert.equal(brand.status, true);
     assert.equal(brand.created_by, staffId);
