@@ -6,6 +6,6 @@ export async function countActiveBrands(): Promise<number> {
     .from('brands')
     .select('*', { count: 'exact', head: true })
     .eq('status', true);
-  if (error) throw new Error(error.message);
+  if (error) throw new Error(`Error en la API de marcas: ${error.message}`);
   return count ?? 0;
 }

@@ -19,7 +19,7 @@ export async function countProducts(filter: ProductCountFilter = {}): Promise<nu
     .gt('quantity', 0);
   if (filter.createdSince) query = query.gte('created_at', filter.createdSince);
   if (filter.featured !== undefined) query = query.eq('featured', filter.featured);
-  const { count, error } = await query;
-  if (error) throw new Error(error.message);
+  const { count, error, status } = await query;
+  if (error) throw new Error(`Error en la API de productos: ${status}`);
   return count ?? 0;
 }
