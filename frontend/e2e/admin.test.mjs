@@ -229,6 +229,8 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByRole('radio', { name: 'URL' }).click();
     await dialog.getByRole('button', { name: 'Crear' }).click();
     await dialog.getByText('La URL de la imagen es requerida').waitFor();
+    await dialog.getByLabel('URL de la imagen').fill(`${shop.url}/storage/v1/object/public/store-products/products/no-existe.png`);
+    await dialog.getByText('Error al cargar', { exact: true }).waitFor();
     await dialog.getByRole('radio', { name: 'Subir archivo' }).click();
     await dialog.getByRole('button', { name: 'Crear' }).click();
     await dialog.getByText('Debe seleccionar un archivo para subir').waitFor();
