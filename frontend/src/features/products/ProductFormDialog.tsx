@@ -241,6 +241,7 @@ function ProductForm({ product, category, onDone }: { product: Product | null; c
             id={`${id}-brand`}
             value={values.brandId}
             disabled={brands.isPending}
+            aria-describedby={brands.isError ? `${id}-brand-error` : undefined}
             onChange={(event) => setValues((current) => ({ ...current, brandId: event.target.value }))}
           >
             <option value="">Sin marca</option>
