@@ -4,11 +4,12 @@
 // run in order inside one suite.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { launch, newPage, screenshot } from './support/browser.mjs';
+import { assertNoProblems, launch, newPage, screenshot } from './support/browser.mjs';
 import { startShop } from './support/shop.mjs';
 
-const desktop = { width: 1280, height: 860 };
-const mobile = { width: 360, height: 760 };
+// The harness's two sizes; screenshots are named after them.
+const desktop = 'desktop';
+const mobile = 'mobile';
 const stamp = Date.now().toString(36);
 const names = {
   brand: `Marca E2E ${stamp}`,
@@ -162,7 +163,7 @@ describe('the admin area', { concurrency: false }, () => {
     }
     await page.getByText(`${categories} categorías`).waitFor();
     await page.getByText('En promoción').waitFor();
-    await screenshot(page, 'admin-dashboard-desktop');
+    await screenshot(page, 'admin-dashboard');
   });
 
   test('creates a brand, after the form refuses empty fields', async () => {
@@ -172,7 +173,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByRole('button', { name: 'Crear' }).click();
     await dialog.getByText('El nombre es requerido').waitFor();
     await dialog.getByText('La descripción es requerida').waitFor();
-    await screenshot(page, 'admin-brand-form-desktop');
+    await screenshot(page, 'admin-brand-form');
     await dialog.getByLabel('Nombre').fill(names.brand);
     await dialog.getByLabel('Descripción').fill('Marca creada por la prueba del panel');
     assert.equal(await dialog.getByLabel('Marca activa').isChecked(), true);
@@ -182,7 +183,7 @@ describe('the admin area', { concurrency: false }, () => {
     await page.getByRole('button', { name: `Acciones de ${names.brand}` }).click();
     await page.getByRole('menuitem', { name: 'Desactivar' }).waitFor();
     await page.getByRole('menuitem', { name: 'Editar' }).waitFor();
-    await screenshot(page, 'admin-brand-menu-desktop');
+    await screenshot(page, 'admin-brand-menu');
     await page.getByRole('menuitem', { name: 'Desactivar' }).click();
     await expectToast('Marca desactivada');
     assert.equal(await scalar('select status from public.brands where name = $1', [names.brand]), false);
@@ -200,13 +201,13 @@ describe('the admin area', { concurrency: false }, () => {
     const [brand] = await rows('select status, created_by::text as created_by from public.brands where name = $1', [names.brand]);
     assert.equal(brand.status, true);
     assert.equal(brand.created_by, staffId);
-    await screenshot(page, 'admin-brands-desktop');
+    await screenshot(page, 'admin-brands');
   });
 
   test('the product form shows each validation message', async () => {
     await page.goto(`${shop.url}/admin/products`);
     await page.getByTestId('count-celulares').waitFor();
-    await screenshot(page, 'admin-products-desktop');
+    await screenshot(page, 'admin-products');
     await page.getByRole('button', { name: 'Agregar producto' }).click();
     const dialog = productDialog('Nuevo producto');
     await dialog.getByLabel('Cantidad').fill('-1');
@@ -222,7 +223,7 @@ describe('the admin area', { concurrency: false }, () => {
     ]) {
       await dialog.getByText(message).waitFor();
     }
-    await screenshot(page, 'admin-product-form-errors-desktop');
+    await screenshot(page, 'admin-product-form-errors');
     await dialog.getByLabel('Nombre').fill('x');
     assert.equal(await dialog.getByText('El nombre es requerido').count(), 0, 'editing clears the error');
 
@@ -252,7 +253,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByRole('radio', { name: 'Subir archivo' }).click();
     await dialog.getByLabel('Archivo de imagen').setInputFiles({ name: 'foto.png', mimeType: 'image/png', buffer: PNG });
     await dialog.getByRole('img', { name: 'Vista previa de la imagen' }).waitFor();
-    await screenshot(page, 'admin-product-form-desktop');
+    await screenshot(page, 'admin-product-form');
     await dialog.getByRole('button', { name: 'Crear' }).click();
     await expectToast('Producto creado');
 
@@ -323,7 +324,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByPlaceholder('Buscar productos...').fill(names.listed);
     // Phones get cards and wider screens the table: only one of them is visible.
     await dialog.getByRole('row', { name: new RegExp(names.listed) }).waitFor();
-    await screenshot(page, 'admin-category-products-desktop');
+    await screenshot(page, 'admin-category-products');
     await dialog.getByRole('button', { name: `Editar ${names.listed}` }).click();
     const form = productDialog('Editar producto');
     assert.equal(await form.getByRole('radio', { name: 'Samsung Galaxy A16 Negro' }).getAttribute('aria-checked'), 'true');
@@ -374,7 +375,7 @@ describe('the admin area', { concurrency: false }, () => {
     );
     await page.getByRole('button', { name: 'Guardar Configuración' }).click();
     await expectToast('Configuración guardada');
-    await screenshot(page, 'admin-settings-desktop');
+    await screenshot(page, 'admin-settings');
 
     await page.reload();
     await page.getByLabel('Nombre de la tienda').waitFor();
@@ -405,19 +406,24 @@ describe('the admin area', { concurrency: false }, () => {
         await phone.goto(`${shop.url}${path}`);
         await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await phone.waitForLoadState('networkidle');
-        await screenshot(phone, `admin-${name}-mobile`);
+        await screenshot(phone, `admin-${name}`);
       }
       await phone.getByRole('button', { name: 'Abrir menú' }).click();
       await phone.getByRole('dialog', { name: 'Menú' }).getByRole('link', { name: 'Productos' }).click();
       await phone.getByRole('button', { name: 'Ver Productos de Celulares' }).click();
       await phone.getByRole('dialog', { name: 'Productos de Celulares' }).getByRole('button', { name: /^Editar / }).first().waitFor();
-      await screenshot(phone, 'admin-category-products-mobile');
+      await screenshot(phone, 'admin-category-products');
       await phone.keyboard.press('Escape');
       await phone.getByRole('button', { name: 'Agregar producto' }).click();
-      await screenshot(phone, 'admin-product-form-mobile');
+      await screenshot(phone, 'admin-product-form');
       await phone.keyboard.press('Escape');
       await phone.getByRole('button', { name: 'Abrir menú' }).click();
-      await screenshot(phone, 'admin-menu-mobile');
+      await screenshot(phone, 'admin-menu');
+      await phone.getByRole('dialog', { name: 'Menú' }).getByRole('link', { name: 'Marcas' }).click();
+      await phone.getByRole('button', { name: 'Agregar marca' }).click();
+      await phone.getByRole('dialog', { name: 'Nueva marca' }).waitFor();
+      await screenshot(phone, 'admin-brand-form');
+      assertNoProblems(phone);
     } finally {
       await phone.close();
     }
@@ -433,17 +439,8 @@ describe('the admin area', { concurrency: false }, () => {
   test('a user without a company sees why and cannot change another company', async () => {
     const email = `sin-empresa-${stamp}@tienda.example`;
     const password = `clave-${stamp}-segura`;
-    const created = await fetch(`${shop.url}/auth/v1/admin/users`, {
-      method: 'POST',
-      headers: {
-        apikey: shop.serviceRoleKey,
-        authorization: `Bearer ${shop.serviceRoleKey}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ email, password, email_confirm: true, user_metadata: { full_name: 'Usuario Sin Empresa' } }),
-    });
-    assert.equal(created.status, 200, await created.clone().text());
-    const user = await created.json();
+    // Through the gateway's admin API with the service_role key; its profile has no company.
+    const user = await shop.createUser({ email, password });
     await rows('insert into public.profiles (user_id, full_name, company_id) values ($1, $2, null)', [
       user.id,
       'Usuario Sin Empresa',
@@ -456,7 +453,7 @@ describe('the admin area', { concurrency: false }, () => {
       await other.goto(`${shop.url}/admin/settings`);
       await other.getByText('Error al cargar configuración').waitFor();
       await other.getByText('Usuario no está asociado a ninguna empresa').waitFor();
-      await screenshot(other, 'admin-settings-no-company-desktop');
+      await screenshot(other, 'admin-settings-no-company');
     } finally {
       await other.close();
     }
