@@ -324,6 +324,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByPlaceholder('Buscar productos...').fill(names.listed);
     // Phones get cards and wider screens the table: only one of them is visible.
     await dialog.getByRole('row', { name: new RegExp(names.listed) }).waitFor();
+    await dialog.getByText(/de 1 productos$/).waitFor();
     await screenshot(page, 'admin-category-products');
     await dialog.getByRole('button', { name: `Editar ${names.listed}` }).click();
     const form = productDialog('Editar producto');
