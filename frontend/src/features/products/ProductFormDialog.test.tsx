@@ -24,7 +24,8 @@ function renderForm() {
   return { user, dialog: screen.getByRole('dialog', { name: 'Nuevo producto' }) };
 }
 
-describe('the product form', () => {
+// userEvent types key by key: generous on a busy 2-core machine.
+describe('the product form', { timeout: 20_000 }, () => {
   it('shows every message on an empty submit and clears each one on edit', async () => {
     const { user, dialog } = renderForm();
     await user.click(within(dialog).getByRole('button', { name: 'Crear' }));

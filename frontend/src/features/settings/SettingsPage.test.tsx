@@ -36,7 +36,7 @@ function renderPage() {
   );
 }
 
-describe('the settings page', () => {
+describe('the settings page', { timeout: 20_000 }, () => {
   beforeEach(() => vi.mocked(updateCompany).mockReset());
 
   it('explains a user without a company', async () => {
