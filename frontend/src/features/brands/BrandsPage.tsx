@@ -73,7 +73,12 @@ function StatCard({ label, value, icon: Icon, tone }: { label: string; value?: n
 }
 
 function ProductCount({ brandId }: { brandId: number }) {
-  const count = useQuery({ queryKey: ['brands', 'product-count', brandId], queryFn: () => countBrandProducts(brandId) });
+  // Products change on the products page: count again on every visit.
+  const count = useQuery({
+    queryKey: ['brands', 'product-count', brandId],
+    queryFn: () => countBrandProducts(brandId),
+    refetchOnMount: 'always',
+  });
   return (
     <span className="inline-flex items-center gap-1.5 text-sm text-slate-700">
       <Package aria-hidden="true" className="h-4 w-4 text-slate-500" />
@@ -158,7 +163,7 @@ export default function BrandsPage() {
     queryFn: () => fetchBrands(debouncedSearch, status),
     placeholderData: keepPreviousData,
   });
-  const stats = useQuery({ queryKey: ['brands', 'stats'], queryFn: fetchBrandStats });
+  const stats = useQuery({ queryKey: ['brands', 'stats'], queryFn: fetchBrandStats, refetchOnMount: 'always' });
   const names = useQuery({ queryKey: ['brands', 'profile-names'], queryFn: fetchProfileNames });
 
   const toggle = useMutation({

@@ -34,7 +34,12 @@ function Stat({ title, value, hint, icon: Icon, tone }: StatProps) {
 }
 
 export default function DashboardPage() {
-  const query = useQuery({ queryKey: ['dashboard-counts'], queryFn: () => fetchDashboardCounts() });
+  // Products and brands change on the other admin pages: count again on every visit.
+  const query = useQuery({
+    queryKey: ['dashboard-counts'],
+    queryFn: () => fetchDashboardCounts(),
+    refetchOnMount: 'always',
+  });
 
   return (
     <>
