@@ -43,6 +43,15 @@ async function countOf(text) {
   return Number(await scalar(text));
 }
 
+/** Waits for a condition that no single locator expresses, for up to 15 s. */
+async function until(condition, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeout} ms: ${condition}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** A session for a user, straight from the auth API (password grant). */
 async function passwordGrant(email, password) {
   const response = await fetch(`${shop.url}/auth/v1/token?grant_type=password`, {
@@ -62,7 +71,12 @@ async function signIn(target, email, password) {
   await target.goto(`${shop.url}/admin`);
   await target.waitForURL(/\/auth/);
   const emailInput = target.locator('input[type="email"]');
-  if (await emailInput.count()) {
+  // The login page is its own lazy chunk: give it time to render.
+  const hasForm = await emailInput.waitFor({ timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (hasForm) {
     await emailInput.fill(email);
     await target.locator('input[type="password"]').fill(password);
     await target.getByRole('button', { name: 'Iniciar sesión' }).click();
@@ -75,8 +89,40 @@ async function signIn(target, email, password) {
   await target.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
 }
 
-async function expectToast(text) {
-  await page.getByText(text, { exact: true }).first().waitFor();
+// Radix's toast viewport: a region named after its hotkey, 'Notifications (F8)'.
+// Behind an open modal it is hidden from the accessibility tree but still on screen.
+const toastRegion = () => page.getByRole('region', { name: /Notifica/, includeHidden: true });
+
+/** Closes the toast on screen, if any and if no modal covers it. */
+async function closeToast() {
+  const close = page.getByRole('region', { name: /Notifica/ }).getByRole('button', { name: 'Cerrar' });
+  if (await close.count()) {
+    await close.first().click();
+    await close.first().waitFor({ state: 'detached' });
+  }
+}
+
+/**
+ * Runs an action that ends in a toast and waits for that toast. A toast left
+ * from the step before (they stay 5 s) is closed first, so an identical one
+ * (two saves in a row) cannot answer for the new action.
+ */
+async function withToast(text, action) {
+  await closeToast();
+  await action();
+  await toastRegion().getByText(text, { exact: true }).first().waitFor();
+}
+
+/**
+ * Submits a form dialog and waits for it to close, which it does only after a
+ * successful save: behind a modal the toasts are out of reach, so a toast left
+ * from the step before could not be closed first.
+ */
+async function submitDialog(dialog, button, text) {
+  await withToast(text, async () => {
+    await dialog.getByRole('button', { name: button }).click();
+    await dialog.waitFor({ state: 'detached' });
+  });
 }
 
 /** Anonymous GET of the store's product call (status true, in stock), by name. */
@@ -97,7 +143,14 @@ async function storeSearch(name) {
   try {
     await store.goto(`${shop.url}/store`);
     const search = store.getByRole('searchbox').or(store.getByPlaceholder(/buscar/i)).first();
-    if (!(await search.count())) return null;
+    const hasSearch = await search.waitFor({ timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!hasSearch) {
+      await store.close();
+      return null;
+    }
     await search.fill(name);
     return store;
   } catch (error) {
@@ -177,19 +230,19 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByLabel('Nombre').fill(names.brand);
     await dialog.getByLabel('Descripción').fill('Marca creada por la prueba del panel');
     assert.equal(await dialog.getByLabel('Marca activa').isChecked(), true);
-    await dialog.getByRole('button', { name: 'Crear' }).click();
-    await expectToast('Marca creada correctamente');
+    await submitDialog(dialog, 'Crear', 'Marca creada correctamente');
     await page.getByRole('heading', { name: names.brand }).waitFor();
+    // A click on the toast's close button would close the menu too.
+    await closeToast();
     await page.getByRole('button', { name: `Acciones de ${names.brand}` }).click();
     await page.getByRole('menuitem', { name: 'Desactivar' }).waitFor();
     await page.getByRole('menuitem', { name: 'Editar' }).waitFor();
     await screenshot(page, 'admin-brand-menu');
-    await page.getByRole('menuitem', { name: 'Desactivar' }).click();
-    await expectToast('Marca desactivada');
+    await withToast('Marca desactivada', () => page.getByRole('menuitem', { name: 'Desactivar' }).click());
     assert.equal(await scalar('select status from public.brands where name = $1', [names.brand]), false);
+    await closeToast();
     await page.getByRole('button', { name: `Acciones de ${names.brand}` }).click();
-    await page.getByRole('menuitem', { name: 'Activar' }).click();
-    await expectToast('Marca activada');
+    await withToast('Marca activada', () => page.getByRole('menuitem', { name: 'Activar' }).click());
     const [toggled] = await rows(
       'select status, updated_by::text as updated_by, updated_at from public.brands where name = $1',
       [names.brand],
@@ -254,8 +307,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByLabel('Archivo de imagen').setInputFiles({ name: 'foto.png', mimeType: 'image/png', buffer: PNG });
     await dialog.getByRole('img', { name: 'Vista previa de la imagen' }).waitFor();
     await screenshot(page, 'admin-product-form');
-    await dialog.getByRole('button', { name: 'Crear' }).click();
-    await expectToast('Producto creado');
+    await submitDialog(dialog, 'Crear', 'Producto creado');
 
     const [product] = await rows(
       `select price::text as price, quantity, link_image, link_image_s3, upload_file, created_by::text as created_by, created_at
@@ -282,6 +334,8 @@ describe('the admin area', { concurrency: false }, () => {
 
     const store = await storeSearch(names.uploaded);
     if (store) {
+      // The search narrows the catalogue to the one product (after its debounce).
+      await until(async () => (await store.getByText('Consultar disponibilidad', { exact: true }).count()) === 1);
       await store.getByText(names.uploaded).first().waitFor();
       const src = await store.locator(`img[src*="/storage/v1/object/public/store-products/products/"]`).first().getAttribute('src');
       assert.ok(src.endsWith(object), `store image ${src}`);
@@ -296,8 +350,7 @@ describe('the admin area', { concurrency: false }, () => {
     await fillProduct(dialog, { name: names.listed, price: '89900000', quantity: '3' });
     await dialog.getByLabel('Categoría de imagen').selectOption('Samsung');
     await dialog.getByRole('radio', { name: 'Samsung Galaxy A16 Negro' }).click();
-    await dialog.getByRole('button', { name: 'Crear' }).click();
-    await expectToast('Producto creado');
+    await submitDialog(dialog, 'Crear', 'Producto creado');
     let [product] = await rows('select link_image, link_image_s3, upload_file from public.products where name = $1', [names.listed]);
     assert.deepEqual(
       { ...product },
@@ -310,8 +363,7 @@ describe('the admin area', { concurrency: false }, () => {
     const link = `${shop.url}/assets/apple/iphone-16/negro.svg`;
     await dialog.getByRole('radio', { name: 'URL' }).click();
     await dialog.getByLabel('URL de la imagen').fill(link);
-    await dialog.getByRole('button', { name: 'Crear' }).click();
-    await expectToast('Producto creado');
+    await submitDialog(dialog, 'Crear', 'Producto creado');
     [product] = await rows('select link_image, link_image_s3, upload_file, quantity from public.products where name = $1', [names.linked]);
     assert.equal(product.link_image, link);
     assert.equal(product.link_image_s3, null);
@@ -330,8 +382,7 @@ describe('the admin area', { concurrency: false }, () => {
     const form = productDialog('Editar producto');
     assert.equal(await form.getByRole('radio', { name: 'Samsung Galaxy A16 Negro' }).getAttribute('aria-checked'), 'true');
     await form.getByLabel('Precio').fill('99900000');
-    await form.getByRole('button', { name: 'Actualizar' }).click();
-    await expectToast('Producto actualizado');
+    await submitDialog(form, 'Actualizar', 'Producto actualizado');
     const [product] = await rows(
       'select price::text as price, updated_by::text as updated_by, updated from public.products where name = $1',
       [names.listed],
@@ -345,14 +396,14 @@ describe('the admin area', { concurrency: false }, () => {
   test('deactivates a product, which leaves the public store', async () => {
     const dialog = page.getByRole('dialog', { name: 'Productos de Celulares' });
     await dialog.getByPlaceholder('Buscar productos...').fill(names.uploaded);
-    await dialog.getByRole('button', { name: `Desactivar ${names.uploaded}` }).click();
-    await expectToast('Producto desactivado');
+    await withToast('Producto desactivado', () => dialog.getByRole('button', { name: `Desactivar ${names.uploaded}` }).click());
     await dialog.getByRole('button', { name: `Activar ${names.uploaded}` }).waitFor();
     assert.equal(await scalar('select status from public.products where name = $1', [names.uploaded]), false);
     assert.equal(await storeLists(names.uploaded), false);
     const store = await storeSearch(names.uploaded);
     if (store) {
-      await store.waitForTimeout(1500);
+      // Searched by its name, the store finds nothing once the debounced search has run.
+      await until(async () => (await store.getByText('Consultar disponibilidad', { exact: true }).count()) === 0);
       assert.equal(await store.getByText(names.uploaded).count(), 0);
       await store.close();
     }
@@ -364,8 +415,7 @@ describe('the admin area', { concurrency: false }, () => {
     const general = page.getByRole('form', { name: 'General' });
     await general.getByLabel('Nombre de la tienda').fill(`Tienda E2E ${stamp}`);
     await general.getByLabel('Teléfono').fill('+57 311 000 0000');
-    await general.getByRole('button', { name: 'Guardar Cambios' }).click();
-    await expectToast('Configuración guardada');
+    await withToast('Configuración guardada', () => general.getByRole('button', { name: 'Guardar Cambios' }).click());
     const usersSwitch = page.getByRole('switch', { name: 'Mostrar usuarios' });
     const before = (await usersSwitch.getAttribute('aria-checked')) === 'true';
     await usersSwitch.click();
@@ -374,8 +424,7 @@ describe('the admin area', { concurrency: false }, () => {
       before,
       'a toggle stays local until saved',
     );
-    await page.getByRole('button', { name: 'Guardar Configuración' }).click();
-    await expectToast('Configuración guardada');
+    await withToast('Configuración guardada', () => page.getByRole('button', { name: 'Guardar Configuración' }).click());
     await screenshot(page, 'admin-settings');
 
     await page.reload();
