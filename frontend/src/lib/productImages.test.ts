@@ -138,3 +138,13 @@ describe('imageCategories', () => {
     expect(images.map((image) => image.category)).toEqual(['b', 'a']);
   });
 });
+
+describe('the demo seed (seed/shop.sql)', () => {
+  it('uses only images of the predefined list', () => {
+    const seed = readFileSync(resolve(publicDir, '..', '..', 'seed', 'shop.sql'), 'utf8');
+    const used = [...seed.matchAll(/'(\/assets\/[^']+)'/g)].map((m) => m[1]);
+    expect(used.length).toBeGreaterThan(10);
+    const known = new Set(predefinedImages.map((image) => image.path));
+    expect(used.filter((path) => !known.has(path!))).toEqual([]);
+  });
+});
