@@ -4,6 +4,14 @@ import { whatsappLink } from '@/lib/whatsapp';
 import { buttonClasses } from './button';
 import { WhatsAppIcon } from './brand-icons';
 
+// Long labels ('Consultar disponibilidad por WhatsApp') wrap on a 360 px
+// screen: the button grows instead of letting the text overflow.
+const grow = {
+  sm: 'h-auto min-h-8 py-1.5 text-center leading-tight',
+  md: 'h-auto min-h-10 py-2 text-center leading-tight',
+  lg: 'h-auto min-h-12 py-2.5 text-center leading-tight',
+} as const;
+
 interface WhatsAppLinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> {
   /** The prefilled message (lib/whatsapp.ts `messages`). */
   message: string;
@@ -22,7 +30,7 @@ export function WhatsAppLink({ message, size = 'md', plain, className, children,
       href={whatsappLink(message)}
       target="_blank"
       rel="noopener noreferrer"
-      className={plain ? className : buttonClasses('whatsapp', size, className)}
+      className={plain ? className : buttonClasses('whatsapp', size, cn(grow[size], className))}
       {...props}
     >
       {plain ? null : <WhatsAppIcon className="h-5 w-5 shrink-0" />}

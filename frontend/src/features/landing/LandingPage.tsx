@@ -89,7 +89,7 @@ export default function LandingPage() {
             <p className="mx-auto mt-3 max-w-2xl text-center text-slate-600">
               ¿Prefieres pagar de otra forma? También recibimos tu iPhone como parte de pago.
             </p>
-            <ul className="mt-10 grid grid-cols-2 gap-4 md:grid-cols-3">
+            <ul className="mt-10 grid gap-4 sm:grid-cols-2 md:grid-cols-3">
               {paymentMeans.map((mean) => {
                 const Icon = icons[mean.icon];
                 return (

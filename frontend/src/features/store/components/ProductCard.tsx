@@ -55,7 +55,7 @@ export function ProductCard({ product, onOpen }: ProductCardProps) {
         <WhatsAppLink
           message={messages.availability(product.name)}
           size="sm"
-          className="h-auto min-h-9 w-full py-2 text-center leading-tight"
+          className="min-h-9 w-full"
         >
           Consultar disponibilidad
         </WhatsAppLink>
