@@ -20,7 +20,7 @@ export function MobileMenu({ open, onOpenChange }: { open: boolean; onOpenChange
   }
 
   return (
-    <Sheet open={open} onOpenChange={onOpenChange} title="Menú" side="left" className="max-w-xs">
+    <Sheet open={open} onOpenChange={onOpenChange} title="Menú" description="Secciones de la página y la tienda" side="left" className="max-w-xs">
       <nav aria-label="Secciones">
         <ul className="flex flex-col gap-1">
           {landingMenu.map((item) => (
