@@ -71,7 +71,8 @@ describe('LandingPage', () => {
       'Hola, quiero aplicar a un crédito con mi cédula. ¿Me pueden dar más información?',
     );
     const faq = screen.getByRole('heading', { name: 'Resolvemos tus dudas' }).closest('section')!;
-    expect(within(faq).getAllByRole('button')).toHaveLength(5);
+    // The accordion loads apart from the page: wait for its five triggers.
+    expect(await within(faq).findAllByRole('button')).toHaveLength(5);
     expect(chatText(screen.getByRole('link', { name: 'Escríbenos por WhatsApp' }))).toBe(
       'Hola, quiero más información sobre sus productos.',
     );

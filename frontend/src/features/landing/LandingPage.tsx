@@ -21,7 +21,6 @@ import {
 } from 'lucide-react';
 import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
-import { Accordion } from '@/components/ui/accordion';
 import { buttonClasses } from '@/components/ui/button';
 import { FloatingWhatsAppButton, WhatsAppLink } from '@/components/ui/whatsapp-button';
 import { appConfig } from '@/lib/config';
@@ -29,10 +28,11 @@ import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 import { landingAnchors, paths } from '@/paths';
 import { fetchFeaturedProducts } from './api/fetchFeaturedProducts';
+import { Faq } from './components/Faq';
 import { FeaturedModels } from './components/FeaturedModels';
 import { LandingFooter } from './components/LandingFooter';
 import { LandingHeader } from './components/LandingHeader';
-import { faq, paymentMeans, reasons, stats, testimonials } from './content';
+import { paymentMeans, reasons, stats, testimonials } from './content';
 
 const icons = {
   zap: Zap,
@@ -150,7 +150,7 @@ export default function LandingPage() {
 
         <Section id={landingAnchors.faq} eyebrow="Preguntas frecuentes" title="Resolvemos tus dudas">
           <div className="mx-auto max-w-3xl">
-            <Accordion items={faq} />
+            <Faq />
           </div>
         </Section>
 
