@@ -2,7 +2,9 @@
 # Installs what the project needs and this machine lacks, then builds nothing:
 #   - PostgreSQL's server programs (Debian's `postgresql` package) when no
 #     initdb can be found where the gateway looks for one;
-#   - Node.js and npm, and the client test project's npm packages.
+#   - Node.js and npm, and the client test project's npm packages;
+#   - Debian's Chromium, which the browser tests drive (playwright-core
+#     downloads no browser of its own), and the frontend's npm packages.
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +41,13 @@ if ! python3 -c 'import moto.server' 2>/dev/null; then
     || python3 -m pip install --quiet --break-system-packages 'moto[server]==5.2.1'
 fi
 
+# A font too, or a fresh machine's screenshots show boxes for letters.
+[ -x /usr/bin/chromium ] || apt_install chromium fonts-dejavu-core
+
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
   (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ -f frontend/package.json ] \
+  && { [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules ]; }; then
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
 fi

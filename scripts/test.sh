@@ -4,7 +4,10 @@
 #   2. the Rust unit and integration tests (each integration test gets a fresh
 #      database cloned from a migrated template on a private cluster);
 #   3. the supabase-js client tests, against a gateway started here on the
-#      embedded default.
+#      embedded default;
+#   4. the frontend: its build (which fails when the JS budget is exceeded),
+#      its unit tests (Vitest) and its browser tests (Chromium against a
+#      gateway each test file starts, serving the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -43,3 +46,14 @@ ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
 SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
 export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY
 (cd tests/client && npm test)
+cleanup
+trap - EXIT
+
+if [ -f frontend/package.json ]; then
+  echo "== frontend: build"
+  (cd frontend && npm run build)
+  echo "== frontend: unit tests"
+  (cd frontend && npm test)
+  echo "== frontend: browser tests"
+  (cd frontend && npm run e2e)
+fi

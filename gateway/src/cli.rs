@@ -20,8 +20,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve /rest/v1, /auth/v1 and /storage/v1. Without --database-url, runs a
-    /// private PostgreSQL cluster under --data-dir and stops it on exit.
+    /// Serve /rest/v1, /auth/v1, /storage/v1 and the built frontend. Without
+    /// --database-url, runs a private PostgreSQL cluster under --data-dir and
+    /// stops it on exit.
     Serve(Config),
     /// Apply sql/ and policies/ to the database, then exit.
     Migrate(Config),
@@ -57,7 +58,8 @@ enum UsersCommand {
 pub async fn run() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -114,6 +116,9 @@ async fn serve_on(
     let (anon, service) = startup::api_keys(&state.jwt)?;
     println!("gateway is serving on http://{address}");
     println!("  API URL:          http://{address}");
+    if let Some((cluster, _)) = &database.cluster {
+        println!("  database:         {}", cluster.superuser_url());
+    }
     println!("  anon key:         {anon}");
     println!("  service_role key: {service}");
     if let Some(staff) = staff {

@@ -142,6 +142,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub auth: crate::auth::AuthConfig,
+
+    #[command(flatten)]
+    pub frontend: crate::frontend::FrontendConfig,
 }
 
 impl Config {

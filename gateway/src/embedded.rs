@@ -238,6 +238,28 @@ impl Cluster {
         Ok(())
     }
 
+    /// A libpq URL for the superuser on this cluster's socket, for `psql` and
+    /// test tools. It carries no secret: only the cluster's owner and root may
+    /// enter the socket's folder.
+    pub fn superuser_url(&self) -> String {
+        // libpq decodes `%XX` in URLs but not `+`, so anything but plain path
+        // characters is percent-encoded.
+        let host: String = self
+            .socket_dir
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+                    char::from(b).to_string()
+                } else {
+                    format!("%{b:02X}")
+                }
+            })
+            .collect();
+        format!("postgresql:///{DATABASE}?host={host}&port={PORT}&user={SUPERUSER}")
+    }
+
     /// Connection settings for `user` on this cluster's socket.
     pub fn pg_config(&self, user: &str) -> tokio_postgres::Config {
         let mut config = tokio_postgres::Config::new();
@@ -383,6 +405,20 @@ pub fn load_or_create_secret(path: &Path) -> Result<(String, bool), EmbeddedErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_superuser_url_encodes_the_socket_folder() {
+        let cluster = Cluster {
+            bindir: PathBuf::from("/usr/bin"),
+            pgdata: PathBuf::from("/tmp/a b+c/postgres"),
+            socket_dir: PathBuf::from("/tmp/a b+c/postgres"),
+            owner: None,
+        };
+        assert_eq!(
+            cluster.superuser_url(),
+            "postgresql:///postgres?host=/tmp/a%20b%2Bc/postgres&port=5432&user=postgres"
+        );
+    }
 
     #[test]
     fn shell_quoting_survives_quotes_and_spaces() {

@@ -1,6 +1,6 @@
 //! A self-hosted gateway that speaks the three APIs of `@supabase/supabase-js`
 //! (`/rest/v1`, `/auth/v1`, `/storage/v1`) over PostgreSQL, with row-level
-//! security deciding who sees what.
+//! security deciding who sees what, and serves the shop's frontend at `/`.
 
 pub mod auth;
 pub mod caller;
@@ -9,6 +9,7 @@ pub mod config;
 pub mod db;
 pub mod embedded;
 pub mod error;
+pub mod frontend;
 pub mod health;
 pub mod jwt;
 pub mod rest;
@@ -43,6 +44,8 @@ pub fn app(state: AppState) -> Router {
         .nest("/rest/v1", rest::router(state.clone()))
         .nest("/auth/v1", auth::router(state.clone()))
         .nest("/storage/v1", storage::router())
+        // `/config.json`, and a fallback that answers what no API route does.
+        .merge(frontend::router(&state.config.frontend))
         .layer(cors())
         .layer(
             // Paths only: a query string may carry an API key.

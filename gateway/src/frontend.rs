@@ -1,0 +1,267 @@
+//! The shop's built frontend (`npm run build` in `frontend/`), served at `/`
+//! beside the APIs, and `/config.json`, the settings the frontend reads when it
+//! starts, so that one build runs on any host.
+//!
+//! - Files come from the frontend directory with the type their extension names.
+//!   Vite's bundles under `/static/` carry a hash of their content in their name,
+//!   so browsers keep them for a year without asking again; everything else
+//!   (`index.html`, the product images under `/assets/`, `/config.json`) is
+//!   revalidated on every use (`no-cache`), so a new build shows at the next load.
+//! - A GET for a client-side route (`/store`, `/admin/products`) that is no file
+//!   answers `index.html`, so reloading any page of the app works. A path naming
+//!   a file (a dot in its last segment) or lying under the APIs, the probes,
+//!   `/static/` or `/assets/` is never a route: when missing it is a 404, never an
+//!   HTML page that a `<script>` or `<img>` would choke on.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::{
+    Json, Router,
+    body::Body,
+    extract::{Request, State},
+    http::{HeaderValue, Method, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde_json::json;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::error::ApiError;
+use crate::role::Role;
+use crate::state::AppState;
+
+/// Settings of the shop's frontend, flattened into [`crate::config::Config`].
+#[derive(Clone, Debug, clap::Args)]
+pub struct FrontendConfig {
+    /// Directory of the built frontend (holding `index.html`), served at `/`.
+    /// Defaults to the nearest `frontend/dist` that has an `index.html`, above the
+    /// working directory or the executable; with none, no frontend is served and
+    /// `/` answers 404 (the APIs work all the same).
+    #[arg(long = "frontend-dir", env = "GATEWAY_FRONTEND_DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// The URL browsers reach the APIs at, given to the frontend as `supabaseUrl`
+    /// in `/config.json`. Unset: empty, and the frontend uses its own origin (the
+    /// gateway serves both).
+    #[arg(long = "public-url", env = "GATEWAY_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// The shop's WhatsApp number for `wa.me` links: country code and number,
+    /// digits only. The default is a placeholder.
+    #[arg(
+        long = "shop-whatsapp-number",
+        env = "SHOP_WHATSAPP_NUMBER",
+        default_value = "573001234567",
+        value_parser = digits_only
+    )]
+    pub whatsapp_number: String,
+
+    /// The shop's contact e-mail, shown by the frontend. The default is a placeholder.
+    #[arg(long = "shop-contact-email", env = "SHOP_CONTACT_EMAIL", default_value = "ventas@tienda.example")]
+    pub contact_email: String,
+
+    /// The shop's contact telephone, shown by the frontend as written. The
+    /// default is a placeholder.
+    #[arg(long = "shop-contact-phone", env = "SHOP_CONTACT_PHONE", default_value = "+57 300 123 4567")]
+    pub contact_phone: String,
+}
+
+fn digits_only(text: &str) -> Result<String, String> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a WhatsApp number: write the country code and number as digits only"))
+    }
+}
+
+/// Hashed bundles: the same name always holds the same bytes.
+const IMMUTABLE: HeaderValue = HeaderValue::from_static("public, max-age=31536000, immutable");
+/// Everything else may change with the next build: use it, but ask first.
+const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// Paths that are never client-side routes: the APIs and probes (their own
+/// routes answer them) and the two folders of files.
+const NOT_ROUTES: [&str; 7] =
+    ["/rest/v1", "/auth/v1", "/storage/v1", "/health", "/ready", "/static", "/assets"];
+
+/// `/config.json` and the frontend's files. The frontend directory is looked
+/// for once, here.
+pub fn router(config: &FrontendConfig) -> Router<AppState> {
+    let dir = find_dir(config).map(Arc::new);
+    Router::new().route("/config.json", get(runtime_config)).fallback(move |request: Request| {
+        let dir = dir.clone();
+        async move { files(dir.as_deref().map(PathBuf::as_path), request).await }
+    })
+}
+
+/// The configured directory, or the nearest `frontend/dist` above the working
+/// directory or the executable; `None`, said in the log, when it has no
+/// `index.html`.
+pub fn find_dir(config: &FrontendConfig) -> Option<PathBuf> {
+    let found = match &config.dir {
+        Some(dir) => Some(dir.clone()).filter(|dir| dir.join("index.html").is_file()),
+        None => {
+            let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+            nearest_dist(starts.iter().flatten().map(PathBuf::as_path))
+        }
+    };
+    match (&found, &config.dir) {
+        (Some(dir), _) => tracing::info!(dir = %dir.display(), "serving the frontend"),
+        (None, Some(dir)) => tracing::warn!(
+            dir = %dir.display(),
+            "--frontend-dir has no index.html (build it with `npm run build` in frontend/); serving no frontend"
+        ),
+        (None, None) => tracing::info!(
+            "no frontend/dist/index.html found (build it with `npm run build` in frontend/, or pass \
+             --frontend-dir); serving no frontend"
+        ),
+    }
+    found
+}
+
+/// The first `frontend/dist` with an `index.html` in an ancestor of a start.
+fn nearest_dist<'a>(starts: impl IntoIterator<Item = &'a Path>) -> Option<PathBuf> {
+    starts.into_iter().find_map(|start| {
+        start
+            .ancestors()
+            .map(|dir| dir.join("frontend").join("dist"))
+            .find(|dist| dist.join("index.html").is_file())
+    })
+}
+
+/// `/config.json`: where the APIs are, the anon key (the same `gateway keys`
+/// prints) and the shop's contact details.
+async fn runtime_config(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let frontend = &state.config.frontend;
+    let anon_key = crate::jwt::api_key(&state.jwt, Role::Anon).map_err(ApiError::internal)?;
+    // supabase-js appends `/rest/v1` and friends to it.
+    let url = frontend.public_url.as_deref().unwrap_or("").trim_end_matches('/');
+    let mut response = Json(json!({
+        "supabaseUrl": url,
+        "anonKey": anon_key,
+        "whatsappNumber": frontend.whatsapp_number,
+        "contactEmail": frontend.contact_email,
+        "contactPhone": frontend.contact_phone,
+    }))
+    .into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, NO_CACHE);
+    Ok(response)
+}
+
+/// A file of the frontend, `index.html` for a client-side route, or 404.
+async fn files(dir: Option<&Path>, request: Request) -> Response {
+    let path = request.uri().path().to_owned();
+    let mut response = match dir {
+        Some(dir) if matches!(*request.method(), Method::GET | Method::HEAD) => {
+            find_file(dir, &path, request).await
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    };
+    let status = response.status();
+    let lasting = path.starts_with("/static/") && (status.is_success() || status == StatusCode::NOT_MODIFIED);
+    response.headers_mut().insert(header::CACHE_CONTROL, if lasting { IMMUTABLE } else { NO_CACHE });
+    response
+}
+
+async fn find_file(dir: &Path, path: &str, request: Request) -> Response {
+    // The file service takes the request; the index answer needs its method and
+    // its conditional and range headers.
+    let mut index_request = Request::new(Body::empty());
+    *index_request.method_mut() = request.method().clone();
+    *index_request.headers_mut() = request.headers().clone();
+    // A directory is no page: `/` and the routes get `index.html` below, and a
+    // folder of images is a 404 rather than a redirect to a listing that does
+    // not exist.
+    let files = ServeDir::new(dir).append_index_html_on_directories(false);
+    match files.clone().try_call(request).await {
+        Ok(response) if response.status() != StatusCode::NOT_FOUND => return response.map(Body::new),
+        Ok(_) => {}
+        Err(e) if is_missing(&e) => {}
+        Err(e) => return failed(path, &e),
+    }
+    if !is_client_route(path) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    match ServeFile::new(dir.join("index.html")).try_call(index_request).await {
+        Ok(response) => response.map(Body::new),
+        Err(e) if is_missing(&e) => StatusCode::NOT_FOUND.into_response(),
+        Err(e) => failed(path, &e),
+    }
+}
+
+fn failed(path: &str, error: &io::Error) -> Response {
+    tracing::error!(path, %error, "could not read a file of the frontend");
+    StatusCode::INTERNAL_SERVER_ERROR.into_response()
+}
+
+/// The errors the file service means as "no such file".
+fn is_missing(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied | io::ErrorKind::NotADirectory
+    )
+}
+
+/// A path the frontend's router handles rather than a file.
+fn is_client_route(path: &str) -> bool {
+    let under =
+        |prefix: &str| path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    let last = path.rsplit('/').next().unwrap_or_default();
+    !NOT_ROUTES.iter().any(|prefix| under(prefix)) && !last.contains('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_paths_are_client_routes() {
+        for path in
+            ["/", "/store", "/store/", "/admin/products", "/admin/products/42", "/restaurants", "/statics"]
+        {
+            assert!(is_client_route(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn files_apis_and_asset_folders_are_not_client_routes() {
+        for path in [
+            "/static/a.js",
+            "/static/chunk",
+            "/assets/none.svg",
+            "/assets/brand/model",
+            "/favicon.ico",
+            "/store/logo.png",
+            "/rest/v1",
+            "/rest/v1/products",
+            "/auth/v1/user",
+            "/storage/v1/object/x",
+            "/health",
+            "/ready/now",
+        ] {
+            assert!(!is_client_route(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn the_nearest_dist_with_an_index_is_found_above_the_start() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let dist = root.path().join("frontend/dist");
+        let deep = root.path().join("gateway/src/deeper");
+        std::fs::create_dir_all(&dist).expect("dist");
+        std::fs::create_dir_all(&deep).expect("deep");
+        assert_eq!(nearest_dist([deep.as_path()]), None, "a dist without index.html is no frontend");
+        std::fs::write(dist.join("index.html"), "<!doctype html>").expect("index");
+        assert_eq!(nearest_dist([deep.as_path()]), Some(dist));
+    }
+
+    #[test]
+    fn whatsapp_numbers_are_digits_only() {
+        assert!(digits_only("573001234567").is_ok());
+        for bad in ["", "+573001234567", "300 123 4567"] {
+            assert!(digits_only(bad).is_err(), "{bad}");
+        }
+    }
+}

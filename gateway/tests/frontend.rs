@@ -1,0 +1,205 @@
+//! The gateway serves the shop's built frontend at `/` (gateway/src/frontend.rs):
+//! files with their types and cache policy, `index.html` for client-side
+//! routes, 404 for missing files, `/config.json`, and the APIs untouched.
+
+mod common;
+
+use std::path::Path;
+
+use gateway::role::Role;
+use serde_json::json;
+
+use common::{Answer, Options, TestApp, spawn_app_with, test_config};
+
+const INDEX: &str = "<!doctype html><title>Tienda</title><div id=\"root\"></div>";
+const BUNDLE: &str = "console.log('shop');";
+const IMAGE: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// A build as Vite makes it: `index.html`, hashed bundles under `static/`, and
+/// the predefined product images under `assets/`.
+fn fake_dist(dir: &Path) {
+    std::fs::create_dir_all(dir.join("static")).expect("static");
+    std::fs::create_dir_all(dir.join("assets/apple/iphone-15")).expect("assets");
+    std::fs::write(dir.join("index.html"), INDEX).expect("index");
+    std::fs::write(dir.join("static/index-3f2a1b.js"), BUNDLE).expect("bundle");
+    std::fs::write(dir.join("static/index-9c8d7e.css"), "body{margin:0}").expect("styles");
+    std::fs::write(dir.join("assets/apple/iphone-15/negro.svg"), IMAGE).expect("image");
+}
+
+/// A gateway serving a fake build; the folder lives as long as the test.
+async fn shop_with(configure: impl FnOnce(&mut gateway::config::Config)) -> (TestApp, tempfile::TempDir) {
+    let dist = tempfile::tempdir().expect("tempdir");
+    fake_dist(dist.path());
+    let mut config = test_config();
+    config.frontend.dir = Some(dist.path().to_path_buf());
+    configure(&mut config);
+    (spawn_app_with(Options { config, ..Options::default() }).await, dist)
+}
+
+async fn shop() -> (TestApp, tempfile::TempDir) {
+    shop_with(|_| {}).await
+}
+
+async fn get(app: &TestApp, path: &str) -> Answer {
+    Answer::from(app.get(path).send().await.expect("request")).await
+}
+
+fn header<'a>(answer: &'a Answer, name: &str) -> &'a str {
+    answer.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
+}
+
+#[tokio::test]
+async fn the_root_answers_the_index_page_revalidated_on_every_use() {
+    let (app, _dist) = shop().await;
+    let root = get(&app, "/").await;
+    assert_eq!(root.status, 200);
+    assert_eq!(root.text, INDEX);
+    assert!(header(&root, "content-type").starts_with("text/html"), "{:?}", root.content_type);
+    assert_eq!(header(&root, "cache-control"), "no-cache");
+}
+
+#[tokio::test]
+async fn client_side_routes_answer_the_index_page_so_a_reload_works() {
+    let (app, _dist) = shop().await;
+    for path in ["/store", "/admin/products", "/admin/products/42", "/store/"] {
+        let page = get(&app, path).await;
+        assert_eq!((page.status, page.text.as_str()), (200, INDEX), "{path}");
+        assert!(header(&page, "content-type").starts_with("text/html"), "{path}");
+        assert_eq!(header(&page, "cache-control"), "no-cache", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn hashed_bundles_are_kept_by_browsers_for_a_year() {
+    let (app, _dist) = shop().await;
+    let script = get(&app, "/static/index-3f2a1b.js").await;
+    assert_eq!((script.status, script.text.as_str()), (200, BUNDLE));
+    assert_eq!(header(&script, "content-type"), "text/javascript");
+    assert_eq!(header(&script, "cache-control"), IMMUTABLE);
+    let styles = get(&app, "/static/index-9c8d7e.css").await;
+    assert_eq!(header(&styles, "content-type"), "text/css");
+    assert_eq!(header(&styles, "cache-control"), IMMUTABLE);
+}
+
+#[tokio::test]
+async fn product_images_are_plain_svg_files_revalidated_on_every_use() {
+    let (app, _dist) = shop().await;
+    let image = get(&app, "/assets/apple/iphone-15/negro.svg").await;
+    assert_eq!((image.status, image.text.as_str()), (200, IMAGE));
+    assert_eq!(header(&image, "content-type"), "image/svg+xml");
+    assert_eq!(header(&image, "cache-control"), "no-cache");
+}
+
+#[tokio::test]
+async fn a_missing_file_is_404_and_never_the_index_page() {
+    let (app, _dist) = shop().await;
+    for path in
+        ["/static/a.js", "/assets/none.svg", "/assets/apple/iphone-15", "/favicon.ico", "/store/logo.png"]
+    {
+        let missing = get(&app, path).await;
+        assert_eq!(missing.status, 404, "{path}");
+        assert!(!missing.text.contains("Tienda"), "{path} answered the index page");
+        assert_eq!(header(&missing, "cache-control"), "no-cache", "{path}: a 404 must not be kept");
+    }
+}
+
+#[tokio::test]
+async fn only_gets_and_heads_reach_the_frontend() {
+    let (app, _dist) = shop().await;
+    let post = app.client.post(format!("{}/store", app.address)).send().await.expect("post");
+    assert_eq!(post.status(), 404);
+    let head = app.client.head(format!("{}/store", app.address)).send().await.expect("head");
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.text().await.expect("body"), "");
+}
+
+#[tokio::test]
+async fn a_revalidated_page_that_did_not_change_is_304() {
+    let (app, _dist) = shop().await;
+    let first = get(&app, "/store").await;
+    let etag = header(&first, "etag").to_owned();
+    assert!(!etag.is_empty(), "the index page carries an ETag");
+    let again = app.get("/store").header("if-none-match", &etag).send().await.expect("request");
+    assert_eq!(again.status(), 304);
+}
+
+#[tokio::test]
+async fn the_runtime_config_gives_the_api_the_anon_key_and_the_shop_contacts() {
+    let (app, _dist) = shop().await;
+    let config = get(&app, "/config.json").await;
+    assert_eq!(config.status, 200);
+    assert!(header(&config, "content-type").starts_with("application/json"));
+    assert_eq!(header(&config, "cache-control"), "no-cache");
+    assert_eq!(
+        config.json(),
+        json!({
+            "supabaseUrl": "",
+            "anonKey": app.anon_key,
+            "whatsappNumber": "573001234567",
+            "contactEmail": "ventas@tienda.example",
+            "contactPhone": "+57 300 123 4567",
+        })
+    );
+    let key = config.json()["anonKey"].as_str().expect("key").to_owned();
+    assert_eq!(app.state.jwt.verify(&key).map(|claims| claims.role), Ok(Role::Anon));
+}
+
+#[tokio::test]
+async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
+    let (app, _dist) = shop_with(|config| {
+        config.frontend.public_url = Some("https://api.tienda.example/".to_owned());
+        config.frontend.whatsapp_number = "573109876543".to_owned();
+        config.frontend.contact_email = "hola@tienda.example".to_owned();
+        config.frontend.contact_phone = "+57 310 987 6543".to_owned();
+    })
+    .await;
+    let config = get(&app, "/config.json").await.json();
+    assert_eq!(config["supabaseUrl"], "https://api.tienda.example");
+    assert_eq!(config["whatsappNumber"], "573109876543");
+    assert_eq!(config["contactEmail"], "hola@tienda.example");
+    assert_eq!(config["contactPhone"], "+57 310 987 6543");
+}
+
+#[tokio::test]
+async fn the_apis_answer_their_own_paths_in_their_own_shapes() {
+    let (app, _dist) = shop().await;
+    let unknown =
+        Answer::from(app.rest(reqwest::Method::GET, "/products/deeper", None).send().await.expect("rest"))
+            .await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["code"], "PGRST125");
+    let keyless = get(&app, "/rest/v1/products").await;
+    assert_eq!(
+        (keyless.status, keyless.json()["message"].clone()),
+        (401, json!("No API key found in request"))
+    );
+    let products = Answer::from(
+        app.rest(reqwest::Method::GET, "/products?select=id", None).send().await.expect("products"),
+    )
+    .await;
+    assert_eq!((products.status, products.json()), (200, json!([])));
+    let storage = get(&app, "/storage/v1/nothing/here").await;
+    assert_eq!(storage.json()["statusCode"], "404");
+    let auth = app.get("/auth/v1/nothing").header("apikey", &app.anon_key).send().await.expect("auth");
+    assert_eq!(auth.status(), 404);
+    assert_eq!(get(&app, "/health").await.json(), json!({"status": "ok"}));
+    assert_eq!(get(&app, "/health/deeper").await.status, 404);
+}
+
+#[tokio::test]
+async fn without_a_built_frontend_the_root_is_404_and_the_apis_work() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let mut config = test_config();
+    config.frontend.dir = Some(empty.path().to_path_buf());
+    let app = spawn_app_with(Options { config, ..Options::default() }).await;
+    assert_eq!(get(&app, "/").await.status, 404);
+    assert_eq!(get(&app, "/store").await.status, 404);
+    assert_eq!(get(&app, "/health").await.status, 200);
+    let products = Answer::from(
+        app.rest(reqwest::Method::GET, "/products?select=id", None).send().await.expect("products"),
+    )
+    .await;
+    assert_eq!(products.status, 200);
+    assert_eq!(get(&app, "/config.json").await.json()["anonKey"], app.anon_key.as_str());
+}
