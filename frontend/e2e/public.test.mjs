@@ -236,8 +236,12 @@ describe('the public side', () => {
     assert.equal(chatText(await hrefOf(ask)), say.productInfo(first.name, price));
     await page.waitForTimeout(400);
     await screenShot(page, 'drawer', 'desktop');
+    // Keyboard: focus stays inside the open drawer, and Escape hands it back to 'ver más'.
+    for (let i = 0; i < 6; i++) await page.keyboard.press('Tab');
+    assert.ok(await drawer.evaluate((node) => node.contains(document.activeElement)), 'focus is trapped in the drawer');
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), `ver más sobre ${first.name}`);
     assertNoProblems(page);
     await page.context().close();
   });
