@@ -23,4 +23,6 @@ export const messages = {
   contact: 'Hola, quiero más información sobre sus productos.',
   /** The photo-booth page (/other). */
   photoBooth: 'Hola, quiero información sobre los paquetes de cabina de fotos vintage.',
+  /** A package's 'Cotizar' button on /other. */
+  photoBoothPackage: (name: string) => `Hola, quiero cotizar el paquete ${name} de la cabina de fotos vintage.`,
 } as const;

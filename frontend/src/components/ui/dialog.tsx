@@ -1,6 +1,6 @@
 import * as RadixDialog from '@radix-ui/react-dialog';
 import { X } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 import { cn } from '@/lib/cn';
 
 interface BaseProps {
@@ -12,6 +12,27 @@ interface BaseProps {
   className?: string;
 }
 
+/**
+ * Radix hands focus back to a `Dialog.Trigger` on close; these dialogs are
+ * opened by the page's own buttons (controlled `open`), so without this focus
+ * would fall to <body>. The element focused as the dialog opens gets it back.
+ * A layout effect runs before Radix's FocusScope moves focus inside.
+ */
+function useReturnFocus(open: boolean) {
+  const opener = useRef<HTMLElement | null>(null);
+  useLayoutEffect(() => {
+    if (open && document.activeElement instanceof HTMLElement) opener.current = document.activeElement;
+  }, [open]);
+  return (event: Event) => {
+    const element = opener.current;
+    opener.current = null;
+    if (element?.isConnected) {
+      event.preventDefault();
+      element.focus();
+    }
+  };
+}
+
 const overlay =
   'fixed inset-0 z-40 bg-slate-950/50 data-[state=open]:animate-fade-in motion-reduce:animate-none';
 
@@ -20,11 +41,13 @@ const overlay =
  * focus to the trigger (https://www.radix-ui.com/primitives/docs/components/dialog).
  */
 export function Dialog({ open, onOpenChange, title, description, children, className }: BaseProps) {
+  const onCloseAutoFocus = useReturnFocus(open);
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className={overlay} />
         <RadixDialog.Content
+          onCloseAutoFocus={onCloseAutoFocus}
           {...(description ? {} : { 'aria-describedby': undefined })}
           className={cn(
             'fixed left-1/2 top-1/2 z-50 flex max-h-[92dvh] w-[calc(100vw-1.5rem)] max-w-lg -translate-x-1/2 -translate-y-1/2',
@@ -58,11 +81,13 @@ export function Dialog({ open, onOpenChange, title, description, children, class
  * from the left or right). Under `prefers-reduced-motion` the slide is shorter.
  */
 export function Sheet({ open, onOpenChange, title, description, children, className, side = 'right' }: BaseProps & { side?: 'left' | 'right' }) {
+  const onCloseAutoFocus = useReturnFocus(open);
   return (
     <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className={overlay} />
         <RadixDialog.Content
+          onCloseAutoFocus={onCloseAutoFocus}
           className={cn(
             'fixed inset-y-0 z-50 flex w-full max-w-md flex-col bg-white shadow-xl focus:outline-none',
             side === 'right'

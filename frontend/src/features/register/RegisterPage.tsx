@@ -1,4 +1,52 @@
-// Placeholder until the feature lands.
+import { useEffect, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { Button } from '@/components/ui/button';
+import { Input, Label } from '@/components/ui/input';
+import { shopName } from '@/lib/shop';
+import { paths } from '@/paths';
+
+/**
+ * /register: a placeholder form with username and password that does nothing
+ * (spec section 2). Accounts are created by the shop, and public sign-up is
+ * off on the server, so submitting sends nothing anywhere.
+ */
 export default function RegisterPage() {
-  return <main><h1>RegisterPage</h1></main>;
+  useEffect(() => {
+    document.title = 'Crear cuenta';
+  }, []);
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+  }
+
+  return (
+    <main className="flex min-h-dvh items-center justify-center bg-slate-50 px-4 py-12">
+      <div className="w-full max-w-sm rounded-2xl border border-slate-200 bg-white p-8 shadow-sm">
+        <Link to={paths.home} className="inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-brand-700">
+          <img src="/logo.svg" alt="" width={32} height={32} className="h-8 w-8" />
+          <span className="font-bold text-slate-900">{shopName}</span>
+        </Link>
+        <h1 className="mt-6 text-2xl font-bold tracking-tight text-slate-900">Crear cuenta</h1>
+        <form onSubmit={onSubmit} className="mt-6 flex flex-col gap-5">
+          <div className="flex flex-col gap-1.5">
+            <Label htmlFor="register-username">Usuario</Label>
+            <Input id="register-username" name="username" autoComplete="username" />
+          </div>
+          <div className="flex flex-col gap-1.5">
+            <Label htmlFor="register-password">Contraseña</Label>
+            <Input id="register-password" name="password" type="password" autoComplete="new-password" />
+          </div>
+          <Button type="submit" size="lg" className="w-full">
+            Registrarse
+          </Button>
+        </form>
+        <p className="mt-6 text-center text-sm text-slate-600">
+          ¿Ya tienes cuenta?{' '}
+          <Link to={paths.auth} className="font-medium text-brand-700 hover:underline">
+            Inicia sesión
+          </Link>
+        </p>
+      </div>
+    </main>
+  );
 }

@@ -1,4 +1,171 @@
-// Placeholder until the feature lands.
+import { useQuery } from '@tanstack/react-query';
+import { PackageSearch } from 'lucide-react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Skeleton } from '@/components/ui/feedback';
+import { FloatingWhatsAppButton } from '@/components/ui/whatsapp-button';
+import type { Product } from '@/lib/types';
+import { useDebouncedValue } from '@/lib/useDebouncedValue';
+import { whenIdle } from '@/lib/preload';
+import { messages } from '@/lib/whatsapp';
+import { fetchCategories } from './api/fetchCategories';
+import { fetchStoreBrands } from './api/fetchStoreBrands';
+import { FilterBar } from './components/FilterBar';
+import { ProductCard } from './components/ProductCard';
+import { StoreFooter } from './components/StoreFooter';
+import { StoreHeader } from './components/StoreHeader';
+import { hasActiveFilters, hasMore, isLoadingPage } from './storeState';
+import { useStoreProducts } from './useStoreProducts';
+
+// The drawer (and Radix Dialog under it) loads apart from the page, fetched
+// while the browser is idle, to keep the store's first load within budget.
+const loadDrawer = () => import('./components/ProductDrawer');
+const ProductDrawer = lazy(() => loadDrawer().then((m) => ({ default: m.ProductDrawer })));
+
+/** Logs a failed filter list: the spec keeps those errors off the screen (section 8). */
+function useLoggedQuery<T>(key: string, fetcher: () => Promise<T>, empty: T): T {
+  const query = useQuery({ queryKey: ['store', key], queryFn: fetcher, staleTime: 5 * 60_000 });
+  useEffect(() => {
+    if (query.error) console.error(query.error.message);
+  }, [query.error]);
+  return query.data ?? empty;
+}
+
+const noCategories: string[] = [];
+const noBrands: Awaited<ReturnType<typeof fetchStoreBrands>> = [];
+
 export default function StorePage() {
-  return <main><h1>StorePage</h1></main>;
+  const { state, dispatch, error } = useStoreProducts();
+  const [searchText, setSearchText] = useState('');
+  const search = useDebouncedValue(searchText, 300);
+  const [selected, setSelected] = useState<Product | null>(null);
+  // Mounted from the first opening on, so it can close (and hand focus back) normally.
+  const [drawerUsed, setDrawerUsed] = useState(false);
+  const serverCategories = useLoggedQuery('categories', fetchCategories, noCategories);
+  const brands = useLoggedQuery('brands', fetchStoreBrands, noBrands);
+
+  useEffect(() => {
+    dispatch({ type: 'filter', key: 'search', value: search });
+  }, [search, dispatch]);
+
+  useEffect(() => {
+    document.title = 'Tienda | Celulares y accesorios';
+    return whenIdle(loadDrawer);
+  }, []);
+
+  function openProduct(product: Product) {
+    setDrawerUsed(true);
+    setSelected(product);
+  }
+
+  if (error) {
+    return (
+      <main className="mx-auto max-w-3xl p-6">
+        <p role="alert" className="text-red-700">
+          Error: {error.message}
+        </p>
+      </main>
+    );
+  }
+
+  const firstLoad = state.loadedPage === 0;
+  const refreshing = !firstLoad && state.page === 1 && isLoadingPage(state);
+  const loadingMore = state.page > 1 && isLoadingPage(state);
+  const clear = hasActiveFilters(state.filters)
+    ? () => {
+        setSearchText('');
+        dispatch({ type: 'reset' });
+      }
+    : null;
+
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <StoreHeader />
+      <main className="mx-auto w-full max-w-7xl flex-1 px-4 pt-8 sm:px-6">
+        <div className="mb-6">
+          <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">Tienda</h1>
+          <p className="mt-1 text-slate-600">Celulares y accesorios con envío a toda Colombia.</p>
+        </div>
+
+        <FilterBar
+          searchText={searchText}
+          onSearchText={setSearchText}
+          filters={state.filters}
+          onFilter={(key, value) => dispatch({ type: 'filter', key, value })}
+          onClear={clear}
+          serverCategories={serverCategories}
+          brands={brands}
+        />
+
+        <section aria-labelledby="results-title" aria-busy={firstLoad || refreshing || loadingMore} className="mt-6">
+          <h2 id="results-title" className="sr-only">
+            Productos
+          </h2>
+          {firstLoad ? (
+            <GridSkeleton />
+          ) : state.products.length === 0 ? (
+            <EmptyResults />
+          ) : (
+            <>
+              <p className="mb-4 text-sm text-slate-600" aria-live="polite">
+                {state.total === 1 ? '1 producto' : `${state.total ?? 0} productos`}
+              </p>
+              <ul
+                className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
+              >
+                {state.products.map((product) => (
+                  <li key={product.id} className="flex">
+                    <ProductCard product={product} onOpen={openProduct} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+
+          {!firstLoad && !refreshing && (hasMore(state) || loadingMore) ? (
+            <div className="mt-8 flex justify-center">
+              <Button variant="outline" size="lg" onClick={() => dispatch({ type: 'loadMore' })} disabled={loadingMore}>
+                {loadingMore ? 'Cargando...' : 'Mostrar más productos'}
+              </Button>
+            </div>
+          ) : null}
+        </section>
+      </main>
+      <StoreFooter />
+      {drawerUsed ? (
+        <Suspense fallback={null}>
+          <ProductDrawer product={selected} onClose={() => setSelected(null)} />
+        </Suspense>
+      ) : null}
+      <FloatingWhatsAppButton message={messages.contact} />
+    </div>
+  );
+}
+
+function GridSkeleton() {
+  return (
+    <ul className="grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4">
+      {Array.from({ length: 8 }, (_, i) => (
+        <li key={i} className="overflow-hidden rounded-xl border border-slate-200 bg-white">
+          <Skeleton className="aspect-square rounded-none" />
+          <div className="space-y-2 p-4">
+            <Skeleton className="h-3 w-1/3" />
+            <Skeleton className="h-4 w-full" />
+            <Skeleton className="h-4 w-2/3" />
+            <Skeleton className="h-9 w-full" />
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function EmptyResults() {
+  return (
+    <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-slate-300 bg-white px-6 py-16 text-center">
+      <PackageSearch aria-hidden="true" className="h-10 w-10 text-slate-400" />
+      <p className="font-semibold text-slate-900">No se encontraron productos</p>
+      <p className="text-sm text-slate-600">Prueba con otra búsqueda o quita algunos filtros.</p>
+    </div>
+  );
 }

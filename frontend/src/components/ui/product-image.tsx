@@ -1,0 +1,34 @@
+import { useState, type ImgHTMLAttributes } from 'react';
+import { defaultProductImage, productImageSrc } from '@/lib/shop';
+import { cn } from '@/lib/cn';
+
+interface ProductImageProps extends Omit<ImgHTMLAttributes<HTMLImageElement>, 'src' | 'width' | 'height'> {
+  product: { link_image_s3: string | null; link_image: string | null };
+  alt: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * A product's picture in the spec's fallback order, lazy-loaded with its size
+ * set so the grid does not jump. A URL that fails to load (a removed upload, a
+ * mistyped link) falls back to the logo too.
+ */
+export function ProductImage({ product, alt, width, height, className, ...props }: ProductImageProps) {
+  const preferred = productImageSrc(product);
+  const [failed, setFailed] = useState<string | null>(null);
+  const src = failed === preferred ? defaultProductImage : preferred;
+  return (
+    <img
+      src={src}
+      alt={alt}
+      width={width}
+      height={height}
+      loading="lazy"
+      decoding="async"
+      onError={() => setFailed(preferred)}
+      className={cn('object-contain', src === defaultProductImage && 'p-[26%] opacity-50 grayscale-[30%]', className)}
+      {...props}
+    />
+  );
+}

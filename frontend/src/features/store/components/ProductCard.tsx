@@ -1,0 +1,65 @@
+import { ProductImage } from '@/components/ui/product-image';
+import { WhatsAppLink } from '@/components/ui/whatsapp-button';
+import { Badge } from '@/components/ui/badge';
+import { formatCOP } from '@/lib/format';
+import type { Product } from '@/lib/types';
+import { messages } from '@/lib/whatsapp';
+import { ConditionBadge } from './ConditionBadge';
+
+interface ProductCardProps {
+  product: Product;
+  onOpen: (product: Product) => void;
+}
+
+/** One product of the grid: name clamped to 2 lines, 'ver más' opens the drawer. */
+export function ProductCard({ product, onOpen }: ProductCardProps) {
+  return (
+    <article className="group flex w-full flex-col overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm transition-shadow hover:shadow-md">
+      <button
+        type="button"
+        onClick={() => onOpen(product)}
+        className="relative block aspect-square w-full bg-gradient-to-b from-slate-50 to-slate-100 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-700"
+        aria-label={`Ver detalles de ${product.name}`}
+      >
+        <ProductImage product={product} alt={product.name} width={320} height={320} className="h-full w-full p-4" />
+        {product.featured ? (
+          <Badge tone="brand" className="absolute left-3 top-3">
+            Destacado
+          </Badge>
+        ) : null}
+      </button>
+      <div className="flex flex-1 flex-col gap-2 p-4">
+        <div className="flex items-center justify-between gap-2">
+          <span className="truncate text-xs font-semibold uppercase tracking-wide text-slate-500">
+            {product.brands?.name ?? 'Sin marca'}
+          </span>
+          <ConditionBadge condition={product.condition} />
+        </div>
+        <h3 className="line-clamp-2 min-h-[2.5rem] text-sm font-semibold leading-5 text-slate-900" title={product.name}>
+          {product.name}
+        </h3>
+        {product.description ? (
+          <p className="text-sm text-slate-600">
+            <span className="line-clamp-2">{product.description}</span>
+            <button
+              type="button"
+              onClick={() => onOpen(product)}
+              className="mt-0.5 font-medium text-brand-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-brand-700"
+              aria-label={`ver más sobre ${product.name}`}
+            >
+              ver más
+            </button>
+          </p>
+        ) : null}
+        <p className="mt-auto pt-1 text-lg font-bold text-slate-900">{formatCOP(product.price)}</p>
+        <WhatsAppLink
+          message={messages.availability(product.name)}
+          size="sm"
+          className="min-h-9 w-full"
+        >
+          Consultar disponibilidad
+        </WhatsAppLink>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,14 @@
+import { defaultProductImage, productImageSrc } from './shop';
+
+describe('productImageSrc', () => {
+  it('prefers the uploaded image', () => {
+    expect(productImageSrc({ link_image_s3: 'https://s3/x.png', link_image: '/assets/a.svg' })).toBe('https://s3/x.png');
+  });
+  it('falls back to link_image', () => {
+    expect(productImageSrc({ link_image_s3: null, link_image: '/assets/a.svg' })).toBe('/assets/a.svg');
+    expect(productImageSrc({ link_image_s3: '', link_image: '/assets/a.svg' })).toBe('/assets/a.svg');
+  });
+  it('ends at the logo', () => {
+    expect(productImageSrc({ link_image_s3: null, link_image: null })).toBe(defaultProductImage);
+  });
+});
