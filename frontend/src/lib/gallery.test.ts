@@ -1,51 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { existsSync, fileOf, readFileSync, statSync, xmlProblems } from '@/test/publicFiles';
 import { galleryPhotos, type GalleryPhoto } from './gallery';
-
-// The files are read with node:fs. The app's tsconfig has no Node types (they
-// would leak into the browser code), so the Node modules are imported untyped
-// and given the few signatures used here.
-interface NodeFs {
-  existsSync(path: string): boolean;
-  readFileSync(path: string, encoding: 'utf8'): string;
-  statSync(path: string): { size: number };
-}
-interface NodePath {
-  dirname(path: string): string;
-  resolve(...paths: string[]): string;
-}
-interface NodeUrl {
-  fileURLToPath(url: string): string;
-}
-const nodeModule = (name: string): Promise<unknown> => import(/* @vite-ignore */ name);
-const { existsSync, readFileSync, statSync } = (await nodeModule('node:fs')) as NodeFs;
-const { dirname, resolve } = (await nodeModule('node:path')) as NodePath;
-const { fileURLToPath } = (await nodeModule('node:url')) as NodeUrl;
-
-// (Not `new URL(…, import.meta.url)`: Vite rewrites that into a served URL.)
-const publicDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'public');
-/** The file under frontend/public/ that the app serves at `urlPath`. */
-const fileOf = (urlPath: string) => resolve(publicDir, `.${urlPath}`);
-
-/** Tags balance, attributes are quoted, nothing but whitespace outside the root. */
-function xmlProblems(text: string): string[] {
-  const problems: string[] = [];
-  const stack: string[] = [];
-  const tag = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<[^>]*>?/g;
-  let last = 0;
-  for (let m = tag.exec(text); m; m = tag.exec(text)) {
-    if (stack.length === 0 && text.slice(last, m.index).trim() !== '') problems.push(`text outside the root at ${last}`);
-    last = tag.lastIndex;
-    if (m[0].startsWith('<!--') || m[0].startsWith('<?')) continue;
-    const [, close, name, , selfClosing] = m;
-    if (name === undefined) problems.push(`malformed tag at ${m.index}: ${m[0].slice(0, 40)}`);
-    else if (close) {
-      if (stack.pop() !== name) problems.push(`unexpected </${name}> at ${m.index}`);
-    } else if (!selfClosing) stack.push(name);
-  }
-  if (text.slice(last).trim() !== '') problems.push('text after the root');
-  if (stack.length > 0) problems.push(`unclosed <${stack.join('>, <')}>`);
-  return problems;
-}
 
 describe('galleryPhotos', () => {
   it('has the 8 photos of the /other page, in order, with distinct Spanish alt texts', () => {
