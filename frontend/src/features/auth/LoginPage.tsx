@@ -1,14 +1,13 @@
 import { CheckCircle2, Eye, EyeOff, Lock } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, Navigate, useLocation, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Input, Label } from '@/components/ui/input';
 import { toast } from '@/components/ui/toast';
 import { useSession } from '@/lib/session';
-import { shopName } from '@/lib/shop';
-import { paths } from '@/paths';
 import { signIn } from './api/signIn';
 import { returnPath } from './returnTo';
+import { ShopLogo } from '@/components/ui/shop-logo';
 
 const panelPoints = [
   'Gestiona tus productos, marcas y categorías',
@@ -54,10 +53,7 @@ export default function LoginPage() {
     <div className="grid min-h-dvh lg:grid-cols-2">
       <main className="flex items-center justify-center px-4 py-12 sm:px-6">
         <div className="w-full max-w-sm">
-          <Link to={paths.home} className="inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-brand-700">
-            <img src="/logo.svg" alt="" width={36} height={36} className="h-9 w-9" />
-            <span className="text-lg font-bold text-slate-900">{shopName}</span>
-          </Link>
+          <ShopLogo size="lg" />
           <h1 className="mt-8 text-2xl font-bold tracking-tight text-slate-900">Iniciar sesión</h1>
           <p className="mt-1 text-sm text-slate-600">Ingresa con tu cuenta para administrar la tienda.</p>
 

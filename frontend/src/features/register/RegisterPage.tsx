@@ -2,8 +2,8 @@ import { useEffect, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Input, Label } from '@/components/ui/input';
-import { shopName } from '@/lib/shop';
 import { paths } from '@/paths';
+import { ShopLogo } from '@/components/ui/shop-logo';
 
 /**
  * /register: a placeholder form with username and password that does nothing
@@ -22,10 +22,7 @@ export default function RegisterPage() {
   return (
     <main className="flex min-h-dvh items-center justify-center bg-slate-50 px-4 py-12">
       <div className="w-full max-w-sm rounded-2xl border border-slate-200 bg-white p-8 shadow-sm">
-        <Link to={paths.home} className="inline-flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-brand-700">
-          <img src="/logo.svg" alt="" width={32} height={32} className="h-8 w-8" />
-          <span className="font-bold text-slate-900">{shopName}</span>
-        </Link>
+        <ShopLogo />
         <h1 className="mt-6 text-2xl font-bold tracking-tight text-slate-900">Crear cuenta</h1>
         <form onSubmit={onSubmit} className="mt-6 flex flex-col gap-5">
           <div className="flex flex-col gap-1.5">

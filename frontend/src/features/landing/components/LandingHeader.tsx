@@ -3,9 +3,9 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { buttonClasses } from '@/components/ui/button';
 import { whenIdle } from '@/lib/preload';
-import { shopName } from '@/lib/shop';
 import { paths } from '@/paths';
 import { landingMenu } from './landingMenu';
+import { ShopLogo } from '@/components/ui/shop-logo';
 
 // The slide-in menu (and Radix Dialog under it) loads apart from the page,
 // fetched while the browser is idle, to keep the landing within its JS budget.
@@ -22,10 +22,7 @@ export function LandingHeader() {
   return (
     <header className="sticky top-0 z-20 border-b border-slate-200/80 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center justify-between gap-4 px-4 sm:px-6">
-        <Link to={paths.home} className="flex min-w-0 items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-brand-700">
-          <img src="/logo.svg" alt="" width={32} height={32} className="h-8 w-8 shrink-0" />
-          <span className="truncate text-base font-bold text-slate-900 sm:text-lg">{shopName}</span>
-        </Link>
+        <ShopLogo />
         <nav aria-label="Secciones" className="hidden items-center gap-1 lg:flex">
           {landingMenu.map((item) => (
             <a

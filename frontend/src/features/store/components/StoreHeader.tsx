@@ -1,8 +1,6 @@
 import { ShoppingCart, User } from 'lucide-react';
 import type { MouseEvent } from 'react';
-import { Link } from 'react-router';
-import { shopName } from '@/lib/shop';
-import { paths } from '@/paths';
+import { ShopLogo } from '@/components/ui/shop-logo';
 
 // The account and cart icons are in the spec with links that lead nowhere
 // (there is no account or cart for shoppers yet): they stay on the page.
@@ -15,10 +13,7 @@ export function StoreHeader() {
   return (
     <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-7xl items-center justify-between gap-4 px-4 sm:px-6">
-        <Link to={paths.home} className="flex items-center gap-2 rounded-md focus-visible:outline-2 focus-visible:outline-brand-700">
-          <img src="/logo.svg" alt="" width={32} height={32} className="h-8 w-8" />
-          <span className="text-base font-bold text-slate-900 sm:text-lg">{shopName}</span>
-        </Link>
+        <ShopLogo />
         <nav aria-label="Cuenta" className="flex items-center gap-1">
           <a href="#" onClick={stay} className={iconLink} aria-label="Mi cuenta">
             <User aria-hidden="true" className="h-5 w-5" />
