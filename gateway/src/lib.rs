@@ -43,7 +43,7 @@ pub fn app(state: AppState) -> Router {
         )
         .nest("/rest/v1", rest::router(state.clone()))
         .nest("/auth/v1", auth::router(state.clone()))
-        .nest("/storage/v1", storage::router())
+        .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
         .layer(cors())

@@ -317,6 +317,49 @@ async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_read(app
     assert!(blobs(&app).await.is_empty());
 }
 
+/// A refused upload is answered once its body has arrived: answering first and
+/// closing the connection resets a client still sending, which then sees
+/// `fetch failed` instead of the refusal (supabase-js did, intermittently).
+async fn a_refused_upload_is_answered_after_its_body_so_the_client_reads_the_refusal(app: StorageApp) {
+    create_bucket(&app, "images", false, None, Some(&["image/png"])).await;
+    let cases = [
+        ("missing/a.txt", "text/plain", "404", "Bucket not found"),
+        ("images/a.txt", "text/plain", "415", "mime type text/plain is not supported"),
+    ];
+    for (path, mime, code, message) in cases {
+        let address = app.address.trim_start_matches("http://").to_owned();
+        let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+        let chunk = vec![b'z'; 64 * 1024];
+        let head = format!(
+            "POST /storage/v1/object/{path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: {mime}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            app.service_key,
+            16 * chunk.len()
+        );
+        stream.write_all(head.as_bytes()).await.expect("head");
+        // Slowly, so that the refusal is decided long before the body ends.
+        for _ in 0..16 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            stream.write_all(&chunk).await.expect("the server still reads the body");
+        }
+        let mut response = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response))
+            .await
+            .expect("the server answered in time")
+            .expect("the answer arrives whole");
+        let text = String::from_utf8_lossy(&response);
+        let body: Value =
+            serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap_or("")).unwrap_or_default();
+        assert!(text.starts_with("HTTP/1.1 400"), "{path}: {text}");
+        assert_eq!(
+            (body["statusCode"].as_str(), body["message"].as_str()),
+            (Some(code), Some(message)),
+            "{path}"
+        );
+    }
+    assert!(blobs(&app).await.is_empty());
+}
+
 async fn a_failed_replacement_keeps_the_previous_version_readable(app: StorageApp) {
     create_bucket(&app, "b", false, Some(10), None).await;
     assert_eq!(send(&app, Kind::Chunked, "b", "keep.txt", Some("text/plain"), 5).await.0, 200);
@@ -397,6 +440,7 @@ on_both_backends!(
     odd_but_valid_names_round_trip,
     the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing,
     a_declared_length_over_the_limit_is_refused_before_the_body_is_read,
+    a_refused_upload_is_answered_after_its_body_so_the_client_reads_the_refusal,
     a_failed_replacement_keeps_the_previous_version_readable,
     a_ten_megabyte_chunked_upload_streams_through_and_back,
     a_client_that_goes_away_mid_upload_leaves_no_row_and_no_bytes,

@@ -12,6 +12,7 @@ pub mod backend;
 pub mod buckets;
 pub mod config;
 pub mod download;
+pub mod drain;
 pub mod error;
 pub mod keys;
 pub mod manage;
@@ -33,9 +34,10 @@ pub use config::StorageConfig;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
+pub fn router(state: AppState) -> Router<AppState> {
     // Uploads stream their body to the store and count it themselves.
     let unlimited = DefaultBodyLimit::disable();
+    let drain_refused = middleware::from_fn_with_state(state, drain::unread_body_on_refusal);
     Router::new()
         .route("/bucket", get(buckets::list).post(buckets::create))
         .route("/bucket/{id}", get(buckets::get).put(buckets::update).delete(buckets::delete))
@@ -46,7 +48,8 @@ pub fn router() -> Router<AppState> {
                 .put(upload::update)
                 .get(download::authenticated)
                 .delete(manage::remove_one)
-                .layer(unlimited),
+                .layer(unlimited)
+                .layer(drain_refused.clone()),
         )
         .route("/object/{bucket}", axum::routing::delete(manage::remove))
         .route("/object/authenticated/{bucket}/{*path}", get(download::authenticated))
@@ -58,7 +61,7 @@ pub fn router() -> Router<AppState> {
         .route("/object/sign/{bucket}/{*path}", post(signed::sign).get(signed::download))
         .route(
             "/object/upload/sign/{bucket}/{*path}",
-            post(signed::sign_upload).put(signed::upload).layer(unlimited),
+            post(signed::sign_upload).put(signed::upload).layer(unlimited).layer(drain_refused),
         )
         .route("/object/list/{bucket}", post(manage::list))
         .route("/object/move", post(manage::move_object))

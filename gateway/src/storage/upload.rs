@@ -113,6 +113,9 @@ pub async fn upload(
     let bucket = bucket.ok_or_else(StorageError::no_such_bucket)?;
     let global = state.config.storage.file_size_limit;
     let limit = bucket.file_size_limit.map_or(global, |own| own.min(global));
+    if let Some(drain) = request.extensions().get::<super::drain::DrainLimit>() {
+        drain.set(limit);
+    }
 
     let incoming = if let Some(boundary) = multipart_boundary(request.headers())? {
         let form = multer::Multipart::new(request.into_body().into_data_stream(), boundary);
