@@ -13,7 +13,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use md5::{Digest, Md5};
-use object_store::{ObjectStore, ObjectStoreExt, WriteMultipart, local::LocalFileSystem, path::Path};
+use object_store::{
+    ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart, local::LocalFileSystem, path::Path,
+};
 
 use super::config::StorageConfig;
 use super::error::StorageError;
@@ -47,6 +49,19 @@ pub enum WriteError {
     Body(String),
     /// The store failed.
     Store(object_store::Error),
+}
+
+impl Written {
+    /// The size and ETag of a body held in memory.
+    pub fn of(chunks: &[Bytes]) -> Self {
+        let mut hash = Md5::new();
+        let mut size = 0;
+        for chunk in chunks {
+            hash.update(chunk);
+            size += chunk.len() as u64;
+        }
+        Written { size, etag: format!("\"{}\"", hex::encode(hash.finalize())) }
+    }
 }
 
 impl From<WriteError> for ApiError {
@@ -117,6 +132,13 @@ impl Backend {
         }
         writer.finish().await.map_err(WriteError::Store)?;
         Ok(Written { size, etag: format!("\"{}\"", hex::encode(hash.finalize())) })
+    }
+
+    /// Writes a body held in memory in one request (S3's `PutObject`; on local
+    /// disk one hop to a blocking thread that writes a staged file and renames
+    /// it). Its chunks are handed over as they are, not copied together.
+    pub async fn put(&self, path: &Path, chunks: Vec<Bytes>) -> Result<(), ApiError> {
+        self.store.put(path, PutPayload::from_iter(chunks)).await.map(|_| ()).map_err(ApiError::internal)
     }
 
     /// Removes a blob; a blob already gone is fine. Failures are logged, never
