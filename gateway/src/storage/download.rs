@@ -148,22 +148,25 @@ pub async fn serve(
         return Ok((status, common, Body::empty()).into_response());
     }
     let path = keys::version_path(bucket, &object.name, &object.version)?;
-    let options = GetOptions { range: Some(GetRange::Bounded(start..end)), ..Default::default() };
-    let result = state.store.store.get_opts(&path, options).await.map_err(|e| match e {
+    let missing = |e: object_store::Error| match e {
         object_store::Error::NotFound { .. } => {
             tracing::error!(%path, "a row points at bytes that are missing");
             ApiError::from(StorageError::no_such_key())
         }
         other => ApiError::internal(other),
-    })?;
-    // object_store streams a local file in 8 KiB reads, each a hop to the
-    // blocking pool; a small object is read in one go instead.
-    let body = if end - start <= SMALL_OBJECT {
-        Body::from(result.bytes().await.map_err(ApiError::internal)?)
-    } else {
-        Body::from_stream(result.into_stream())
     };
-    Ok((status, common, body).into_response())
+    // A small object is read whole: on local disk `get_ranges` opens the file
+    // and reads the range into one buffer in a single hop to the blocking
+    // pool, where `get_opts` takes one hop to open it and another per 8 KiB
+    // read of its stream.
+    if end - start <= SMALL_OBJECT {
+        let mut read = state.store.store.get_ranges(&path, &[start..end]).await.map_err(missing)?;
+        let bytes = read.pop().unwrap_or_default();
+        return Ok((status, common, Body::from(bytes)).into_response());
+    }
+    let options = GetOptions { range: Some(GetRange::Bounded(start..end)), ..Default::default() };
+    let result = state.store.store.get_opts(&path, options).await.map_err(missing)?;
+    Ok((status, common, Body::from_stream(result.into_stream())).into_response())
 }
 
 /// Objects up to this size are read whole before they are sent.
