@@ -155,13 +155,10 @@ pub async fn serve(
         }
         other => ApiError::internal(other),
     };
-    // A small object is read whole: on local disk `get_ranges` opens the file
-    // and reads the range into one buffer in a single hop to the blocking
-    // pool, where `get_opts` takes one hop to open it and another per 8 KiB
-    // read of its stream.
+    // A small object is read whole, in one go (`Backend::read`); a stream
+    // would take a hop to the blocking pool per 8 KiB.
     if end - start <= SMALL_OBJECT {
-        let mut read = state.store.store.get_ranges(&path, &[start..end]).await.map_err(missing)?;
-        let bytes = read.pop().unwrap_or_default();
+        let bytes = state.store.read(&path, start..end).await.map_err(missing)?;
         return Ok((status, common, Body::from(bytes)).into_response());
     }
     let options = GetOptions { range: Some(GetRange::Bounded(start..end)), ..Default::default() };
