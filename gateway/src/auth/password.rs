@@ -1,15 +1,9 @@
 //! Password hashing: bcrypt at cost 10 like GoTrue (`internal/crypto/password.go`),
 //! on a bounded pool of blocking threads.
 //!
-//! - Hashes run on dedicated threads, one per core, fed by a queue (a semaphore
-//!   with one permit per thread bounds what waits in it): a burst of sign-ins
-//!   queues here instead of taking every blocking thread.
-//! - Those threads run under Linux's `SCHED_IDLE` policy (sched(7)), which an
-//!   unprivileged process may choose: the scheduler preempts them as soon as a
-//!   normal task (a request, PostgreSQL) wakes up (`check_preempt_wakeup` in
-//!   kernel/sched/fair.c), so bcrypt only takes CPU nobody else wants, and all
-//!   of it during a pure sign-in storm. Where the policy cannot be set, they
-//!   run at normal priority and say so once in the log.
+//! - At most one hash per core runs at once (a semaphore around
+//!   `spawn_blocking`): a burst of sign-ins queues here instead of taking every
+//!   blocking thread and every core, so REST requests keep being served.
 //! - Passwords over 72 bytes are refused, never truncated (bcrypt ignores
 //!   what follows byte 72; GoTrue answers `validation_failed`). Up to 72 bytes
 //!   the hash is Go's: its terminating NUL falls off a 72-byte password there
@@ -19,14 +13,10 @@
 //! - Any `$2a$`/`$2b$`/`$2y$` hash of any cost verifies, so hashes from a
 //!   Supabase dump keep working.
 
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex, mpsc};
 
-use thread_priority::{
-    NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy, set_thread_priority_and_policy,
-    thread_native_id, thread_schedule_policy,
-};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::Semaphore;
 
 use super::error::AuthError;
 use crate::error::ApiError;
@@ -41,59 +31,8 @@ pub const MAX_BYTES: usize = 72;
 /// does not exist, so that the answer takes as long as for a real user.
 const DUMMY_HASH: &str = "$2a$10$I6x3hzK9jnwslbsaBt87uelNHslXL941M0iAs6Gh.rAXjBGMark8K";
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-}
-
-/// One permit per hashing thread: a hash waits here (asynchronously) until a
-/// thread is free, so the queue below never holds more than one job per thread.
-static PERMITS: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(cores()));
-
-type Job = Box<dyn FnOnce() + Send>;
-
-/// The queue of the hashing threads; `None` if not one of them could start,
-/// in which case hashes go to tokio's blocking pool.
-static THREADS: LazyLock<Option<mpsc::Sender<Job>>> = LazyLock::new(|| {
-    let (jobs, queue) = mpsc::channel::<Job>();
-    let queue = std::sync::Arc::new(Mutex::new(queue));
-    let mut started = 0;
-    for n in 0..cores() {
-        let queue = queue.clone();
-        let spawned = std::thread::Builder::new().name(format!("bcrypt-{n}")).spawn(move || {
-            lower_priority();
-            loop {
-                // The lock is held only while waiting for a job, never while hashing.
-                let job = match queue.lock() {
-                    Ok(queue) => queue.recv(),
-                    Err(_) => return,
-                };
-                match job {
-                    Ok(job) => job(),
-                    Err(_) => return,
-                }
-            }
-        });
-        match spawned {
-            Ok(_) => started += 1,
-            Err(e) => tracing::warn!(error = %e, "could not start a bcrypt thread"),
-        }
-    }
-    (started > 0).then_some(jobs)
-});
-
-/// Puts the calling thread under `SCHED_IDLE`; logs once if that fails.
-fn lower_priority() {
-    let policy = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
-    let result = set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, policy);
-    // Setting the policy and then the nice value are two calls: what counts is
-    // whether the policy took.
-    if result.is_err() && thread_schedule_policy().ok() != Some(policy) {
-        static WARNED: std::sync::Once = std::sync::Once::new();
-        WARNED.call_once(|| {
-            tracing::warn!(error = ?result, "bcrypt threads run at normal priority: SCHED_IDLE was refused");
-        });
-    }
-}
+static PERMITS: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)));
 
 /// The length rules of a new password: 422 `weak_password` when shorter than
 /// `min_length` characters, 400 `validation_failed` when longer than 72 bytes.
@@ -136,23 +75,15 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 async fn run_bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
     let _permit = PERMITS.acquire().await.map_err(ApiError::internal)?;
-    let counted = move || {
+    tokio::task::spawn_blocking(move || {
         let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
         PEAK.fetch_max(now, Ordering::SeqCst);
         let result = work();
         RUNNING.fetch_sub(1, Ordering::SeqCst);
         result
-    };
-    let Some(jobs) = THREADS.as_ref() else {
-        return tokio::task::spawn_blocking(counted).await.map_err(ApiError::internal);
-    };
-    let (done, result) = oneshot::channel();
-    let job: Job = Box::new(move || {
-        // The caller may have gone away (a client that hung up): nobody to tell.
-        let _ = done.send(counted());
-    });
-    jobs.send(job).map_err(ApiError::internal)?;
-    result.await.map_err(ApiError::internal)
+    })
+    .await
+    .map_err(ApiError::internal)
 }
 
 /// The most hashes that ever ran at the same time in this process.
@@ -208,14 +139,6 @@ mod tests {
         }
         assert!(peak_concurrency() >= 1);
         assert!(peak_concurrency() <= cores, "{} hashes at once on {cores} cores", peak_concurrency());
-    }
-
-    #[tokio::test]
-    async fn hashes_run_under_sched_idle() {
-        let policy = run_bounded(thread_schedule_policy).await.expect("run").expect("policy");
-        assert_eq!(policy, ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle));
-        let name = run_bounded(|| std::thread::current().name().map(str::to_owned)).await.expect("run");
-        assert!(name.is_some_and(|n| n.starts_with("bcrypt-")));
     }
 
     #[test]
