@@ -161,7 +161,15 @@ pub async fn upload(
         let written = Written::of(&head);
         row.metadata = metadata(&incoming, written.size, &written.etag);
         let mut session = session().await?;
-        let (id, previous) = objects::write_row(&mut session, &row, target.mode).await?;
+        let (id, previous) = match objects::write_row(&mut session, &row, target.mode).await {
+            Ok(done) => done,
+            Err(e) => {
+                // A PUT on a missing key fails with its transaction still
+                // open: end it, so the connection goes back to the pool.
+                let _ = session.rollback().await;
+                return Err(e);
+            }
+        };
         if let Err(e) = state.store.put(&path, head).await {
             // The write's error is the one to report; a session whose
             // rollback fails gives its connection up by itself.
