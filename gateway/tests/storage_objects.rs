@@ -434,7 +434,60 @@ async fn move_copy_and_remove_keep_bytes_and_rows_together(app: StorageApp) {
     assert!(blobs(&app).await.is_empty());
 }
 
+/// Round trips to the database for one request (after a warm-up request, so
+/// that the role settings are cached and the statements prepared).
+async fn round_trips(app: &StorageApp, request: reqwest::RequestBuilder) -> (u16, Vec<u8>, u64) {
+    let before = app.state.db.round_trips();
+    let response = request.send().await.expect("send");
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.expect("body").to_vec();
+    (status, bytes, app.state.db.round_trips() - before)
+}
+
+async fn an_upload_costs_three_round_trips_and_a_download_one(app: StorageApp) {
+    create_bucket(&app, "pics", true, None, None).await;
+    let key = app.service_key.clone();
+    let post = |name: &str, bytes: Vec<u8>| {
+        request(&app, Method::POST, &format!("/object/pics/{name}"), Some(&key))
+            .header("content-type", "image/png")
+            .body(bytes)
+    };
+    for warm_up in ["warm-1.png", "warm-2.png"] {
+        let (status, _, _) = round_trips(&app, post(warm_up, vec![0; 10])).await;
+        assert_eq!(status, 200);
+        let (status, _, _) =
+            round_trips(&app, request(&app, Method::GET, "/object/public/pics/warm-1.png", None)).await;
+        assert_eq!(status, 200);
+    }
+    // Small bodies: the bucket's limits; the row inserted as the caller (the
+    // permission check) with BEGIN and the settings; the commit once the bytes
+    // are written.
+    let small: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let (status, body, trips) = round_trips(&app, post("small.png", small.clone())).await;
+    assert_eq!((status, trips), (200, 3), "{}", String::from_utf8_lossy(&body));
+    // Streamed bodies: the limits; the dry run with its rollback; the switch
+    // with its commit.
+    let large: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+    let (status, body, trips) = round_trips(&app, post("large.png", large.clone())).await;
+    assert_eq!((status, trips), (200, 3), "{}", String::from_utf8_lossy(&body));
+
+    for (name, bytes) in [("small.png", &small), ("large.png", &large)] {
+        for path in [format!("/object/public/pics/{name}"), format!("/object/authenticated/pics/{name}")] {
+            let (status, got, trips) = round_trips(&app, request(&app, Method::GET, &path, Some(&key))).await;
+            assert_eq!((status, trips), (200, 1), "{path}");
+            assert!(got == *bytes, "{path}: the bytes differ");
+        }
+    }
+    // A refused upload writes nothing, whichever way its body goes.
+    for (name, bytes) in [("small.png", small), ("large.png", large)] {
+        let (status, _, _) = round_trips(&app, post(name, bytes)).await;
+        assert_eq!(status, 400, "{name}: a second POST without x-upsert is a 409 in the body");
+    }
+    assert_eq!(blobs(&app).await.len(), 4);
+}
+
 on_both_backends!(
+    an_upload_costs_three_round_trips_and_a_download_one,
     a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version,
     a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers,
     a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age,

@@ -10,6 +10,7 @@ pub mod migrate;
 pub mod session;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct Db {
     /// How to reach the database outside the pool (the schema listener).
     pg: tokio_postgres::Config,
     role_settings: Arc<RwLock<Option<Arc<RoleSettings>>>>,
+    /// Round trips sessions have waited for, for tests and diagnostics.
+    round_trips: Arc<AtomicU64>,
 }
 
 /// How long a connection attempt may take before the database counts as down.
@@ -67,12 +70,23 @@ impl Db {
             })
             .build()
             .map_err(|e| format!("could not build the connection pool: {e}"))?;
-        Ok(Self { pool, pg, role_settings: Arc::new(RwLock::new(None)) })
+        Ok(Self { pool, pg, role_settings: Arc::new(RwLock::new(None)), round_trips: Arc::default() })
     }
 
     /// Takes a connection from the pool; the only caller is [`Session`].
     async fn checkout(&self) -> Result<Object, ApiError> {
         self.pool.get().await.map_err(pool_error)
+    }
+
+    /// How many round trips to the database sessions have waited for so far:
+    /// one per batch of pipelined statements (a statement a connection has not
+    /// prepared yet adds a round trip that is not counted).
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
+    }
+
+    fn count_round_trip(&self) {
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The database answers a query right now. Used by `/ready`; waits at most

@@ -24,7 +24,7 @@ use std::pin::pin;
 use deadpool_postgres::Object;
 use futures::future::maybe_done;
 use serde_json::Value;
-use tokio_postgres::{Row, types::ToSql};
+use tokio_postgres::{Row, Statement, types::ToSql};
 
 use super::Db;
 use crate::caller::Caller;
@@ -135,9 +135,9 @@ impl Session {
     }
 
     /// Runs one statement and ends the transaction (`commit` true: COMMIT, else
-    /// ROLLBACK). As the session's first statement, the end goes out in the
-    /// same round trip as `BEGIN`, the settings and the statement: a read costs
-    /// one round trip.
+    /// ROLLBACK), which goes out right behind the statement, in the same round
+    /// trip. As the session's first statement, `BEGIN` and the settings go with
+    /// them: a read costs one round trip.
     pub async fn query_and_end(
         mut self,
         sql: &str,
@@ -145,11 +145,6 @@ impl Session {
         commit: bool,
     ) -> Result<Vec<Row>, ApiError> {
         let verb = if commit { "commit" } else { "rollback" };
-        if self.pending.is_none() {
-            let rows = self.query(sql, params).await?;
-            self.finish(verb).await?;
-            return Ok(rows);
-        }
         match self.run(sql, params, Some(verb)).await {
             Ok(rows) => {
                 self.open = false;
@@ -172,8 +167,12 @@ impl Session {
         let pg = |e| ApiError::from_pg(e, role);
         let Some((access, context)) = self.pending.take() else {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
-            let statement = conn.prepare_cached(sql).await.map_err(pg)?;
-            return conn.query(&statement, params).await.map_err(pg);
+            let end = match end {
+                Some(verb) => Some(conn.prepare_cached(verb).await.map_err(pg)?),
+                None => None,
+            };
+            self.db.count_round_trip();
+            return statement_then_end(conn, sql, params, end.as_ref()).await.map_err(pg);
         };
         let (names, values) = self.settings(&context).await?;
         // A pooled connection may have died since it was last used (the database
@@ -183,6 +182,7 @@ impl Session {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
             // From here a transaction may be open: failures roll it back.
             self.open = true;
+            self.db.count_round_trip();
             let result = pipeline(conn, access, &names, &values, sql, params, end).await;
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
@@ -235,6 +235,7 @@ impl Session {
             return Ok(());
         }
         let conn = self.conn.as_ref().ok_or_else(finished)?;
+        self.db.count_round_trip();
         let result = match conn.prepare_cached(verb).await {
             Ok(statement) => conn.execute(&statement, &[]).await.map(|_| ()),
             Err(e) => Err(e),
@@ -311,26 +312,7 @@ async fn pipeline(
     let mut configured = pin!(maybe_done(conn.execute(&set_config, &settings)));
     let _ = futures::poll!(begun.as_mut());
     let _ = futures::poll!(configured.as_mut());
-    let rows = match conn.prepare_cached(sql).await {
-        Ok(statement) => {
-            let mut rows = pin!(maybe_done(conn.query(&statement, params)));
-            let _ = futures::poll!(rows.as_mut());
-            // The end follows the statement on the wire; after a failed
-            // statement the server answers COMMIT with ROLLBACK, so the
-            // transaction ends either way.
-            let ended = match &end {
-                Some(end) => conn.execute(end, &[]).await.map(|_| ()),
-                None => Ok(()),
-            };
-            rows.as_mut().await;
-            match rows.as_mut().take_output() {
-                Some(Ok(rows)) => ended.map(|()| rows),
-                Some(Err(e)) => Err(e),
-                None => ended.map(|()| Vec::new()),
-            }
-        }
-        Err(e) => Err(e),
-    };
+    let rows = statement_then_end(conn, sql, params, end.as_ref()).await;
     begun.as_mut().await;
     configured.as_mut().await;
     // The first failure explains the rest (an aborted transaction refuses all).
@@ -341,6 +323,30 @@ async fn pipeline(
         return Err(e);
     }
     rows
+}
+
+/// A statement and, if given, the end of the transaction right behind it on
+/// the wire. After a failed statement the server answers COMMIT with ROLLBACK,
+/// so the transaction ends either way.
+async fn statement_then_end(
+    conn: &Object,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    end: Option<&Statement>,
+) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let statement = conn.prepare_cached(sql).await?;
+    let mut rows = pin!(maybe_done(conn.query(&statement, params)));
+    let _ = futures::poll!(rows.as_mut());
+    let ended = match end {
+        Some(end) => conn.execute(end, &[]).await.map(|_| ()),
+        None => Ok(()),
+    };
+    rows.as_mut().await;
+    match rows.as_mut().take_output() {
+        Some(Ok(rows)) => ended.map(|()| rows),
+        Some(Err(e)) => Err(e),
+        None => ended.map(|()| Vec::new()),
+    }
 }
 
 fn finished() -> ApiError {

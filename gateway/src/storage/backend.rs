@@ -8,12 +8,16 @@
 //! blob is left behind (`LocalFileSystem` stages into a temporary file and
 //! renames it on completion; S3 discards an aborted multipart upload).
 
+use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use md5::{Digest, Md5};
-use object_store::{ObjectStore, ObjectStoreExt, WriteMultipart, local::LocalFileSystem, path::Path};
+use object_store::{
+    ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart, local::LocalFileSystem, path::Path,
+};
 
 use super::config::StorageConfig;
 use super::error::StorageError;
@@ -28,6 +32,8 @@ pub struct Backend {
     /// Size of one multipart part. S3 requires at least 5 MiB for all parts but
     /// the last; local disk is happy with less, and less memory.
     pub part_size: usize,
+    /// The same store when it is local disk, for [`Backend::read`].
+    local: Option<Arc<LocalFileSystem>>,
 }
 
 /// What was written.
@@ -49,6 +55,19 @@ pub enum WriteError {
     Store(object_store::Error),
 }
 
+impl Written {
+    /// The size and ETag of a body held in memory.
+    pub fn of(chunks: &[Bytes]) -> Self {
+        let mut hash = Md5::new();
+        let mut size = 0;
+        for chunk in chunks {
+            hash.update(chunk);
+            size += chunk.len() as u64;
+        }
+        Written { size, etag: format!("\"{}\"", hex::encode(hash.finalize())) }
+    }
+}
+
 impl From<WriteError> for ApiError {
     fn from(error: WriteError) -> Self {
         match error {
@@ -68,7 +87,7 @@ impl Backend {
                 let store = s3_builder(config, bucket)
                     .build()
                     .map_err(|e| format!("invalid S3 storage configuration: {e}"))?;
-                Ok(Self { store: Arc::new(store), part_size: 5 << 20 })
+                Ok(Self { store: Arc::new(store), part_size: 5 << 20, local: None })
             }
             None => {
                 std::fs::create_dir_all(root)
@@ -76,7 +95,8 @@ impl Backend {
                 let store = LocalFileSystem::new_with_prefix(root)
                     .map_err(|e| format!("invalid storage root {}: {e}", root.display()))?
                     .with_automatic_cleanup(true);
-                Ok(Self { store: Arc::new(store), part_size: 1 << 20 })
+                let store = Arc::new(store);
+                Ok(Self { store: store.clone(), part_size: 1 << 20, local: Some(store) })
             }
         }
     }
@@ -117,6 +137,51 @@ impl Backend {
         }
         writer.finish().await.map_err(WriteError::Store)?;
         Ok(Written { size, etag: format!("\"{}\"", hex::encode(hash.finalize())) })
+    }
+
+    /// Writes a body held in memory in one request (S3's `PutObject`; on local
+    /// disk one hop to a blocking thread that writes a staged file and renames
+    /// it). Its chunks are handed over as they are, not copied together.
+    pub async fn put(&self, path: &Path, chunks: Vec<Bytes>) -> Result<(), ApiError> {
+        self.store.put(path, PutPayload::from_iter(chunks)).await.map(|_| ()).map_err(ApiError::internal)
+    }
+
+    /// Reads `range` of a blob into memory. On local disk that is one hop to
+    /// the blocking pool, which opens the file and reads straight into the
+    /// buffer: `get_range` takes a second hop to open the file and zero-fills
+    /// the buffer before reading into it, which callgrind showed to be half
+    /// the gateway's instructions when serving a 200 KB object. Elsewhere it
+    /// is a ranged GET. A blob shorter than `range` is an error, never a short
+    /// body.
+    pub async fn read(&self, path: &Path, range: Range<u64>) -> Result<Bytes, object_store::Error> {
+        let Some(local) = &self.local else {
+            return self.store.get_range(path, range).await;
+        };
+        let file = local.path_to_filesystem(path)?;
+        let location = path.to_string();
+        let read = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+            let mut opened = std::fs::File::open(&file)?;
+            opened.seek(SeekFrom::Start(range.start))?;
+            let wanted = range.end - range.start;
+            let mut buffer = Vec::with_capacity(wanted as usize);
+            opened.take(wanted).read_to_end(&mut buffer)?;
+            if (buffer.len() as u64) < wanted {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the blob is shorter than its row",
+                ));
+            }
+            Ok(buffer)
+        })
+        .await
+        .map_err(|e| object_store::Error::Generic { store: "LocalFileSystem", source: Box::new(e) })?;
+        match read {
+            Ok(buffer) => Ok(Bytes::from(buffer)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(object_store::Error::NotFound { path: location, source: Box::new(e) })
+            }
+            Err(e) => Err(object_store::Error::Generic { store: "LocalFileSystem", source: Box::new(e) }),
+        }
     }
 
     /// Removes a blob; a blob already gone is fine. Failures are logged, never
@@ -215,6 +280,25 @@ mod tests {
         let written = backend.write(&path, futures::stream::iter(chunks), 1000).await.expect("write");
         assert_eq!(written.size, 1000);
         assert_eq!(walk(root.path()).len(), 1);
+    }
+
+    #[tokio::test]
+    async fn local_reads_give_the_range_and_refuse_missing_or_short_blobs() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let mut config = config();
+        config.s3_bucket = None;
+        let backend = Backend::from_config(&config, root.path()).expect("backend");
+        let path = Path::parse("b/it's (1).png/v1").expect("path");
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+        backend
+            .put(&path, vec![Bytes::from(bytes[..100].to_vec()), Bytes::from(bytes[100..].to_vec())])
+            .await
+            .expect("put");
+        assert_eq!(backend.read(&path, 0..5000).await.expect("read"), bytes);
+        assert_eq!(backend.read(&path, 10..20).await.expect("read"), bytes[10..20]);
+        assert!(backend.read(&path, 0..5001).await.is_err(), "a short blob is an error");
+        let missing = backend.read(&Path::parse("b/none/v1").expect("path"), 0..1).await;
+        assert!(matches!(missing, Err(object_store::Error::NotFound { .. })), "{missing:?}");
     }
 
     fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

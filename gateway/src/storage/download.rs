@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::error::StorageError;
 use super::keys;
-use super::objects::{self, Stored};
+use super::objects::{self, Blob};
 use super::path::ObjectPath;
 use crate::caller::Caller;
 use crate::db::Access;
@@ -43,10 +43,8 @@ pub async fn authenticated(
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    let object = objects::find(&mut session, &bucket, &key).await?;
-    session.commit().await?;
-    let object = object.ok_or_else(StorageError::no_such_key)?;
+    let session = state.db.session(&caller, Access::ReadOnly).await?;
+    let object = objects::blob(session, &bucket, &key).await?.ok_or_else(StorageError::no_such_key)?;
     serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 
@@ -58,10 +56,9 @@ pub async fn public(
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let mut session = state.db.as_service_role(Access::ReadOnly).await?;
-    let object = objects::find_public(&mut session, &bucket, &key).await;
-    session.commit().await?;
-    serve(&state, &bucket, &object?, &method, &headers, query.download.as_deref()).await
+    let session = state.db.as_service_role(Access::ReadOnly).await?;
+    let object = objects::public_blob(session, &bucket, &key).await?;
+    serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 
 /// `GET /object/info/{bucket}/{key}`: the object's row, as the caller sees it.
@@ -91,26 +88,27 @@ pub async fn info_public(
 pub async fn serve(
     state: &AppState,
     bucket: &str,
-    object: &Stored,
+    object: &Blob,
     method: &Method,
     headers: &HeaderMap,
     download: Option<&str>,
 ) -> Result<Response, ApiError> {
-    let size = object.size();
-    let etag = object.text("eTag").unwrap_or("").to_owned();
+    let size = object.size;
+    let etag = object.etag.as_deref().unwrap_or("");
     let mut common = HeaderMap::new();
     let mut set = |name: header::HeaderName, value: &str| {
         if let Ok(value) = HeaderValue::from_str(value) {
             common.insert(name, value);
         }
     };
-    set(header::CONTENT_TYPE, object.text("mimetype").unwrap_or("application/octet-stream"));
-    set(header::CACHE_CONTROL, object.text("cacheControl").unwrap_or("no-cache"));
+    set(header::CONTENT_TYPE, object.mimetype.as_deref().unwrap_or("application/octet-stream"));
+    set(header::CACHE_CONTROL, object.cache_control.as_deref().unwrap_or("no-cache"));
     if !etag.is_empty() {
-        set(header::ETAG, &etag);
+        set(header::ETAG, etag);
     }
     if let Some(modified) = object
-        .text("lastModified")
+        .last_modified
+        .as_deref()
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&chrono::Utc).format("%a, %d %b %Y %H:%M:%S GMT").to_string())
     {
@@ -150,22 +148,22 @@ pub async fn serve(
         return Ok((status, common, Body::empty()).into_response());
     }
     let path = keys::version_path(bucket, &object.name, &object.version)?;
-    let options = GetOptions { range: Some(GetRange::Bounded(start..end)), ..Default::default() };
-    let result = state.store.store.get_opts(&path, options).await.map_err(|e| match e {
+    let missing = |e: object_store::Error| match e {
         object_store::Error::NotFound { .. } => {
             tracing::error!(%path, "a row points at bytes that are missing");
             ApiError::from(StorageError::no_such_key())
         }
         other => ApiError::internal(other),
-    })?;
-    // object_store streams a local file in 8 KiB reads, each a hop to the
-    // blocking pool; a small object is read in one go instead.
-    let body = if end - start <= SMALL_OBJECT {
-        Body::from(result.bytes().await.map_err(ApiError::internal)?)
-    } else {
-        Body::from_stream(result.into_stream())
     };
-    Ok((status, common, body).into_response())
+    // A small object is read whole, in one go (`Backend::read`); a stream
+    // would take a hop to the blocking pool per 8 KiB.
+    if end - start <= SMALL_OBJECT {
+        let bytes = state.store.read(&path, start..end).await.map_err(missing)?;
+        return Ok((status, common, Body::from(bytes)).into_response());
+    }
+    let options = GetOptions { range: Some(GetRange::Bounded(start..end)), ..Default::default() };
+    let result = state.store.store.get_opts(&path, options).await.map_err(missing)?;
+    Ok((status, common, Body::from_stream(result.into_stream())).into_response())
 }
 
 /// Objects up to this size are read whole before they are sent.

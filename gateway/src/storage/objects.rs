@@ -20,11 +20,13 @@ pub struct BucketLimits {
     pub allowed_mime_types: Option<Vec<String>>,
 }
 
-pub async fn bucket_limits(session: &mut Session, bucket: &str) -> Result<Option<BucketLimits>, ApiError> {
+/// Reads the bucket's limits and ends `session`, in one round trip.
+pub async fn bucket_limits(session: Session, bucket: &str) -> Result<Option<BucketLimits>, ApiError> {
     let rows = session
-        .query(
+        .query_and_end(
             "select public, file_size_limit, allowed_mime_types from storage.buckets where id = $1",
             &[&bucket],
+            true,
         )
         .await?;
     Ok(rows.first().map(|row| BucketLimits {
@@ -65,39 +67,76 @@ pub enum Mode {
     Update,
 }
 
-/// Writes the row for `object` and returns its id and the version it replaced.
-/// Run as the caller inside a transaction that is rolled back, this is the
-/// permission check before any byte moves (Storage's `Uploader.canUpload`);
-/// run as `service_role` and committed, it is the switch to the new version.
+/// Writes the row for `object` and returns its id and the version it replaced,
+/// leaving the transaction open. Run as the caller, it is both the permission
+/// check (row-level security, the 409 for an existing key) and, once the bytes
+/// are written and the session commits, the switch to the new version.
 pub async fn write_row(
     session: &mut Session,
     object: &NewObject<'_>,
     mode: Mode,
 ) -> Result<(Uuid, Option<String>), ApiError> {
+    let previous = previous_version(session, object, mode).await?;
     let owner = object.owner_uuid();
-    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 8] = [
+    let rows =
+        session.query(write_sql(mode), &write_params(object, &owner)).await.map_err(duplicate_as_409)?;
+    written(object, mode, &rows, previous)
+}
+
+/// [`write_row`], with the end of the transaction (`commit` false: rolled back,
+/// the dry run of Storage's `Uploader.canUpload`) in the same round trip as
+/// the write.
+pub async fn write_row_and_end(
+    mut session: Session,
+    object: &NewObject<'_>,
+    mode: Mode,
+    commit: bool,
+) -> Result<(Uuid, Option<String>), ApiError> {
+    let previous = previous_version(&mut session, object, mode).await?;
+    let owner = object.owner_uuid();
+    let rows = session
+        .query_and_end(write_sql(mode), &write_params(object, &owner), commit)
+        .await
+        .map_err(duplicate_as_409)?;
+    written(object, mode, &rows, previous)
+}
+
+/// For an upsert or update: the version the row points at now, locked.
+async fn previous_version(
+    session: &mut Session,
+    object: &NewObject<'_>,
+    mode: Mode,
+) -> Result<Option<Option<String>>, ApiError> {
+    if mode == Mode::Create {
+        return Ok(None);
+    }
+    let rows = session
+        .query(
+            "select version from storage.objects where bucket_id = $1 and name = $2 for update",
+            &[&object.bucket, &object.name],
+        )
+        .await?;
+    Ok(rows.first().map(|row| row.get::<_, Option<String>>(0)))
+}
+
+fn write_params<'a>(
+    object: &'a NewObject<'_>,
+    owner: &'a Option<Uuid>,
+) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 8] {
+    [
         &object.bucket,
         &object.name,
-        &owner,
+        owner,
         &object.owner,
         &object.metadata,
         &object.user_metadata,
         &object.version,
         &object.id,
-    ];
-    let previous = match mode {
-        Mode::Create => None,
-        Mode::Upsert | Mode::Update => {
-            let rows = session
-                .query(
-                    "select version from storage.objects where bucket_id = $1 and name = $2 for update",
-                    &[&object.bucket, &object.name],
-                )
-                .await?;
-            rows.first().map(|row| row.get::<_, Option<String>>(0))
-        }
-    };
-    let sql = match mode {
+    ]
+}
+
+fn write_sql(mode: Mode) -> &'static str {
+    match mode {
         // No RETURNING: it would need a select policy, and Storage lets an
         // insert policy alone allow uploads.
         Mode::Create => {
@@ -119,8 +158,15 @@ pub async fn write_row(
                version = $7, updated_at = now(), last_accessed_at = now() \
              where bucket_id = $1 and name = $2 and $8::uuid is not null returning id"
         }
-    };
-    let rows = session.query(sql, &params).await.map_err(duplicate_as_409)?;
+    }
+}
+
+fn written(
+    object: &NewObject<'_>,
+    mode: Mode,
+    rows: &[Row],
+    previous: Option<Option<String>>,
+) -> Result<(Uuid, Option<String>), ApiError> {
     if mode == Mode::Create {
         return Ok((object.id, None));
     }
@@ -128,6 +174,59 @@ pub async fn write_row(
         return Err(StorageError::no_such_key().into());
     };
     Ok((row.get(0), previous.flatten()))
+}
+
+/// One stored object, as a download needs it: a few text columns rather than
+/// the `/object/info` JSON, which downloads never send.
+#[derive(Debug, Clone)]
+pub struct Blob {
+    pub name: String,
+    pub version: String,
+    pub size: u64,
+    pub mimetype: Option<String>,
+    pub cache_control: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+const BLOB: &str = "o.name, o.version, o.metadata ->> 'size', o.metadata ->> 'mimetype', \
+     o.metadata ->> 'cacheControl', o.metadata ->> 'eTag', o.metadata ->> 'lastModified'";
+
+fn blob_of(row: &Row) -> Blob {
+    Blob {
+        name: row.get(0),
+        version: row.get::<_, Option<String>>(1).unwrap_or_default(),
+        size: row.get::<_, Option<&str>>(2).and_then(|s| s.parse().ok()).unwrap_or(0),
+        mimetype: row.get(3),
+        cache_control: row.get(4),
+        etag: row.get(5),
+        last_modified: row.get(6),
+    }
+}
+
+/// The object to download, if the session's role may select it; ends the
+/// session in the same round trip as the select.
+pub async fn blob(session: Session, bucket: &str, name: &str) -> Result<Option<Blob>, ApiError> {
+    let sql = format!("select {BLOB} from storage.objects o where o.bucket_id = $1 and o.name = $2");
+    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
+    Ok(rows.first().map(blob_of))
+}
+
+/// [`find_public`] for a download, in one round trip.
+pub async fn public_blob(session: Session, bucket: &str, name: &str) -> Result<Blob, ApiError> {
+    let sql = format!(
+        "select {BLOB}, o.id from storage.buckets b \
+         left join storage.objects o on o.bucket_id = b.id and o.name = $2 \
+         where b.id = $1 and b.public"
+    );
+    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
+    let Some(row) = rows.first() else {
+        return Err(StorageError::no_such_bucket().into());
+    };
+    if row.get::<_, Option<Uuid>>(7).is_none() {
+        return Err(StorageError::no_such_key().into());
+    }
+    Ok(blob_of(row))
 }
 
 /// A unique violation on `(bucket_id, name)` is Storage's 409 Duplicate.

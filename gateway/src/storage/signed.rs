@@ -153,10 +153,8 @@ pub async fn download(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     verify(&state, query.token.as_deref(), "download", &format!("{bucket}/{key}"))?;
-    let mut session = state.db.as_service_role(Access::ReadOnly).await?;
-    let object = objects::find(&mut session, &bucket, &key).await?;
-    session.commit().await?;
-    let object = object.ok_or_else(StorageError::no_such_key)?;
+    let session = state.db.as_service_role(Access::ReadOnly).await?;
+    let object = objects::blob(session, &bucket, &key).await?.ok_or_else(StorageError::no_such_key)?;
     download::serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 
@@ -171,9 +169,8 @@ pub async fn sign_upload(
     let upsert = upsert_header(&headers);
     let mode = if upsert { Mode::Upsert } else { Mode::Create };
     let owner = caller.claims.sub().map(str::to_owned);
-    let mut lookup = state.db.as_service_role(Access::ReadOnly).await?;
-    let bucket_exists = objects::bucket_limits(&mut lookup, &bucket).await?.is_some();
-    lookup.commit().await?;
+    let lookup = state.db.as_service_role(Access::ReadOnly).await?;
+    let bucket_exists = objects::bucket_limits(lookup, &bucket).await?.is_some();
     if !bucket_exists {
         return Err(StorageError::no_such_bucket().into());
     }
@@ -187,9 +184,8 @@ pub async fn sign_upload(
         metadata: json!({}),
         user_metadata: None,
     };
-    let mut dry_run = state.db.session(&caller, Access::ReadWrite).await?;
-    objects::write_row(&mut dry_run, &row, mode).await?;
-    dry_run.rollback().await?;
+    let dry_run = state.db.session(&caller, Access::ReadWrite).await?;
+    objects::write_row_and_end(dry_run, &row, mode, false).await?;
     let url = format!("{bucket}/{key}");
     let token =
         token(&state, "upload", &url, UPLOAD_URL_SECONDS, json!({ "owner": owner, "upsert": upsert }))?;

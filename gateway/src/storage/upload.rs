@@ -35,6 +35,7 @@ use futures::{StreamExt, stream::BoxStream};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::backend::{WriteError, Written};
 use super::error::StorageError;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
@@ -96,6 +97,10 @@ struct Incoming<'a> {
     declared: Option<u64>,
 }
 
+/// Bodies up to this size (and the limit) are read whole before the row is
+/// written; larger ones stream to the store in parts.
+const BUFFERED: u64 = 1 << 20;
+
 /// Runs the recipe of the module doc. `checked_as` is the caller whose
 /// permission is tried first; signed upload URLs pass `None`, their permission
 /// having been checked when the URL was signed.
@@ -107,9 +112,8 @@ pub async fn upload(
 ) -> Result<Uuid, ApiError> {
     keys::parse_bucket(target.bucket)?;
     keys::parse_key(target.key)?;
-    let mut lookup = state.db.as_service_role(Access::ReadOnly).await?;
-    let bucket = objects::bucket_limits(&mut lookup, target.bucket).await?;
-    lookup.commit().await?;
+    let lookup = state.db.as_service_role(Access::ReadOnly).await?;
+    let bucket = objects::bucket_limits(lookup, target.bucket).await?;
     let bucket = bucket.ok_or_else(StorageError::no_such_bucket)?;
     let global = state.config.storage.file_size_limit;
     let limit = bucket.file_size_limit.map_or(global, |own| own.min(global));
@@ -117,7 +121,7 @@ pub async fn upload(
         drain.set(limit);
     }
 
-    let incoming = if let Some(boundary) = multipart_boundary(request.headers())? {
+    let mut incoming = if let Some(boundary) = multipart_boundary(request.headers())? {
         let form = multer::Multipart::new(request.into_body().into_data_stream(), boundary);
         read_form(form).await?
     } else {
@@ -128,37 +132,82 @@ pub async fn upload(
     }
     check_mime(&incoming.mime, bucket.allowed_mime_types.as_deref())?;
 
+    let small = BUFFERED.min(limit);
+    let (head, whole) = if incoming.declared.is_none_or(|n| n <= small) {
+        read_up_to(&mut incoming.bytes, small).await?
+    } else {
+        (Vec::new(), false)
+    };
     let version = Uuid::new_v4().to_string();
+    let path = keys::version_path(target.bucket, target.key, &version)?;
     let mut row = NewObject {
         id: Uuid::new_v4(),
         bucket: target.bucket,
         name: target.key,
         owner: target.owner.as_deref(),
         version: &version,
-        metadata: metadata(&incoming, incoming.declared.unwrap_or(0), ""),
+        metadata: Value::Null,
         user_metadata: incoming.user_metadata.clone(),
     };
-    if let Some(caller) = checked_as {
-        let mut dry_run = state.db.session(caller, Access::ReadWrite).await?;
-        objects::write_row(&mut dry_run, &row, target.mode).await?;
-        dry_run.rollback().await?;
-    }
-
-    let path = keys::version_path(target.bucket, target.key, &version)?;
-    let written = state.store.write(&path, incoming.bytes, limit).await?;
-    row.metadata = metadata_written(&row.metadata, written.size, &written.etag);
-    let switched = async {
-        let mut session = state.db.as_service_role(Access::ReadWrite).await?;
-        let result = objects::write_row(&mut session, &row, target.mode).await?;
-        session.commit().await?;
-        Ok::<_, ApiError>(result)
-    }
-    .await;
-    let (id, previous) = match switched {
-        Ok(done) => done,
-        Err(e) => {
+    let session = || async {
+        match checked_as {
+            Some(caller) => state.db.session(caller, Access::ReadWrite).await,
+            None => state.db.as_service_role(Access::ReadWrite).await,
+        }
+    };
+    let (id, previous) = if whole {
+        // The whole body is here: its row and its bytes go in one transaction
+        // as the caller. The insert is the permission check, before any byte
+        // is written; the row becomes visible at the commit, after the bytes
+        // are complete, so a crash in between leaves no row and the old object
+        // as it was (the way `copy` works too).
+        let written = Written::of(&head);
+        row.metadata = metadata(&incoming, written.size, &written.etag);
+        let mut session = session().await?;
+        let (id, previous) = match objects::write_row(&mut session, &row, target.mode).await {
+            Ok(done) => done,
+            Err(e) => {
+                // A PUT on a missing key fails with its transaction still
+                // open: end it, so the connection goes back to the pool.
+                let _ = session.rollback().await;
+                return Err(e);
+            }
+        };
+        if let Err(e) = state.store.put(&path, head).await {
+            // The write's error is the one to report; a session whose
+            // rollback fails gives its connection up by itself.
+            let _ = session.rollback().await;
+            return Err(e);
+        }
+        if let Err(e) = session.commit().await {
             state.store.remove(&path).await;
             return Err(e);
+        }
+        (id, previous)
+    } else {
+        // Too large to hold: the insert is tried as the caller and rolled back,
+        // the body streams to the store, then a second transaction switches
+        // the row to the new version.
+        row.metadata = metadata(&incoming, incoming.declared.unwrap_or(0), "");
+        if let Some(caller) = checked_as {
+            let dry_run = state.db.session(caller, Access::ReadWrite).await?;
+            objects::write_row_and_end(dry_run, &row, target.mode, false).await?;
+        }
+        let rest = std::mem::replace(&mut incoming.bytes, futures::stream::empty().boxed());
+        let body = futures::stream::iter(head.into_iter().map(Ok)).chain(rest);
+        let written = state.store.write(&path, body, limit).await?;
+        row.metadata = metadata(&incoming, written.size, &written.etag);
+        let switched = async {
+            let session = state.db.as_service_role(Access::ReadWrite).await?;
+            objects::write_row_and_end(session, &row, target.mode, true).await
+        }
+        .await;
+        match switched {
+            Ok(done) => done,
+            Err(e) => {
+                state.store.remove(&path).await;
+                return Err(e);
+            }
         }
     };
     if let Some(previous) = previous.filter(|p| !p.is_empty() && *p != version)
@@ -167,6 +216,25 @@ pub async fn upload(
         state.store.remove(&old).await;
     }
     Ok(id)
+}
+
+/// Reads `body` until it ends (`true`) or more than `most` bytes arrived
+/// (`false`); returns the chunks read, not copied.
+async fn read_up_to(
+    body: &mut BoxStream<'_, Result<Bytes, String>>,
+    most: u64,
+) -> Result<(Vec<Bytes>, bool), ApiError> {
+    let mut chunks = Vec::new();
+    let mut size = 0;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(WriteError::Body)?;
+        size += chunk.len() as u64;
+        chunks.push(chunk);
+        if size > most {
+            return Ok((chunks, false));
+        }
+    }
+    Ok((chunks, true))
 }
 
 /// The boundary of a `multipart/form-data` body; `None` for a raw body.
@@ -298,20 +366,6 @@ fn metadata(incoming: &Incoming<'_>, size: u64, etag: &str) -> Value {
         "contentLength": size,
         "httpStatusCode": 200,
     })
-}
-
-fn metadata_written(draft: &Value, size: u64, etag: &str) -> Value {
-    let mut metadata = draft.clone();
-    if let Value::Object(map) = &mut metadata {
-        map.insert("size".to_owned(), json!(size));
-        map.insert("contentLength".to_owned(), json!(size));
-        map.insert("eTag".to_owned(), json!(etag));
-        map.insert(
-            "lastModified".to_owned(),
-            json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
-        );
-    }
-    metadata
 }
 
 #[cfg(test)]
