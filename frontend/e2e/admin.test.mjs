@@ -4,7 +4,7 @@
 // run in order inside one suite.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertNoProblems, launch, newPage, screenshot } from './support/browser.mjs';
+import { assertAccessible, assertNoProblems, launch, newPage, screenshot } from './support/browser.mjs';
 import { startShop } from './support/shop.mjs';
 
 // The harness's two sizes; screenshots are named after them.
@@ -217,6 +217,7 @@ describe('the admin area', { concurrency: false }, () => {
     await page.getByText(`${categories} categorías`).waitFor();
     await page.getByText('En promoción').waitFor();
     await screenshot(page, 'admin-dashboard');
+    await assertAccessible(page);
   });
 
   test('creates a brand, after the form refuses empty fields', async () => {
@@ -227,6 +228,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByText('El nombre es requerido').waitFor();
     await dialog.getByText('La descripción es requerida').waitFor();
     await screenshot(page, 'admin-brand-form');
+    await assertAccessible(page);
     await dialog.getByLabel('Nombre').fill(names.brand);
     await dialog.getByLabel('Descripción').fill('Marca creada por la prueba del panel');
     assert.equal(await dialog.getByLabel('Marca activa').isChecked(), true);
@@ -238,6 +240,7 @@ describe('the admin area', { concurrency: false }, () => {
     await page.getByRole('menuitem', { name: 'Desactivar' }).waitFor();
     await page.getByRole('menuitem', { name: 'Editar' }).waitFor();
     await screenshot(page, 'admin-brand-menu');
+    await assertAccessible(page);
     await withToast('Marca desactivada', () => page.getByRole('menuitem', { name: 'Desactivar' }).click());
     assert.equal(await scalar('select status from public.brands where name = $1', [names.brand]), false);
     await closeToast();
@@ -255,12 +258,14 @@ describe('the admin area', { concurrency: false }, () => {
     assert.equal(brand.status, true);
     assert.equal(brand.created_by, staffId);
     await screenshot(page, 'admin-brands');
+    await assertAccessible(page);
   });
 
   test('the product form shows each validation message', async () => {
     await page.goto(`${shop.url}/admin/products`);
     await page.getByTestId('count-celulares').waitFor();
     await screenshot(page, 'admin-products');
+    await assertAccessible(page);
     await page.getByRole('button', { name: 'Agregar producto' }).click();
     const dialog = productDialog('Nuevo producto');
     await dialog.getByLabel('Cantidad').fill('-1');
@@ -277,6 +282,7 @@ describe('the admin area', { concurrency: false }, () => {
       await dialog.getByText(message).waitFor();
     }
     await screenshot(page, 'admin-product-form-errors');
+    await assertAccessible(page);
     await dialog.getByLabel('Nombre').fill('x');
     assert.equal(await dialog.getByText('El nombre es requerido').count(), 0, 'editing clears the error');
 
@@ -307,6 +313,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByLabel('Archivo de imagen').setInputFiles({ name: 'foto.png', mimeType: 'image/png', buffer: PNG });
     await dialog.getByRole('img', { name: 'Vista previa de la imagen' }).waitFor();
     await screenshot(page, 'admin-product-form');
+    await assertAccessible(page);
     await submitDialog(dialog, 'Crear', 'Producto creado');
 
     const [product] = await rows(
@@ -340,6 +347,7 @@ describe('the admin area', { concurrency: false }, () => {
       const src = await store.locator(`img[src*="/storage/v1/object/public/store-products/products/"]`).first().getAttribute('src');
       assert.ok(src.endsWith(object), `store image ${src}`);
       await screenshot(store, 'store-with-uploaded-product');
+      await assertAccessible(store);
       await store.close();
     }
   });
@@ -378,6 +386,7 @@ describe('the admin area', { concurrency: false }, () => {
     await dialog.getByRole('row', { name: new RegExp(names.listed) }).waitFor();
     await dialog.getByText(/de 1 productos$/).waitFor();
     await screenshot(page, 'admin-category-products');
+    await assertAccessible(page);
     await dialog.getByRole('button', { name: `Editar ${names.listed}` }).click();
     const form = productDialog('Editar producto');
     assert.equal(await form.getByRole('radio', { name: 'Samsung Galaxy A16 Negro' }).getAttribute('aria-checked'), 'true');
@@ -426,6 +435,7 @@ describe('the admin area', { concurrency: false }, () => {
     );
     await withToast('Configuración guardada', () => page.getByRole('button', { name: 'Guardar Configuración' }).click());
     await screenshot(page, 'admin-settings');
+    await assertAccessible(page);
 
     await page.reload();
     await page.getByLabel('Nombre de la tienda').waitFor();
@@ -457,22 +467,27 @@ describe('the admin area', { concurrency: false }, () => {
         await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await phone.waitForLoadState('networkidle');
         await screenshot(phone, `admin-${name}`);
+        await assertAccessible(phone);
       }
       await phone.getByRole('button', { name: 'Abrir menú' }).click();
       await phone.getByRole('dialog', { name: 'Menú' }).getByRole('link', { name: 'Productos' }).click();
       await phone.getByRole('button', { name: 'Ver Productos de Celulares' }).click();
       await phone.getByRole('dialog', { name: 'Productos de Celulares' }).getByRole('button', { name: /^Editar / }).first().waitFor();
       await screenshot(phone, 'admin-category-products');
+      await assertAccessible(phone);
       await phone.keyboard.press('Escape');
       await phone.getByRole('button', { name: 'Agregar producto' }).click();
       await screenshot(phone, 'admin-product-form');
+      await assertAccessible(phone);
       await phone.keyboard.press('Escape');
       await phone.getByRole('button', { name: 'Abrir menú' }).click();
       await screenshot(phone, 'admin-menu');
+      await assertAccessible(phone);
       await phone.getByRole('dialog', { name: 'Menú' }).getByRole('link', { name: 'Marcas' }).click();
       await phone.getByRole('button', { name: 'Agregar marca' }).click();
       await phone.getByRole('dialog', { name: 'Nueva marca' }).waitFor();
       await screenshot(phone, 'admin-brand-form');
+      await assertAccessible(phone);
       assertNoProblems(phone);
     } finally {
       await phone.close();
@@ -504,6 +519,7 @@ describe('the admin area', { concurrency: false }, () => {
       await other.getByText('Error al cargar configuración').waitFor();
       await other.getByText('Usuario no está asociado a ninguna empresa').waitFor();
       await screenshot(other, 'admin-settings-no-company');
+      await assertAccessible(other);
     } finally {
       await other.close();
     }

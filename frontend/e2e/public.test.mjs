@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { artifactsDir, assertNoProblems, launch, newPage, screenshot } from './support/browser.mjs';
+import { artifactsDir, assertAccessible, assertNoProblems, launch, newPage, screenshot } from './support/browser.mjs';
 import { startShop } from './support/shop.mjs';
 
 // The harness's two sizes (a 390 px phone, a 1366 px laptop) and the
@@ -132,6 +132,7 @@ describe('the public side', () => {
     }
     await loadLazyImages(page);
     await screenshot(page, 'landing');
+    await assertAccessible(page);
 
     // The store link of the header.
     await page.getByRole('navigation', { name: 'Secciones' }).getByRole('link', { name: 'Tienda' }).click();
@@ -146,6 +147,7 @@ describe('the public side', () => {
     await page.getByRole('heading', { name: 'Modelos destacados' }).waitFor();
     await loadLazyImages(page);
     await screenshot(page, 'landing');
+    await assertAccessible(page);
 
     await page.getByRole('button', { name: 'Abrir menú' }).click();
     const menu = page.getByRole('dialog', { name: 'Menú' });
@@ -177,6 +179,7 @@ describe('the public side', () => {
     }
     await loadLazyImages(page);
     await screenshot(page, 'store');
+    await assertAccessible(page);
 
     // Search (debounced): the names matching, as the database says.
     await page.getByRole('searchbox', { name: 'Buscar productos' }).fill('galaxy');
@@ -252,6 +255,7 @@ describe('the public side', () => {
     await page.locator('main article').first().waitFor();
     await loadLazyImages(page);
     await screenshot(page, 'store');
+    await assertAccessible(page);
     await page.getByRole('button', { name: /^ver más sobre / }).first().click();
     await page.getByRole('dialog', { name: 'Detalles del producto' }).waitFor();
     await page.waitForTimeout(400);
@@ -266,6 +270,7 @@ describe('the public side', () => {
     await page.waitForURL(`${shop.url}/auth`);
     await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
     await screenshot(page, 'auth');
+    await assertAccessible(page);
 
     await page.getByLabel('Correo electrónico').fill(shop.staff.email);
     await page.getByLabel('Contraseña', { exact: true }).fill(shop.staff.password);
@@ -287,6 +292,7 @@ describe('the public side', () => {
     await page.goto(`${shop.url}/auth`);
     await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
     await screenshot(page, 'auth');
+    await assertAccessible(page);
     await page.getByLabel('Correo electrónico').fill(shop.staff.email);
     await page.getByLabel('Contraseña', { exact: true }).fill('no-es-la-clave');
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
@@ -304,11 +310,12 @@ describe('the public side', () => {
       await page.getByLabel('Usuario').waitFor();
       await page.getByLabel('Contraseña').waitFor();
       await screenshot(page, 'register');
+      await assertAccessible(page);
 
       await page.goto(`${shop.url}/other`);
       for (const pack of ['Esencial', 'Clásico', 'Premium']) {
         await page.getByRole('heading', { name: pack, exact: true }).waitFor();
-        const link = page.getByRole('link', { name: `Cotizar el paquete ${pack} por WhatsApp` });
+        const link = page.getByRole('link', { name: `Cotizar ${pack} por WhatsApp` });
         assert.equal(chatText(await hrefOf(link)), say.photoBoothPackage(pack));
       }
       const photos = page.locator('section[aria-labelledby="gallery-title"] img');
@@ -317,6 +324,7 @@ describe('the public side', () => {
       assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Escríbenos por WhatsApp' }).first())), say.photoBooth);
       await loadLazyImages(page);
       await screenshot(page, 'other');
+      await assertAccessible(page);
       assertNoProblems(page);
     await page.context().close();
     }

@@ -6,11 +6,13 @@
 //   await page.goto('/store');
 //   await screenshot(page, 'store');          // e2e/artifacts/store-mobile.png
 //   assertNoProblems(page);                   // no console error, failed request or 4xx/5xx
+//   await assertAccessible(page);             // no serious axe-core (WCAG A/AA) violation
 //   await page.context().close();
 //   await browser.close();
 
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -135,4 +137,31 @@ export async function screenshot(page, name) {
   const file = path.join(artifactsDir, `${name}-${label}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * Runs axe-core (https://github.com/dequelabs/axe-core) on what `page` shows
+ * now, against WCAG 2.x A and AA (names, labels, roles, contrast, focusable
+ * dialogs...), and fails on any violation of impact `serious` or `critical`.
+ * `disable` lists rule ids a test knowingly skips. Returns the minor findings.
+ */
+export async function assertAccessible(page, { disable = [] } = {}) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axeSource });
+  const { violations } = await page.evaluate(
+    (rules) =>
+      window.axe.run(document, {
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+        rules: Object.fromEntries(rules.map((id) => [id, { enabled: false }])),
+      }),
+    disable,
+  );
+  const severe = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    severe.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`),
+    [],
+    `accessibility violations on ${page.url()}`,
+  );
+  return violations.filter((v) => !severe.includes(v));
 }

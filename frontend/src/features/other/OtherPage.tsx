@@ -76,9 +76,9 @@ export default function OtherPage() {
                   <WhatsAppLink
                     message={messages.photoBoothPackage(pack.name)}
                     className="mt-8 w-full"
-                    aria-label={`Cotizar el paquete ${pack.name} por WhatsApp`}
                   >
                     Cotizar {pack.name}
+                    <span className="sr-only"> por WhatsApp</span>
                   </WhatsAppLink>
                 </li>
               ))}
