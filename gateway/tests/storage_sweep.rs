@@ -291,6 +291,29 @@ async fn one_sweep_at_a_time() {
 }
 
 #[tokio::test]
+async fn serve_sweeps_at_its_interval() {
+    let app = spawn_storage_app(Backend::Local).await;
+    orphan(&app, &format!("files/lost.txt/{}", version())).await;
+    let every = Duration::from_millis(200);
+    let sweeper = gateway::storage::sweep::spawn_periodic(
+        app.state.db.clone(),
+        app.state.store.clone(),
+        Duration::ZERO,
+        every,
+    );
+    let mut swept = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if blobs(&app).await.is_empty() {
+            swept = true;
+            break;
+        }
+    }
+    sweeper.abort();
+    assert!(swept, "the periodic sweep never removed the orphan");
+}
+
+#[tokio::test]
 async fn the_sweep_command_prints_what_it_removes() {
     let app = spawn_storage_app(Backend::Local).await;
     let lost = format!("files/lost.txt/{}", version());
