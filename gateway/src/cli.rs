@@ -1,5 +1,5 @@
 //! The command line: `gateway serve`, `gateway migrate`, `gateway keys`,
-//! `gateway users add|list`.
+//! `gateway users add|list`, `gateway storage sweep`.
 
 use std::process::ExitCode;
 
@@ -31,6 +31,26 @@ enum Command {
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Maintain the stored files.
+    #[command(subcommand)]
+    Storage(StorageCommand),
+}
+
+#[derive(Subcommand)]
+enum StorageCommand {
+    /// Remove orphaned bytes: blobs that no row of storage.objects points at
+    /// and older than --storage-sweep-grace. Prints each one and a summary;
+    /// exits with 1 if anything failed.
+    Sweep {
+        #[command(flatten)]
+        config: Config,
+        /// Print what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only this bucket's folder (default: the whole store).
+        #[arg(long)]
+        bucket: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -68,6 +88,9 @@ pub async fn run() -> ExitCode {
         Command::Migrate(config) => migrate(config).await,
         Command::Keys(config) => keys(&config),
         Command::Users(command) => users(command).await,
+        Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
+            sweep(config, dry_run, bucket).await
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -192,6 +215,49 @@ async fn users(command: UsersCommand) -> Result<(), BoxError> {
     .await;
     startup::close_database(database).await;
     result
+}
+
+async fn sweep(config: Config, dry_run: bool, bucket: Option<String>) -> Result<(), BoxError> {
+    use crate::storage::sweep::{self, Action, Sweep};
+    if let Some(bucket) = &bucket {
+        crate::storage::keys::parse_bucket(bucket).map_err(|_| format!("invalid bucket name {bucket:?}"))?;
+    }
+    let (secret, _) = startup::jwt_secret(&config)?;
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        let grace = config.storage.sweep_grace.0;
+        let state = startup::state(config, database.api.clone(), &secret)?;
+        let _lock = sweep::try_lock(&state.db).await?.ok_or("another sweep is running; try again later")?;
+        let sweep = Sweep { db: &state.db, store: &state.store, grace, dry_run };
+        let mut print = |event: &sweep::Event| {
+            let age = humanize(event.age);
+            match &event.action {
+                Action::Removed => println!("removed       {} ({age} old)", event.location),
+                Action::WouldRemove => println!("would remove  {} ({age} old)", event.location),
+                Action::LeftAlone => println!("left alone    {} (not the storage layout)", event.location),
+                Action::Failed(message) => println!("failed        {} {message}", event.location),
+            }
+        };
+        let report = sweep.run(bucket.as_deref(), &mut print).await?;
+        println!("{report}");
+        if report.failed > 0 {
+            return Err(format!("{} blobs could not be listed or removed", report.failed).into());
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    startup::close_database(database).await;
+    result
+}
+
+/// `3h 12min`, `4min 5s` or `7s`.
+fn humanize(age: std::time::Duration) -> String {
+    let s = age.as_secs();
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}min {s}s"),
+        (h, m, _) => format!("{h}h {m}min"),
+    }
 }
 
 fn text<'a>(value: &'a serde_json::Value, key: &str) -> &'a str {

@@ -40,7 +40,7 @@ impl FromStr for Secret {
     }
 }
 
-/// A duration written as `500ms`, `3s`, `2min` or a bare number of seconds.
+/// A duration written as `500ms`, `3s`, `2min`, `6h` or a bare number of seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span(pub Duration);
 
@@ -56,7 +56,8 @@ impl FromStr for Span {
             "ms" => Duration::from_millis(n),
             "" | "s" => Duration::from_secs(n),
             "min" | "m" => Duration::from_secs(n * 60),
-            other => return Err(format!("invalid duration unit {other:?} in {s:?}: use ms, s or min")),
+            "h" => Duration::from_secs(n * 3600),
+            other => return Err(format!("invalid duration unit {other:?} in {s:?}: use ms, s, min or h")),
         };
         Ok(Self(duration))
     }
@@ -177,7 +178,8 @@ mod tests {
             ("3s", Some(Duration::from_secs(3))),
             ("3", Some(Duration::from_secs(3))),
             ("2min", Some(Duration::from_secs(120))),
-            ("2h", None),
+            ("2h", Some(Duration::from_secs(7200))),
+            ("2d", None),
             ("s", None),
         ];
         for (input, expected) in cases {

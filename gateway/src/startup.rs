@@ -172,17 +172,30 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
 }
 
 /// Serves until `shutdown` resolves, then finishes the requests in flight. The
-/// schema listener keeps the REST API's schema cache current meanwhile.
+/// schema listener keeps the REST API's schema cache current meanwhile, and,
+/// with `--storage-sweep-interval`, the sweeper removes orphaned bytes.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
+    let storage = &state.config.storage;
+    let sweeper = storage.sweep_interval.map(|every| {
+        crate::storage::sweep::spawn_periodic(
+            state.db.clone(),
+            state.store.clone(),
+            storage.sweep_grace.0,
+            every.0,
+        )
+    });
     // The peer address is what auth rate limits are kept for.
     let app = crate::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
     let result = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     listener_task.abort();
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
     result
 }
 

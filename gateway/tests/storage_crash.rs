@@ -1,6 +1,7 @@
 //! A gateway killed (SIGKILL) at random points of uploads leaves no row
 //! pointing at missing or partial bytes (reliability.md G32): the row switches
 //! to a new version only after its bytes are complete, in one transaction.
+//! The orphans the kills leave, `gateway storage sweep` removes.
 
 mod common;
 
@@ -132,8 +133,37 @@ async fn killing_the_gateway_mid_upload_never_leaves_a_row_on_missing_or_partial
         }
     }
 
-    // Every row points at complete bytes: present, of the recorded size, with
-    // the recorded MD5.
+    let checked = rows_point_at_complete_bytes(&admin, &root).await;
+    // What a kill leaves behind are orphans (staged or uncommitted bytes no
+    // row points at), at most one per upload in flight.
+    let orphans = walk(&root) - checked;
+    assert!(orphans <= kills * 3, "{orphans} orphans from {} uploads in flight", kills * 3);
+    // Some uploads finish before their kill; the check would be empty otherwise.
+    assert!(checked > 0, "no upload ever completed; the kills came too early to test anything");
+
+    // With no upload in flight any more, a sweep with no grace period removes
+    // every orphan and nothing a row points at.
+    let swept = Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .args(["storage", "sweep", "--storage-sweep-grace", "0"])
+        .arg("--data-dir")
+        .arg(work.path().join("data"))
+        .arg("--storage-root")
+        .arg(&root)
+        .env("DATABASE_URL", &database_url)
+        .env("JWT_SECRET", SECRET)
+        .env_remove("DATABASE_ADMIN_URL")
+        .output()
+        .expect("gateway storage sweep");
+    let printed = String::from_utf8_lossy(&swept.stdout);
+    assert!(swept.status.success(), "{printed}{}", String::from_utf8_lossy(&swept.stderr));
+    assert!(printed.contains(&format!("{orphans} orphans removed")), "{printed}");
+    assert_eq!(rows_point_at_complete_bytes(&admin, &root).await, checked);
+    assert_eq!(walk(&root), checked, "{printed}");
+}
+
+/// Checks that every row points at complete bytes: present, of the recorded
+/// size, with the recorded MD5. Returns how many rows there are.
+async fn rows_point_at_complete_bytes(admin: &tokio_postgres::Client, root: &Path) -> usize {
     let rows = admin
         .query("select bucket_id, name, version, metadata from storage.objects order by name", &[])
         .await
@@ -151,12 +181,7 @@ async fn killing_the_gateway_mid_upload_never_leaves_a_row_on_missing_or_partial
         assert!(bytes.iter().all(|b| *b == bytes[0]), "{name}: mixed bytes");
         checked += 1;
     }
-    // What a kill leaves behind are orphans (staged or uncommitted bytes no
-    // row points at), at most one per upload in flight.
-    let orphans = walk(&root) - checked;
-    assert!(orphans <= kills * 3, "{orphans} orphans from {} uploads in flight", kills * 3);
-    // Some uploads finish before their kill; the check would be empty otherwise.
-    assert!(checked > 0, "no upload ever completed; the kills came too early to test anything");
+    checked
 }
 
 fn walk(dir: &Path) -> usize {

@@ -34,6 +34,9 @@ pub struct Backend {
     pub part_size: usize,
     /// The same store when it is local disk, for [`Backend::read`].
     local: Option<Arc<LocalFileSystem>>,
+    /// The storage root when the store is local disk: the sweeper walks it
+    /// itself, as `LocalFileSystem` hides staged files from its listings.
+    root: Option<std::path::PathBuf>,
 }
 
 /// What was written.
@@ -87,7 +90,7 @@ impl Backend {
                 let store = s3_builder(config, bucket)
                     .build()
                     .map_err(|e| format!("invalid S3 storage configuration: {e}"))?;
-                Ok(Self { store: Arc::new(store), part_size: 5 << 20, local: None })
+                Ok(Self { store: Arc::new(store), part_size: 5 << 20, local: None, root: None })
             }
             None => {
                 std::fs::create_dir_all(root)
@@ -96,9 +99,19 @@ impl Backend {
                     .map_err(|e| format!("invalid storage root {}: {e}", root.display()))?
                     .with_automatic_cleanup(true);
                 let store = Arc::new(store);
-                Ok(Self { store: store.clone(), part_size: 1 << 20, local: Some(store) })
+                Ok(Self {
+                    store: store.clone(),
+                    part_size: 1 << 20,
+                    local: Some(store),
+                    root: Some(root.to_path_buf()),
+                })
             }
         }
+    }
+
+    /// The storage root, when bytes live on local disk.
+    pub fn local_root(&self) -> Option<&std::path::Path> {
+        self.root.as_deref()
     }
 
     /// Streams `body` to `path`, refusing more than `limit` bytes: the stream is
@@ -236,6 +249,8 @@ mod tests {
             s3_access_key_id: Some("minio".to_owned()),
             s3_secret_access_key: Some(Secret::new("minio-secret")),
             s3_force_path_style: true,
+            sweep_grace: crate::config::Span(std::time::Duration::from_secs(3600)),
+            sweep_interval: None,
         }
     }
 

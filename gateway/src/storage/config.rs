@@ -1,7 +1,7 @@
 //! Storage settings: the global upload limit and where bytes live (the local
-//! storage root, or an S3-compatible bucket).
+//! storage root, or an S3-compatible bucket), and when orphaned bytes are swept.
 
-use crate::config::Secret;
+use crate::config::{Secret, Span};
 
 /// Flattened into [`crate::config::Config`].
 #[derive(Clone, Debug, clap::Args)]
@@ -38,6 +38,19 @@ pub struct StorageConfig {
     /// `<bucket>.<endpoint>`, as most self-hosted S3 servers need.
     #[arg(long, env = "STORAGE_S3_FORCE_PATH_STYLE", default_value_t = false, action = clap::ArgAction::Set)]
     pub s3_force_path_style: bool,
+
+    /// How old a blob no row points at must be before a sweep removes it
+    /// (`gateway storage sweep`, `--storage-sweep-interval`). Bytes are
+    /// written before their row commits, so a younger blob may belong to an
+    /// upload in flight; keep this well above the longest upload.
+    #[arg(long = "storage-sweep-grace", env = "STORAGE_SWEEP_GRACE", default_value = "1h")]
+    pub sweep_grace: Span,
+
+    /// How often `gateway serve` sweeps orphaned bytes (e.g. `6h`). Unset: never;
+    /// run `gateway storage sweep` instead. Gateways sharing a database take
+    /// turns (an advisory lock), so any number of them may set it.
+    #[arg(long = "storage-sweep-interval", env = "STORAGE_SWEEP_INTERVAL")]
+    pub sweep_interval: Option<Span>,
 }
 
 /// A size in bytes: a bare number, or a number with `B`, `KB`, `MB`, `GB`

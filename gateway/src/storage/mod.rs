@@ -6,7 +6,8 @@
 //!
 //! Metadata lives in `storage.buckets` and `storage.objects` (`sql/020_storage.sql`),
 //! read and written as the caller so that row-level security decides; bytes live
-//! in an object store ([`backend`]) under `<bucket>/<key>/<version>`.
+//! in an object store ([`backend`]) under `<bucket>/<key>/<version>`; [`sweep`]
+//! removes the bytes that no row points at.
 
 pub mod backend;
 pub mod buckets;
@@ -19,6 +20,7 @@ pub mod manage;
 pub mod objects;
 pub mod path;
 pub mod signed;
+pub mod sweep;
 pub mod upload;
 
 use axum::{
