@@ -57,7 +57,8 @@ enum UsersCommand {
 pub async fn run() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
         )
         .with_writer(std::io::stderr)
         .init();
