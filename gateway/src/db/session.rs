@@ -13,16 +13,15 @@
 //!
 //! Steps 1-3 are pipelined: tokio-postgres sends the messages of futures polled
 //! together back to back, so they cost one round trip (performance.md §4.6).
+//! A session of one statement ([`Session::query_and_end`], every REST request)
+//! pipelines step 4 too.
 //! Everything is transaction-local, so nothing outlives the request on a pooled
 //! connection; a session dropped mid-transaction (a client that went away)
 //! discards its connection rather than return it to the pool dirty.
 //!
 //! Bypassing row-level security takes the named call [`Db::as_service_role`].
 
-use std::pin::pin;
-
 use deadpool_postgres::Object;
-use futures::future::maybe_done;
 use serde_json::Value;
 use tokio_postgres::{Row, types::ToSql};
 
@@ -183,7 +182,10 @@ impl Session {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
             // From here a transaction may be open: failures roll it back.
             self.open = true;
-            let result = pipeline(conn, access, &names, &values, sql, params, end).await;
+            let (result, ended) = pipeline(conn, access, &names, &values, sql, params, end).await;
+            if ended {
+                self.open = false;
+            }
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
                     tracing::warn!("pooled connection was closed; retrying on a new one");
@@ -279,14 +281,20 @@ impl Drop for Session {
     }
 }
 
-/// `BEGIN`, the settings and the first statement, sent back to back.
+/// `BEGIN`, the settings, the first statement and `end`, sent back to back.
+/// Also says whether the transaction ended: `end` went through, which it does
+/// even after a failed statement (the server answers COMMIT with ROLLBACK), so
+/// a refused write needs no further round trip to roll back.
 ///
-/// tokio-postgres sends a request when its future is first polled, in that
-/// order, so polling `BEGIN` and `set_config` once puts them on the wire before
-/// anything else. A statement this connection has not prepared yet is parsed
-/// after them, inside the transaction and as the caller's role (name lookups
-/// check schema privileges, and `search_path` is set by then); a cached one
-/// costs no extra round trip.
+/// tokio-postgres sends a request when its future is first polled, and `join!`
+/// polls its futures in order, so the requests go out in that order before any
+/// answer is awaited. All of them keep being polled until all are done: the
+/// connection hands each answer to its request through a channel of one
+/// message, and an answer nobody reads (an error arrives in two parts) would
+/// stall the connection for the answers behind it. A statement this connection
+/// has not prepared yet is parsed after `BEGIN` and the settings, inside the
+/// transaction and as the caller's role (name lookups check schema privileges,
+/// and `search_path` is set by then); a cached one costs no extra round trip.
 async fn pipeline(
     conn: &Object,
     access: Access,
@@ -295,52 +303,43 @@ async fn pipeline(
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
     end: Option<&'static str>,
-) -> Result<Vec<Row>, tokio_postgres::Error> {
+) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
     if conn.statement_cache.size() > MAX_PREPARED {
         conn.statement_cache.clear();
     }
-    let (begin, set_config, end) =
+    let prepared =
         futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG), async {
             match end {
                 Some(verb) => conn.prepare_cached(verb).await.map(Some),
                 None => Ok(None),
             }
-        },)?;
-    let settings: [&(dyn ToSql + Sync); 2] = [names, values];
-    let mut begun = pin!(maybe_done(conn.execute(&begin, &[])));
-    let mut configured = pin!(maybe_done(conn.execute(&set_config, &settings)));
-    let _ = futures::poll!(begun.as_mut());
-    let _ = futures::poll!(configured.as_mut());
-    let rows = match conn.prepare_cached(sql).await {
-        Ok(statement) => {
-            let mut rows = pin!(maybe_done(conn.query(&statement, params)));
-            let _ = futures::poll!(rows.as_mut());
-            // The end follows the statement on the wire; after a failed
-            // statement the server answers COMMIT with ROLLBACK, so the
-            // transaction ends either way.
-            let ended = match &end {
-                Some(end) => conn.execute(end, &[]).await.map(|_| ()),
-                None => Ok(()),
-            };
-            rows.as_mut().await;
-            match rows.as_mut().take_output() {
-                Some(Ok(rows)) => ended.map(|()| rows),
-                Some(Err(e)) => Err(e),
-                None => ended.map(|()| Vec::new()),
-            }
-        }
-        Err(e) => Err(e),
+        },);
+    let (begin, set_config, end) = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => return (Err(e), false),
     };
-    begun.as_mut().await;
-    configured.as_mut().await;
+    let settings: [&(dyn ToSql + Sync); 2] = [names, values];
+    let statement = async {
+        let statement = match conn.prepare_cached(sql).await {
+            Ok(statement) => statement,
+            Err(e) => return (Err(e), false),
+        };
+        let end = async {
+            match &end {
+                Some(end) => Some(conn.execute(end, &[]).await),
+                None => None,
+            }
+        };
+        let (rows, end) = futures::join!(conn.query(&statement, params), end);
+        // A COMMIT that fails (a deferred constraint) ends the transaction
+        // too; only a broken connection leaves it open.
+        let ended = end.as_ref().is_some_and(|r| r.as_ref().err().is_none_or(|e| e.as_db_error().is_some()));
+        (rows.and_then(|rows| end.transpose().map(|_| rows)), ended)
+    };
+    let (begun, configured, (rows, ended)) =
+        futures::join!(conn.execute(&begin, &[]), conn.execute(&set_config, &settings), statement);
     // The first failure explains the rest (an aborted transaction refuses all).
-    if let Some(Err(e)) = begun.as_mut().take_output() {
-        return Err(e);
-    }
-    if let Some(Err(e)) = configured.as_mut().take_output() {
-        return Err(e);
-    }
-    rows
+    (begun.and(configured).and(rows), ended)
 }
 
 fn finished() -> ApiError {
