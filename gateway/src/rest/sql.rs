@@ -14,6 +14,9 @@
 //! Every statement returns one row: `total` (the exact count, or null),
 //! `page` (rows in the page), `body` (JSON text, or the rows as CSV lines) and
 //! `extra` (the `Location` key of a created row, as JSON).
+//!
+//! A write whose answer depends on how many rows it touched checks that count
+//! itself ([`Bounds`]), so that it can commit in the same round trip.
 
 use std::fmt::Write as _;
 
@@ -40,6 +43,39 @@ pub fn quote_ident(name: &str) -> String {
 
 fn qualified(name: &QualifiedName) -> String {
     format!("{}.{}", quote_ident(&name.schema), quote_ident(&name.name))
+}
+
+/// Bounds on the rows a write (or call) may touch, checked inside its statement
+/// by `_gateway.rows_within` (`sql/003_rest_checks.sql`): outside them the
+/// statement fails with [`OUT_OF_BOUNDS`] and the count as the error's detail,
+/// which aborts the transaction, so the COMMIT sent behind it rolls the write
+/// back. The bounds are integers from the request, written as literals like
+/// limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub at_least: i64,
+    pub at_most: i64,
+}
+
+/// The SQLSTATE of a statement whose [`Bounds`] failed.
+pub const OUT_OF_BOUNDS: &str = "GW001";
+
+/// What a write's (or call's) one row reports besides the rows themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The exact count in `total`.
+    pub count: bool,
+    /// How `body` is built.
+    pub body: BodyKind,
+    pub bounds: Option<Bounds>,
+}
+
+/// `page`, checked against `bounds` when there are any.
+fn page_count(count: &str, bounds: Option<Bounds>) -> String {
+    match bounds {
+        None => count.to_owned(),
+        Some(Bounds { at_least, at_most }) => format!("_gateway.rows_within({count}, {at_least}, {at_most})"),
+    }
 }
 
 /// What the response body is built as.
@@ -470,13 +506,7 @@ pub enum Conflict {
 }
 
 /// `insert ... select from the JSON body`, then the read of what was written.
-pub fn insert(
-    node: &Node<'_>,
-    insert: &Insert<'_>,
-    body: String,
-    count: bool,
-    returned: BodyKind,
-) -> Statement {
+pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let table = node.table;
@@ -536,17 +566,11 @@ pub fn insert(
     }
     let _ = write!(text, " returning t0.*, (t0.xmax = 0) as pgrst_inserted)");
     let location = location_sql(table);
-    finish_mutation(w, text, node, count, returned, &location, true)
+    finish_mutation(w, text, node, report, &location, true)
 }
 
 /// `update ... set <body's columns>`, then the read of what changed.
-pub fn update(
-    node: &Node<'_>,
-    columns: &[&Column],
-    body: String,
-    count: bool,
-    returned: BodyKind,
-) -> Statement {
+pub fn update(node: &Node<'_>, columns: &[&Column], body: String, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
@@ -557,17 +581,17 @@ pub fn update(
         "with pgrst_mut as (update {relation} as t0 set {} from pg_catalog.json_populate_record(null::{relation}, {body}::json) as _r{where_clause} returning t0.*)",
         sets.join(", ")
     );
-    finish_mutation(w, text, node, count, returned, "null::text", false)
+    finish_mutation(w, text, node, report, "null::text", false)
 }
 
 /// `delete ...`, then the read of what was deleted.
-pub fn delete(node: &Node<'_>, count: bool, returned: BodyKind) -> Statement {
+pub fn delete(node: &Node<'_>, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
     let where_clause = mutation_where(&mut w, node);
     let text = format!("with pgrst_mut as (delete from {relation} as t0{where_clause} returning t0.*)");
-    finish_mutation(w, text, node, count, returned, "null::text", false)
+    finish_mutation(w, text, node, report, "null::text", false)
 }
 
 /// The rows a mutation writes: those its filters match. Conditions on embeds
@@ -594,33 +618,33 @@ fn finish_mutation(
     mut w: Writer,
     mut text: String,
     node: &Node<'_>,
-    count: bool,
-    returned: BodyKind,
+    report: Report,
     location: &str,
     counts_inserts: bool,
 ) -> Statement {
     // Embeds (and their `!inner`) only exist in the representation; without
     // one, every written row is counted.
-    let returned_where = if matches!(returned, BodyKind::None) {
+    let returned_where = if matches!(report.body, BodyKind::None) {
         String::new()
     } else {
         conditions_sql(&mut w, node, "t0", &[], |c| matches!(c, Condition::Related { .. }))
     };
     let _ = write!(text, ", pgrst_ret as (select t0.* from pgrst_mut as t0{returned_where})");
     let items = items_sql(&mut w, node, "t0");
-    let total = if count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
+    let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
+    let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
     let inserted = if counts_inserts {
         "(select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text"
     } else {
         "null::text"
     };
-    let body = match returned {
+    let body = match report.body {
         BodyKind::None => "null::text".to_owned(),
         kind => format!("(select {} from (select {items} from pgrst_ret as t0) as _r)", body_sql(kind)),
     };
     let _ = write!(
         text,
-        " select {total} as total, (select pg_catalog.count(*) from pgrst_ret) as page, {body} as body, \
+        " select {total} as total, {page} as page, {body} as body, \
          pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
          'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
     );
@@ -643,9 +667,10 @@ pub fn call(
     body: String,
     result: CallResult<'_>,
     max_rows: Option<i64>,
-    count: bool,
-    returned: BodyKind,
+    report: Report,
 ) -> Statement {
+    let Report { count, body: returned, bounds } = report;
+    let page = page_count("pg_catalog.count(*)", bounds);
     let mut w = Writer::new();
     let alias = w.alias();
     let single_json = matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
@@ -690,7 +715,7 @@ pub fn call(
             let body = if function.returns_set { body_sql(returned) } else { body_sql(BodyKind::Object) };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
-                "select {total} as total, pg_catalog.count(*) as page, {body} as body, null::text as extra \
+                "select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from (select {items} from ({rows}) as {alias}) as _r"
             )
         }
@@ -706,7 +731,7 @@ pub fn call(
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };
             format!(
-                "select {total} as total, pg_catalog.count(*) as page, {body} as body, null::text as extra \
+                "select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from (select {alias} as v from {from}) as _r"
             )
         }
