@@ -37,12 +37,31 @@ pub struct Statement {
 /// Quotes an identifier: double quotes around it, inner quotes doubled, and
 /// anything from a NUL on dropped (PostgREST `escapeIdent`/`trimNullChars`).
 pub fn quote_ident(name: &str) -> String {
+    let mut quoted = String::with_capacity(name.len() + 2);
+    push_ident(&mut quoted, name);
+    quoted
+}
+
+/// [`quote_ident`], appended to `sql`: the statement is written into one
+/// buffer, not assembled from a string per name (a read names every column
+/// twice).
+fn push_ident(sql: &mut String, name: &str) {
     let name = name.split('\0').next().unwrap_or("");
-    format!("\"{}\"", name.replace('"', "\"\""))
+    sql.push('"');
+    if name.contains('"') {
+        sql.push_str(&name.replace('"', "\"\""));
+    } else {
+        sql.push_str(name);
+    }
+    sql.push('"');
 }
 
 fn qualified(name: &QualifiedName) -> String {
-    format!("{}.{}", quote_ident(&name.schema), quote_ident(&name.name))
+    let mut sql = String::with_capacity(name.schema.len() + name.name.len() + 5);
+    push_ident(&mut sql, &name.schema);
+    sql.push('.');
+    push_ident(&mut sql, &name.name);
+    sql
 }
 
 /// Bounds on the rows a write (or call) may touch, checked inside its statement
@@ -108,11 +127,14 @@ impl Writer {
 
     fn param(&mut self, value: impl Into<String>) -> String {
         self.params.push(value.into());
-        format!("${}", self.params.len())
+        let mut placeholder = String::with_capacity(4);
+        let _ = write!(placeholder, "${}", self.params.len());
+        placeholder
     }
 
     fn alias(&mut self) -> String {
-        let alias = format!("t{}", self.aliases);
+        let mut alias = String::with_capacity(4);
+        let _ = write!(alias, "t{}", self.aliases);
         self.aliases += 1;
         alias
     }
@@ -213,11 +235,17 @@ fn conditions_sql(
     extra: &[String],
     keep: impl Fn(&Condition) -> bool,
 ) -> String {
-    let mut parts: Vec<String> = extra.to_vec();
-    for condition in node.conditions.iter().filter(|c| keep(c)) {
-        parts.push(condition_sql(w, node, alias, condition));
+    let mut sql = String::new();
+    let next = |sql: &mut String| sql.push_str(if sql.is_empty() { " where " } else { " and " });
+    for part in extra {
+        next(&mut sql);
+        sql.push_str(part);
     }
-    if parts.is_empty() { String::new() } else { format!(" where {}", parts.join(" and ")) }
+    for condition in node.conditions.iter().filter(|c| keep(c)) {
+        next(&mut sql);
+        sql.push_str(&condition_sql(w, node, alias, condition));
+    }
+    sql
 }
 
 fn order_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
@@ -257,30 +285,45 @@ fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> St
 /// `child.target_col = parent.col and ...`: the foreign key's join.
 fn join_sql(embed: &EmbedNode<'_>, parent: &str, child: &str) -> String {
     let r = embed.relationship;
-    r.columns
-        .iter()
-        .zip(&r.target_columns)
-        .map(|(own, theirs)| format!("{child}.{} = {parent}.{}", quote_ident(theirs), quote_ident(own)))
-        .collect::<Vec<_>>()
-        .join(" and ")
+    let mut sql = String::new();
+    for (own, theirs) in r.columns.iter().zip(&r.target_columns) {
+        if !sql.is_empty() {
+            sql.push_str(" and ");
+        }
+        sql.push_str(child);
+        sql.push('.');
+        push_ident(&mut sql, theirs);
+        sql.push_str(" = ");
+        sql.push_str(parent);
+        sql.push('.');
+        push_ident(&mut sql, own);
+    }
+    sql
 }
 
 /// The projection of a node: `expr as "name", ...`.
 fn items_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
-    let items: Vec<String> = item_exprs(w, node, alias)
-        .into_iter()
-        .map(|(expr, name)| format!("{expr} as {}", quote_ident(&name)))
-        .collect();
+    let items = item_exprs(w, node, alias);
     if items.is_empty() {
         // A row with no columns still counts (`select=rel()`).
-        "1 as \"\"".to_owned()
-    } else {
-        items.join(", ")
+        return "1 as \"\"".to_owned();
     }
+    let length: usize = items.iter().map(|(expr, name)| expr.len() + name.len() + 8).sum();
+    let mut sql = String::with_capacity(length);
+    for (expr, name) in items {
+        if !sql.is_empty() {
+            sql.push_str(", ");
+        }
+        sql.push_str(&expr);
+        sql.push_str(" as ");
+        push_ident(&mut sql, name);
+    }
+    sql
 }
 
-fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+/// Each output of a node: its expression and its name.
+fn item_exprs<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str) -> Vec<(String, &'n str)> {
+    let mut out = Vec::with_capacity(node.items.len());
     for item in &node.items {
         match item {
             Item::Column { column, path, cast, output } => {
@@ -288,15 +331,15 @@ fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, Stri
                 if let Some(cast) = cast {
                     expr = format!("({expr})::{cast}");
                 }
-                out.push((expr, output.clone()));
+                out.push((expr, output.as_str()));
             }
-            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.clone())),
+            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.as_str())),
             Item::Embed(index) => {
                 let embed = &node.embeds[*index];
                 if embed.spread {
                     out.extend(spread_exprs(w, embed, alias));
                 } else {
-                    out.push((embed_sql(w, embed, alias), embed.output.clone()));
+                    out.push((embed_sql(w, embed, alias), embed.output.as_str()));
                 }
             }
         }
@@ -326,7 +369,7 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
 }
 
 /// `...rel(a, b)`: each output of a to-one embed as a column of the parent.
-fn spread_exprs(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> Vec<(String, String)> {
+fn spread_exprs<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> Vec<(String, &'n str)> {
     let relation = qualified(&embed.node.table.name);
     let count = item_exprs(&mut Writer::new(), &embed.node, "t").len();
     (0..count)
@@ -342,7 +385,10 @@ fn spread_exprs(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> Vec<(Str
 
 /// `alias."col"` with its JSON path; keys are parameters, indexes integers.
 fn field_sql(w: &mut Writer, alias: &str, column: &str, path: &[ast::JsonStep]) -> String {
-    let mut sql = format!("{alias}.{}", quote_ident(column));
+    let mut sql = String::with_capacity(alias.len() + column.len() + 3);
+    sql.push_str(alias);
+    sql.push('.');
+    push_ident(&mut sql, column);
     for step in path {
         let arrow = match step.arrow {
             JsonArrow::Json => "->",
