@@ -60,13 +60,15 @@ const MAX_PREPARED: usize = 256;
 const SET_CONFIG: &str =
     "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
 
-/// What a request's transaction is run as.
+/// What a request's transaction is run as; the texts are the settings' values.
 struct Context {
     role: Role,
-    claims: Value,
+    /// `request.jwt.claims`, JSON.
+    claims: String,
     method: String,
     path: String,
-    headers: Value,
+    /// `request.headers`, JSON.
+    headers: String,
 }
 
 pub struct Session {
@@ -82,12 +84,21 @@ pub struct Session {
 impl Db {
     /// A transaction run as the caller, under row-level security.
     pub async fn session(&self, caller: &Caller, access: Access) -> Result<Session, ApiError> {
-        let mut claims = caller.claims.claims.clone();
-        // PostgREST inserts the effective role into the claims it exposes.
-        claims.insert("role".to_owned(), Value::String(caller.role().as_str().to_owned()));
+        let role = caller.role().as_str();
+        let claims = &caller.claims.claims;
+        // PostgREST inserts the effective role into the claims it exposes; a
+        // token that names its role has it there already.
+        let claims = if claims.get("role").and_then(Value::as_str) == Some(role) {
+            serde_json::to_string(claims)
+        } else {
+            let mut claims = claims.clone();
+            claims.insert("role".to_owned(), Value::String(role.to_owned()));
+            serde_json::to_string(&claims)
+        }
+        .map_err(ApiError::internal)?;
         let context = Context {
             role: caller.role(),
-            claims: Value::Object(claims),
+            claims,
             method: caller.method.clone(),
             path: caller.path.clone(),
             headers: caller.headers.clone(),
@@ -101,10 +112,10 @@ impl Db {
     pub async fn as_service_role(&self, access: Access) -> Result<Session, ApiError> {
         let context = Context {
             role: Role::ServiceRole,
-            claims: serde_json::json!({ "role": "service_role" }),
+            claims: r#"{"role":"service_role"}"#.to_owned(),
             method: String::new(),
             path: String::new(),
-            headers: Value::Object(Default::default()),
+            headers: "{}".to_owned(),
         };
         self.open_session(access, context).await
     }
@@ -174,7 +185,7 @@ impl Session {
             let statement = conn.prepare_cached(sql).await.map_err(pg)?;
             return conn.query(&statement, params).await.map_err(pg);
         };
-        let (names, values) = self.settings(&context).await?;
+        let (names, values) = self.settings(context).await?;
         // A pooled connection may have died since it was last used (the database
         // restarted). Nothing was sent yet, so one retry on a fresh connection
         // cannot run anything twice.
@@ -199,21 +210,24 @@ impl Session {
     }
 
     /// The names and values for `set_config`, in PostgREST's order.
-    async fn settings(&self, context: &Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
+    async fn settings(&self, context: Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
         let conn = self.conn.as_ref().ok_or_else(finished)?;
         let role_settings = self.db.role_settings(conn).await?;
-        let mut names = vec!["search_path".to_owned()];
-        let mut values = vec![SEARCH_PATH.to_owned()];
-        for (name, value) in role_settings.get(&context.role).into_iter().flatten() {
+        let own = role_settings.get(&context.role).map_or(&[][..], Vec::as_slice);
+        let mut names = Vec::with_capacity(own.len() + 6);
+        let mut values = Vec::with_capacity(own.len() + 6);
+        names.push("search_path".to_owned());
+        values.push(SEARCH_PATH.to_owned());
+        for (name, value) in own {
             names.push(name.clone());
             values.push(value.clone());
         }
         for (name, value) in [
             ("role", context.role.as_str().to_owned()),
-            ("request.jwt.claims", context.claims.to_string()),
-            ("request.method", context.method.clone()),
-            ("request.path", context.path.clone()),
-            ("request.headers", context.headers.to_string()),
+            ("request.jwt.claims", context.claims),
+            ("request.method", context.method),
+            ("request.path", context.path),
+            ("request.headers", context.headers),
         ] {
             names.push(name.to_owned());
             values.push(value);
