@@ -8,13 +8,16 @@
 //! check every handler receives. Both run before any pool checkout, so a bad
 //! token never costs a database connection.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
 use axum::{
     extract::{FromRef, FromRequestParts, Request, State},
     http::{HeaderMap, header, request::Parts},
     middleware::Next,
     response::Response,
 };
-use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 use crate::jwt::{Claims, JwtError};
@@ -28,9 +31,9 @@ pub struct Caller {
     pub claims: Claims,
     pub method: String,
     pub path: String,
-    /// Request headers as one JSON object with lower-cased names, as PostgREST
-    /// sets `request.headers`.
-    pub headers: Value,
+    /// Request headers as the text of one JSON object with lower-cased names,
+    /// as PostgREST sets `request.headers`.
+    pub headers: String,
 }
 
 impl Caller {
@@ -91,23 +94,26 @@ fn api_key(parts: &Parts) -> Option<String> {
         .map(|(_, value)| value.into_owned())
 }
 
-fn headers_json(headers: &HeaderMap) -> Value {
-    let mut map = Map::new();
+/// The headers as a JSON object, names in order, written from the header map
+/// without copying names and values into JSON values first.
+fn headers_json(headers: &HeaderMap) -> String {
+    let mut map: BTreeMap<&str, Cow<'_, str>> = BTreeMap::new();
     for (name, value) in headers {
         if let Ok(value) = value.to_str() {
             // Repeated headers are joined the way HTTP folds them.
-            match map.get_mut(name.as_str()) {
-                Some(Value::String(existing)) => {
+            match map.entry(name.as_str()) {
+                Entry::Occupied(mut existing) => {
+                    let existing = existing.get_mut().to_mut();
                     existing.push_str(", ");
                     existing.push_str(value);
                 }
-                _ => {
-                    map.insert(name.as_str().to_owned(), Value::String(value.to_owned()));
+                Entry::Vacant(entry) => {
+                    entry.insert(Cow::Borrowed(value));
                 }
             }
         }
     }
-    Value::Object(map)
+    serde_json::to_string(&map).unwrap_or_else(|_| "{}".to_owned())
 }
 
 /// Kong's `key-auth`: the request must carry one of our API keys, that is a

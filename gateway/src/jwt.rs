@@ -11,7 +11,8 @@
 //!   carries `aud` unless told otherwise, and Supabase tokens always do);
 //! - the `role` claim must be one of our three roles; no role means `anon`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
 use serde_json::{Map, Value};
@@ -90,7 +91,26 @@ pub struct JwtKeys {
     encoding: EncodingKey,
     verifier: Verifier,
     validation: Validation,
+    /// Tokens that passed [`JwtKeys::verify`], by their text.
+    verified: Mutex<HashMap<String, Verified>>,
 }
+
+/// A token that passed every check, and the seconds (since the epoch) between
+/// which the time claims would pass again. Clients send the same tokens over
+/// and over (supabase-js: the API key, and the session's token until it is
+/// refreshed), and a REST request verifies two (the key check and the
+/// caller), each an HMAC and two JSON decodes; a token seen before costs a
+/// lookup instead. Anything not remembered, or outside its window, goes
+/// through the full check, which gives every answer that is not a pass.
+struct Verified {
+    claims: Claims,
+    from: u64,
+    until: u64,
+}
+
+/// How many verified tokens are remembered; past this many the memory starts
+/// over rather than grow (each is a few hundred bytes).
+const MAX_VERIFIED: usize = 4096;
 
 impl JwtKeys {
     /// HS256 with a shared secret of at least 32 characters (PostgREST refuses
@@ -113,6 +133,7 @@ impl JwtKeys {
             encoding: EncodingKey::from_secret(bytes),
             verifier: Verifier::Hs256(DecodingKey::from_secret(bytes)),
             validation,
+            verified: Mutex::new(HashMap::new()),
         })
     }
 
@@ -124,6 +145,27 @@ impl JwtKeys {
     /// Checks structure, signature, time claims, audience and role.
     pub fn verify(&self, token: &str) -> Result<Claims, JwtError> {
         let token = token.trim();
+        let now = now();
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = verified.get(token)
+            && (known.from..=known.until).contains(&now)
+        {
+            return Ok(known.claims.clone());
+        }
+        drop(verified);
+        let claims = self.check(token)?;
+        if let Some((from, until)) = window(&claims.claims) {
+            verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+            if verified.len() >= MAX_VERIFIED {
+                verified.clear();
+            }
+            verified.insert(token.to_owned(), Verified { claims: claims.clone(), from, until });
+        }
+        Ok(claims)
+    }
+
+    /// The full check of [`JwtKeys::verify`].
+    fn check(&self, token: &str) -> Result<Claims, JwtError> {
         if token.is_empty() {
             return Err(JwtError::Empty);
         }
@@ -171,6 +213,20 @@ impl JwtKeys {
         };
         Ok(Claims { role, claims })
     }
+}
+
+/// When the time claims of a token that passed now pass: from the latest `nbf`
+/// or `iat` less the skew, up to `exp` plus the skew. `None` (not remembered)
+/// for claims whose check is not that simple (not whole seconds).
+fn window(claims: &Map<String, Value>) -> Option<(u64, u64)> {
+    let seconds = |name: &str| match claims.get(name) {
+        None => Some(None),
+        Some(value) => value.as_u64().map(Some),
+    };
+    let starts = [seconds("nbf")?, seconds("iat")?];
+    let from = starts.into_iter().flatten().max().map_or(0, |t| t.saturating_sub(CLOCK_SKEW_SECS));
+    let until = seconds("exp")?.map_or(u64::MAX, |t| t.saturating_add(CLOCK_SKEW_SECS));
+    Some((from, until))
 }
 
 /// The `alg` of a token's header, if the header decodes at all.
@@ -314,6 +370,25 @@ mod tests {
         assert_eq!(keys.verify(&anon).map(|c| c.role), Ok(Role::Anon));
         let service = api_key(&keys, Role::ServiceRole).expect("service key");
         assert_eq!(keys.verify(&service).map(|c| c.role), Ok(Role::ServiceRole));
+    }
+
+    #[test]
+    fn a_verified_token_is_remembered_for_the_window_its_time_claims_allow() {
+        let window = |claims: Value| window(claims.as_object().expect("object"));
+        assert_eq!(window(json!({"role": "anon"})), Some((0, u64::MAX)));
+        assert_eq!(window(json!({"exp": 1000})), Some((0, 1030)));
+        assert_eq!(window(json!({"nbf": 1000, "iat": 900, "exp": 2000})), Some((970, 2030)));
+        assert_eq!(window(json!({"iat": 10})), Some((0, u64::MAX)));
+        assert_eq!(window(json!({"exp": 1000.5})), None, "not whole seconds: always checked in full");
+        let keys = keys();
+        let token =
+            keys.sign(&json!({"role": "authenticated", "sub": "x", "exp": now() + 60})).expect("sign");
+        let first = keys.verify(&token).expect("valid");
+        assert_eq!(keys.verify(&format!(" {token} ")), Ok(first));
+        let expired = keys.sign(&json!({"role": "anon", "exp": now() - 31})).expect("sign");
+        for _ in 0..2 {
+            assert_eq!(keys.verify(&expired), Err(JwtError::Expired));
+        }
     }
 
     #[test]

@@ -426,3 +426,25 @@ async fn a_statement_and_its_commit_or_rollback_share_one_round_trip_and_end_the
         assert_eq!((status, body["read_only"].clone()), (200, json!("on")));
     }
 }
+
+/// The settings' answer echoes every value, so a request with large claims
+/// and headers gets an answer in several parts while the statement behind it
+/// is awaited: the pipeline must keep reading it, or the connection stalls.
+#[tokio::test]
+async fn a_request_with_large_claims_and_headers_is_served() {
+    let app = probe_app(1).await;
+    let probe = "x".repeat(64 * 1024);
+    let token = app.sign(json!({"role": "anon", "note": "y".repeat(64 * 1024)}));
+    for _ in 0..3 {
+        let response = tokio::time::timeout(
+            std::time::Duration::from_secs(20),
+            app.get("/_test/whoami").header("x-probe", &probe).bearer_auth(&token).send(),
+        )
+        .await
+        .expect("answered in time")
+        .expect("request");
+        assert_eq!(response.status().as_u16(), 200);
+        let body: Value = response.json().await.expect("json body");
+        assert_eq!(body["probe"].as_str().map(str::len), Some(probe.len()));
+    }
+}

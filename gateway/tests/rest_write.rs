@@ -393,3 +393,74 @@ async fn writes_answer_as_postgrest_does_in_the_corners_the_differential_test_fo
     .await;
     assert_eq!((hidden.status, hidden.json()), (200, json!([])));
 }
+
+/// One request of [`a_write_takes_one_round_trip_even_when_its_checks_roll_it_back`].
+struct Case {
+    method: Method,
+    path: &'static str,
+    headers: Vec<(&'static str, &'static str)>,
+    body: Option<Value>,
+    status: u16,
+    /// Products each request leaves behind.
+    adds: i64,
+}
+
+/// Writes end their transaction in the round trip of their statement
+/// (BEGIN, the settings, the statement and COMMIT or ROLLBACK pipelined),
+/// including those a check refuses: the statement checks the rows it touched
+/// itself, so its failure rolls it back in that same round trip.
+#[tokio::test]
+async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
+    let (app, wire) = common::spawn_counted_shop().await;
+    let object = ("accept", "application/vnd.pgrst.object+json");
+    let representation = ("prefer", "return=representation");
+    let case = |method, path, headers, body, status, adds| Case { method, path, headers, body, status, adds };
+    let cases = [
+        case(Method::POST, "/products", vec![representation], Some(json!({"name": "One"})), 201, 1),
+        case(
+            Method::POST,
+            "/products",
+            vec![("prefer", "tx=rollback")],
+            Some(json!({"name": "Ghost"})),
+            201,
+            0,
+        ),
+        case(
+            Method::POST,
+            "/products",
+            vec![object, representation],
+            Some(json!({"name": "Single"})),
+            201,
+            1,
+        ),
+        case(Method::POST, "/products", vec![object], Some(json!([{"name": "A"}, {"name": "B"}])), 406, 0),
+        case(
+            Method::DELETE,
+            "/products?id=lt.4",
+            vec![("prefer", "handling=strict, max-affected=2")],
+            None,
+            400,
+            0,
+        ),
+        case(Method::PATCH, "/products?id=eq.3", vec![], Some(json!({"quantity": 4})), 204, 0),
+        case(Method::GET, "/products?id=eq.3", vec![object], None, 200, 0),
+    ];
+    for Case { method, path, headers, body, status, adds } in cases {
+        let what = format!("{method} {path} {headers:?}");
+        // The first request of a shape also prepares its statement.
+        let first = send(&app, method.clone(), path, &headers, body.clone()).await;
+        assert_eq!(first.status, status, "{what}: {}", first.text);
+        let products = product_count(&app).await;
+        let mut least = u64::MAX;
+        for _ in 0..5 {
+            let before = wire.counts();
+            let answer = send(&app, method.clone(), path, &headers, body.clone()).await;
+            let after = wire.counts();
+            assert_eq!(answer.status, status, "{what}: {}", answer.text);
+            assert_eq!(after.statements - before.statements, 4, "{what}: statements");
+            least = least.min(after.round_trips - before.round_trips);
+        }
+        assert_eq!(least, 1, "{what}: round trips");
+        assert_eq!(product_count(&app).await - products, 5 * adds, "{what}: rows left behind");
+    }
+}

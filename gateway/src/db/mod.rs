@@ -30,11 +30,13 @@ pub use session::{Access, Session};
 /// settings").
 type RoleSettings = HashMap<Role, Vec<(String, String)>>;
 
+/// Cloned with the app state for every request, so its fields are shared, not
+/// copied.
 #[derive(Clone)]
 pub struct Db {
     pool: Pool,
     /// How to reach the database outside the pool (the schema listener).
-    pg: tokio_postgres::Config,
+    pg: Arc<tokio_postgres::Config>,
     role_settings: Arc<RwLock<Option<Arc<RoleSettings>>>>,
     /// Round trips sessions have waited for, for tests and diagnostics.
     round_trips: Arc<AtomicU64>,
@@ -70,7 +72,12 @@ impl Db {
             })
             .build()
             .map_err(|e| format!("could not build the connection pool: {e}"))?;
-        Ok(Self { pool, pg, role_settings: Arc::new(RwLock::new(None)), round_trips: Arc::default() })
+        Ok(Self {
+            pool,
+            pg: Arc::new(pg),
+            role_settings: Arc::new(RwLock::new(None)),
+            round_trips: Arc::default(),
+        })
     }
 
     /// Takes a connection from the pool; the only caller is [`Session`].

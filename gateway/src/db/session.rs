@@ -13,6 +13,8 @@
 //!
 //! Steps 1-3 are pipelined: tokio-postgres sends the messages of futures polled
 //! together back to back, so they cost one round trip (performance.md §4.6).
+//! A session of one statement ([`Session::query_and_end`], every REST request)
+//! pipelines step 4 too.
 //! Everything is transaction-local, so nothing outlives the request on a pooled
 //! connection; a session dropped mid-transaction (a client that went away)
 //! discards its connection rather than return it to the pool dirty.
@@ -61,13 +63,15 @@ const MAX_PREPARED: usize = 256;
 const SET_CONFIG: &str =
     "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
 
-/// What a request's transaction is run as.
+/// What a request's transaction is run as; the texts are the settings' values.
 struct Context {
     role: Role,
-    claims: Value,
+    /// `request.jwt.claims`, JSON.
+    claims: String,
     method: String,
     path: String,
-    headers: Value,
+    /// `request.headers`, JSON.
+    headers: String,
 }
 
 pub struct Session {
@@ -83,12 +87,21 @@ pub struct Session {
 impl Db {
     /// A transaction run as the caller, under row-level security.
     pub async fn session(&self, caller: &Caller, access: Access) -> Result<Session, ApiError> {
-        let mut claims = caller.claims.claims.clone();
-        // PostgREST inserts the effective role into the claims it exposes.
-        claims.insert("role".to_owned(), Value::String(caller.role().as_str().to_owned()));
+        let role = caller.role().as_str();
+        let claims = &caller.claims.claims;
+        // PostgREST inserts the effective role into the claims it exposes; a
+        // token that names its role has it there already.
+        let claims = if claims.get("role").and_then(Value::as_str) == Some(role) {
+            serde_json::to_string(claims)
+        } else {
+            let mut claims = claims.clone();
+            claims.insert("role".to_owned(), Value::String(role.to_owned()));
+            serde_json::to_string(&claims)
+        }
+        .map_err(ApiError::internal)?;
         let context = Context {
             role: caller.role(),
-            claims: Value::Object(claims),
+            claims,
             method: caller.method.clone(),
             path: caller.path.clone(),
             headers: caller.headers.clone(),
@@ -102,10 +115,10 @@ impl Db {
     pub async fn as_service_role(&self, access: Access) -> Result<Session, ApiError> {
         let context = Context {
             role: Role::ServiceRole,
-            claims: serde_json::json!({ "role": "service_role" }),
+            claims: r#"{"role":"service_role"}"#.to_owned(),
             method: String::new(),
             path: String::new(),
-            headers: Value::Object(Default::default()),
+            headers: "{}".to_owned(),
         };
         self.open_session(access, context).await
     }
@@ -174,7 +187,7 @@ impl Session {
             self.db.count_round_trip();
             return statement_then_end(conn, sql, params, end.as_ref()).await.map_err(pg);
         };
-        let (names, values) = self.settings(&context).await?;
+        let (names, values) = self.settings(context).await?;
         // A pooled connection may have died since it was last used (the database
         // restarted). Nothing was sent yet, so one retry on a fresh connection
         // cannot run anything twice.
@@ -183,7 +196,10 @@ impl Session {
             // From here a transaction may be open: failures roll it back.
             self.open = true;
             self.db.count_round_trip();
-            let result = pipeline(conn, access, &names, &values, sql, params, end).await;
+            let (result, ended) = pipeline(conn, access, &names, &values, sql, params, end).await;
+            if ended {
+                self.open = false;
+            }
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
                     tracing::warn!("pooled connection was closed; retrying on a new one");
@@ -197,21 +213,24 @@ impl Session {
     }
 
     /// The names and values for `set_config`, in PostgREST's order.
-    async fn settings(&self, context: &Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
+    async fn settings(&self, context: Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
         let conn = self.conn.as_ref().ok_or_else(finished)?;
         let role_settings = self.db.role_settings(conn).await?;
-        let mut names = vec!["search_path".to_owned()];
-        let mut values = vec![SEARCH_PATH.to_owned()];
-        for (name, value) in role_settings.get(&context.role).into_iter().flatten() {
+        let own = role_settings.get(&context.role).map_or(&[][..], Vec::as_slice);
+        let mut names = Vec::with_capacity(own.len() + 6);
+        let mut values = Vec::with_capacity(own.len() + 6);
+        names.push("search_path".to_owned());
+        values.push(SEARCH_PATH.to_owned());
+        for (name, value) in own {
             names.push(name.clone());
             values.push(value.clone());
         }
         for (name, value) in [
             ("role", context.role.as_str().to_owned()),
-            ("request.jwt.claims", context.claims.to_string()),
-            ("request.method", context.method.clone()),
-            ("request.path", context.path.clone()),
-            ("request.headers", context.headers.to_string()),
+            ("request.jwt.claims", context.claims),
+            ("request.method", context.method),
+            ("request.path", context.path),
+            ("request.headers", context.headers),
         ] {
             names.push(name.to_owned());
             values.push(value);
@@ -280,14 +299,20 @@ impl Drop for Session {
     }
 }
 
-/// `BEGIN`, the settings and the first statement, sent back to back.
+/// `BEGIN`, the settings, the first statement and `end`, sent back to back.
+/// Also says whether the transaction ended: `end` went through, which it does
+/// even after a failed statement (the server answers COMMIT with ROLLBACK), so
+/// a refused write needs no further round trip to roll back.
 ///
-/// tokio-postgres sends a request when its future is first polled, in that
-/// order, so polling `BEGIN` and `set_config` once puts them on the wire before
-/// anything else. A statement this connection has not prepared yet is parsed
-/// after them, inside the transaction and as the caller's role (name lookups
-/// check schema privileges, and `search_path` is set by then); a cached one
-/// costs no extra round trip.
+/// tokio-postgres sends a request when its future is first polled, and `join!`
+/// polls its futures in order, so the requests go out in that order before any
+/// answer is awaited. All of them keep being polled until all are done: the
+/// connection hands each answer to its request through a channel of one
+/// message, and an answer nobody reads (an error arrives in two parts) would
+/// stall the connection for the answers behind it. A statement this connection
+/// has not prepared yet is parsed after `BEGIN` and the settings, inside the
+/// transaction and as the caller's role (name lookups check schema privileges,
+/// and `search_path` is set by then); a cached one costs no extra round trip.
 async fn pipeline(
     conn: &Object,
     access: Access,
@@ -296,33 +321,43 @@ async fn pipeline(
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
     end: Option<&'static str>,
-) -> Result<Vec<Row>, tokio_postgres::Error> {
+) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
     if conn.statement_cache.size() > MAX_PREPARED {
         conn.statement_cache.clear();
     }
-    let (begin, set_config, end) =
+    let prepared =
         futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG), async {
             match end {
                 Some(verb) => conn.prepare_cached(verb).await.map(Some),
                 None => Ok(None),
             }
-        },)?;
+        },);
+    let (begin, set_config, end) = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => return (Err(e), false),
+    };
     let settings: [&(dyn ToSql + Sync); 2] = [names, values];
-    let mut begun = pin!(maybe_done(conn.execute(&begin, &[])));
-    let mut configured = pin!(maybe_done(conn.execute(&set_config, &settings)));
-    let _ = futures::poll!(begun.as_mut());
-    let _ = futures::poll!(configured.as_mut());
-    let rows = statement_then_end(conn, sql, params, end.as_ref()).await;
-    begun.as_mut().await;
-    configured.as_mut().await;
+    let statement = async {
+        let statement = match conn.prepare_cached(sql).await {
+            Ok(statement) => statement,
+            Err(e) => return (Err(e), false),
+        };
+        let end = async {
+            match &end {
+                Some(end) => Some(conn.execute(end, &[]).await),
+                None => None,
+            }
+        };
+        let (rows, end) = futures::join!(conn.query(&statement, params), end);
+        // A COMMIT that fails (a deferred constraint) ends the transaction
+        // too; only a broken connection leaves it open.
+        let ended = end.as_ref().is_some_and(|r| r.as_ref().err().is_none_or(|e| e.as_db_error().is_some()));
+        (rows.and_then(|rows| end.transpose().map(|_| rows)), ended)
+    };
+    let (begun, configured, (rows, ended)) =
+        futures::join!(conn.execute(&begin, &[]), conn.execute(&set_config, &settings), statement);
     // The first failure explains the rest (an aborted transaction refuses all).
-    if let Some(Err(e)) = begun.as_mut().take_output() {
-        return Err(e);
-    }
-    if let Some(Err(e)) = configured.as_mut().take_output() {
-        return Err(e);
-    }
-    rows
+    (begun.and(configured).and(rows), ended)
 }
 
 /// A statement and, if given, the end of the transaction right behind it on

@@ -14,16 +14,17 @@ use crate::db::Db;
 use crate::error::ApiError;
 use crate::rest::error::RestError;
 
-/// The current schema cache, shared by every request.
+/// The current schema cache, shared by every request. Cloned with the app
+/// state for every request, so its fields are shared, not copied.
 #[derive(Clone)]
 pub struct SchemaHandle {
-    schemas: Vec<String>,
+    schemas: Arc<[String]>,
     current: Arc<RwLock<Option<Arc<SchemaCache>>>>,
 }
 
 impl SchemaHandle {
     pub fn new(schemas: Vec<String>) -> Self {
-        Self { schemas, current: Arc::new(RwLock::new(None)) }
+        Self { schemas: schemas.into(), current: Arc::new(RwLock::new(None)) }
     }
 
     pub fn schemas(&self) -> &[String] {

@@ -3,7 +3,7 @@
 use bytes::BytesMut;
 use tokio_postgres::types::{Format, IsNull, ToSql, Type, to_sql_checked};
 
-use super::sql::Statement;
+use super::sql::{OUT_OF_BOUNDS, Statement};
 use crate::caller::Caller;
 use crate::db::{Access, Db, Session};
 use crate::error::ApiError;
@@ -47,19 +47,6 @@ pub struct Outcome {
     pub extra: Option<String>,
 }
 
-/// Opens the caller's session and runs `statement` in it. The session stays
-/// open: the caller decides to commit or roll back.
-pub async fn run(
-    db: &Db,
-    caller: &Caller,
-    access: Access,
-    statement: &Statement,
-) -> Result<(Session, Outcome), ApiError> {
-    let mut session = db.session(caller, access).await?;
-    let outcome = run_in(&mut session, statement).await?;
-    Ok((session, outcome))
-}
-
 /// Runs `statement` as the session's last statement and ends the transaction
 /// (commit, or roll back), in one round trip when it is also the first.
 pub async fn run_and_end(session: Session, statement: &Statement, commit: bool) -> Result<Outcome, ApiError> {
@@ -69,12 +56,13 @@ pub async fn run_and_end(session: Session, statement: &Statement, commit: bool) 
     outcome(&rows)
 }
 
-/// Runs `statement` in an open session.
-pub async fn run_in(session: &mut Session, statement: &Statement) -> Result<Outcome, ApiError> {
-    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
-    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-    let rows = session.query(&statement.text, &refs).await?;
-    outcome(&rows)
+/// How many rows a statement touched, when it failed for touching a number
+/// outside its [`super::sql::Bounds`].
+pub fn out_of_bounds(error: &ApiError) -> Option<i64> {
+    match error {
+        ApiError::Database(db) if db.code == OUT_OF_BOUNDS => db.details.as_deref()?.parse().ok(),
+        _ => None,
+    }
 }
 
 fn outcome(rows: &[tokio_postgres::Row]) -> Result<Outcome, ApiError> {
@@ -90,9 +78,8 @@ fn outcome(rows: &[tokio_postgres::Row]) -> Result<Outcome, ApiError> {
 /// Names of the tables and functions (as `rpc/<name>`) of `schema` that the
 /// caller may use, for the OpenAPI document.
 pub async fn visible(db: &Db, caller: &Caller, schema: &str) -> Result<Vec<String>, ApiError> {
-    let mut session = db.session(caller, Access::ReadOnly).await?;
-    let rows = session.query(super::openapi::VISIBLE, &[&schema]).await?;
-    session.commit().await?;
+    let session = db.session(caller, Access::ReadOnly).await?;
+    let rows = session.query_and_end(super::openapi::VISIBLE, &[&schema], true).await?;
     Ok(rows.iter().map(|row| row.get(0)).collect())
 }
 

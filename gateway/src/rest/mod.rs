@@ -36,7 +36,7 @@ use self::request::{Media, RestRequest};
 use self::response::Reply;
 use self::sql::BodyKind;
 use crate::caller::{Caller, require_apikey};
-use crate::db::{Access, Session};
+use crate::db::Access;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -115,8 +115,7 @@ async fn read(
     };
     let statement = sql::read(&node, Some(max_rows), exact, body);
     // A read commits in the same round trip as its statement.
-    let commit = request.prefer.transaction != Some(Transaction::Rollback);
-    let mut outcome = execute::run_and_end(session, &statement, commit).await?;
+    let mut outcome = execute::run_and_end(session, &statement, commits(&request)).await?;
     if outcome.total.is_none() {
         outcome.total = planned;
     }
@@ -199,13 +198,34 @@ fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String
     Some(format!("{}\n{body}", header.join(",")))
 }
 
-/// Commits, or rolls back when `Prefer: tx=rollback` asks for it.
-async fn finish(session: Session, request: &RestRequest) -> Result<(), ApiError> {
-    if request.prefer.transaction == Some(Transaction::Rollback) {
-        session.rollback().await
-    } else {
-        session.commit().await
-    }
+/// Commit, unless `Prefer: tx=rollback` asks to roll back.
+fn commits(request: &RestRequest) -> bool {
+    request.prefer.transaction != Some(Transaction::Rollback)
+}
+
+/// Runs a write (or a call) as the caller and ends its transaction in the same
+/// round trip (performance.md §4.6). `check` judges the rows it touched; the
+/// statement makes the same check itself (`sql::Bounds`), so a write that
+/// `check` refuses fails inside the transaction and is rolled back, never
+/// committed, and the answer is `check`'s error for that count.
+async fn write(
+    state: &AppState,
+    caller: &Caller,
+    access: Access,
+    statement: &sql::Statement,
+    commit: bool,
+    check: impl Fn(i64) -> Result<(), ApiError>,
+) -> Result<execute::Outcome, ApiError> {
+    let session = state.db.session(caller, access).await?;
+    let outcome = execute::run_and_end(session, statement, commit).await.map_err(|e| {
+        match execute::out_of_bounds(&e) {
+            Some(touched) => check(touched).err().unwrap_or(e),
+            None => e,
+        }
+    })?;
+    // A statement that wrote nothing carries no bounds: its check comes after.
+    check(outcome.page)?;
+    Ok(outcome)
 }
 
 /// The request body as JSON rows, and the keys of the first one.
@@ -228,28 +248,43 @@ fn json_rows(body: &Bytes) -> Result<(Value, Vec<String>), ApiError> {
     Ok((value, first))
 }
 
-/// After a write: the singular and `max-affected` checks, then commit or
-/// roll back (a refused write leaves nothing behind).
-async fn settle(session: Session, request: &RestRequest, affected: i64) -> Result<(), ApiError> {
-    let check = response::check_singular(request.media, affected).and_then(|()| {
-        match (request.prefer.handling, request.prefer.max_affected) {
-            (Some(Handling::Strict), Some(max)) if affected > max => Err(ApiError::Rest(RestError {
-                status: StatusCode::BAD_REQUEST,
-                code: "PGRST124",
-                message: "Query result exceeds max-affected preference constraint".to_owned(),
-                details: Some(json!(format!("The query affects {affected} rows"))),
-                hint: None,
-            })),
-            _ => Ok(()),
-        }
-    });
-    match check {
-        Ok(()) => finish(session, request).await,
-        Err(e) => {
-            session.rollback().await?;
-            Err(e)
-        }
+/// The `max-affected` of `Prefer: handling=strict`.
+fn max_affected(request: &RestRequest) -> Option<i64> {
+    match (request.prefer.handling, request.prefer.max_affected) {
+        (Some(Handling::Strict), max) => max,
+        _ => None,
     }
+}
+
+/// A write's checks on the rows it touched, in PostgREST's order: singular,
+/// then `max-affected`.
+fn check_touched(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
+    response::check_singular(request.media, affected)?;
+    match max_affected(request) {
+        Some(max) if affected > max => Err(ApiError::Rest(RestError {
+            status: StatusCode::BAD_REQUEST,
+            code: "PGRST124",
+            message: "Query result exceeds max-affected preference constraint".to_owned(),
+            details: Some(json!(format!("The query affects {affected} rows"))),
+            hint: None,
+        })),
+        _ => Ok(()),
+    }
+}
+
+/// [`check_touched`] as bounds for the statement to check itself.
+fn touched_bounds(request: &RestRequest) -> Option<sql::Bounds> {
+    let singular = request.media == Media::Object;
+    let max = max_affected(request);
+    (singular || max.is_some()).then(|| sql::Bounds {
+        at_least: if singular { 1 } else { 0 },
+        at_most: max.unwrap_or(i64::MAX).min(if singular { 1 } else { i64::MAX }),
+    })
+}
+
+/// What a write's statement reports.
+fn write_report(request: &RestRequest) -> sql::Report {
+    sql::Report { count: counting(request), body: returned(request), bounds: touched_bounds(request) }
 }
 
 fn returned(request: &RestRequest) -> BodyKind {
@@ -363,9 +398,11 @@ async fn create(
         missing_default: request.prefer.missing == Some(ast::Missing::Default),
         on_conflict,
     };
-    let statement = sql::insert(&node, &insert, rows.to_string(), counting(&request), returned(&request));
-    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
-    settle(session, &request, outcome.page).await?;
+    let statement = sql::insert(&node, &insert, rows.to_string(), write_report(&request));
+    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
+        check_touched(&request, n)
+    })
+    .await?;
     // PostgREST answers 200 when an upsert only updated rows.
     let status = if request.prefer.resolution.is_some()
         && inserted(outcome.extra.as_deref()) == 0
@@ -429,10 +466,12 @@ async fn update(
         // Nothing to set: read back nothing, as PostgREST does.
         sql::read(&node, Some(0), false, returned(&request))
     } else {
-        sql::update(&node, &columns, row.to_string(), counting(&request), returned(&request))
+        sql::update(&node, &columns, row.to_string(), write_report(&request))
     };
-    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
-    settle(session, &request, outcome.page).await?;
+    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
+        check_touched(&request, n)
+    })
+    .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
 }
@@ -449,9 +488,11 @@ async fn delete(
     let cache = state.schema.get(&state.db).await?;
     let node = plan::read(&cache, &request.schema, &table, &query)?;
     require_filters(&node, "DELETE")?;
-    let statement = sql::delete(&node, counting(&request), returned(&request));
-    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
-    settle(session, &request, outcome.page).await?;
+    let statement = sql::delete(&node, write_report(&request));
+    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
+        check_touched(&request, n)
+    })
+    .await?;
     // PostgREST's range of a delete is always empty: `*/*` (or `*/<count>`).
     let range = response::content_range(0, 0, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
@@ -525,9 +566,11 @@ async fn put(
         missing_default: false,
         on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
     };
-    let statement = sql::insert(&node, &insert, row.to_string(), counting(&request), returned(&request));
-    let (session, outcome) = execute::run(&state.db, &caller, Access::ReadWrite, &statement).await?;
-    settle(session, &request, outcome.page).await?;
+    let statement = sql::insert(&node, &insert, row.to_string(), write_report(&request));
+    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
+        check_touched(&request, n)
+    })
+    .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
 }
@@ -576,25 +619,24 @@ async fn call(
     };
     let returned =
         if request.is_head() || function.returns_void { BodyKind::None } else { body_kind(request.media) };
-    let statement = sql::call(
-        function,
-        &names,
-        args.to_string(),
-        result,
-        Some(state.config.rest.max_rows),
-        counting(&request),
-        returned,
-    );
+    // Only a set can have other than one row.
+    let singular = function.returns_set && request.media == Media::Object;
+    let report = sql::Report {
+        count: counting(&request),
+        body: returned,
+        bounds: singular.then_some(sql::Bounds { at_least: 1, at_most: 1 }),
+    };
+    let statement =
+        sql::call(function, &names, args.to_string(), result, Some(state.config.rest.max_rows), report);
     let access = if read_only_call || function.volatility != schema::Volatility::Volatile {
         Access::ReadOnly
     } else {
         Access::ReadWrite
     };
-    let (session, outcome) = execute::run(&state.db, &caller, access, &statement).await?;
-    if function.returns_set {
-        response::check_singular(request.media, outcome.page)?;
-    }
-    finish(session, &request).await?;
+    let outcome = write(&state, &caller, access, &statement, commits(&request), |n| {
+        if singular { response::check_singular(request.media, n) } else { Ok(()) }
+    })
+    .await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
     let (status, body) = if function.returns_void {
         (StatusCode::NO_CONTENT, None)

@@ -14,6 +14,9 @@
 //! Every statement returns one row: `total` (the exact count, or null),
 //! `page` (rows in the page), `body` (JSON text, or the rows as CSV lines) and
 //! `extra` (the `Location` key of a created row, as JSON).
+//!
+//! A write whose answer depends on how many rows it touched checks that count
+//! itself ([`Bounds`]), so that it can commit in the same round trip.
 
 use std::fmt::Write as _;
 
@@ -34,12 +37,64 @@ pub struct Statement {
 /// Quotes an identifier: double quotes around it, inner quotes doubled, and
 /// anything from a NUL on dropped (PostgREST `escapeIdent`/`trimNullChars`).
 pub fn quote_ident(name: &str) -> String {
+    let mut quoted = String::with_capacity(name.len() + 2);
+    push_ident(&mut quoted, name);
+    quoted
+}
+
+/// [`quote_ident`], appended to `sql`: the statement is written into one
+/// buffer, not assembled from a string per name (a read names every column
+/// twice).
+fn push_ident(sql: &mut String, name: &str) {
     let name = name.split('\0').next().unwrap_or("");
-    format!("\"{}\"", name.replace('"', "\"\""))
+    sql.push('"');
+    if name.contains('"') {
+        sql.push_str(&name.replace('"', "\"\""));
+    } else {
+        sql.push_str(name);
+    }
+    sql.push('"');
 }
 
 fn qualified(name: &QualifiedName) -> String {
-    format!("{}.{}", quote_ident(&name.schema), quote_ident(&name.name))
+    let mut sql = String::with_capacity(name.schema.len() + name.name.len() + 5);
+    push_ident(&mut sql, &name.schema);
+    sql.push('.');
+    push_ident(&mut sql, &name.name);
+    sql
+}
+
+/// Bounds on the rows a write (or call) may touch, checked inside its statement
+/// by `_gateway.rows_within` (`sql/003_rest_checks.sql`): outside them the
+/// statement fails with [`OUT_OF_BOUNDS`] and the count as the error's detail,
+/// which aborts the transaction, so the COMMIT sent behind it rolls the write
+/// back. The bounds are integers from the request, written as literals like
+/// limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub at_least: i64,
+    pub at_most: i64,
+}
+
+/// The SQLSTATE of a statement whose [`Bounds`] failed.
+pub const OUT_OF_BOUNDS: &str = "GW001";
+
+/// What a write's (or call's) one row reports besides the rows themselves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The exact count in `total`.
+    pub count: bool,
+    /// How `body` is built.
+    pub body: BodyKind,
+    pub bounds: Option<Bounds>,
+}
+
+/// `page`, checked against `bounds` when there are any.
+fn page_count(count: &str, bounds: Option<Bounds>) -> String {
+    match bounds {
+        None => count.to_owned(),
+        Some(Bounds { at_least, at_most }) => format!("_gateway.rows_within({count}, {at_least}, {at_most})"),
+    }
 }
 
 /// What the response body is built as.
@@ -72,11 +127,14 @@ impl Writer {
 
     fn param(&mut self, value: impl Into<String>) -> String {
         self.params.push(value.into());
-        format!("${}", self.params.len())
+        let mut placeholder = String::with_capacity(4);
+        let _ = write!(placeholder, "${}", self.params.len());
+        placeholder
     }
 
     fn alias(&mut self) -> String {
-        let alias = format!("t{}", self.aliases);
+        let mut alias = String::with_capacity(4);
+        let _ = write!(alias, "t{}", self.aliases);
         self.aliases += 1;
         alias
     }
@@ -177,11 +235,17 @@ fn conditions_sql(
     extra: &[String],
     keep: impl Fn(&Condition) -> bool,
 ) -> String {
-    let mut parts: Vec<String> = extra.to_vec();
-    for condition in node.conditions.iter().filter(|c| keep(c)) {
-        parts.push(condition_sql(w, node, alias, condition));
+    let mut sql = String::new();
+    let next = |sql: &mut String| sql.push_str(if sql.is_empty() { " where " } else { " and " });
+    for part in extra {
+        next(&mut sql);
+        sql.push_str(part);
     }
-    if parts.is_empty() { String::new() } else { format!(" where {}", parts.join(" and ")) }
+    for condition in node.conditions.iter().filter(|c| keep(c)) {
+        next(&mut sql);
+        sql.push_str(&condition_sql(w, node, alias, condition));
+    }
+    sql
 }
 
 fn order_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
@@ -221,30 +285,45 @@ fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> St
 /// `child.target_col = parent.col and ...`: the foreign key's join.
 fn join_sql(embed: &EmbedNode<'_>, parent: &str, child: &str) -> String {
     let r = embed.relationship;
-    r.columns
-        .iter()
-        .zip(&r.target_columns)
-        .map(|(own, theirs)| format!("{child}.{} = {parent}.{}", quote_ident(theirs), quote_ident(own)))
-        .collect::<Vec<_>>()
-        .join(" and ")
+    let mut sql = String::new();
+    for (own, theirs) in r.columns.iter().zip(&r.target_columns) {
+        if !sql.is_empty() {
+            sql.push_str(" and ");
+        }
+        sql.push_str(child);
+        sql.push('.');
+        push_ident(&mut sql, theirs);
+        sql.push_str(" = ");
+        sql.push_str(parent);
+        sql.push('.');
+        push_ident(&mut sql, own);
+    }
+    sql
 }
 
 /// The projection of a node: `expr as "name", ...`.
 fn items_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
-    let items: Vec<String> = item_exprs(w, node, alias)
-        .into_iter()
-        .map(|(expr, name)| format!("{expr} as {}", quote_ident(&name)))
-        .collect();
+    let items = item_exprs(w, node, alias);
     if items.is_empty() {
         // A row with no columns still counts (`select=rel()`).
-        "1 as \"\"".to_owned()
-    } else {
-        items.join(", ")
+        return "1 as \"\"".to_owned();
     }
+    let length: usize = items.iter().map(|(expr, name)| expr.len() + name.len() + 8).sum();
+    let mut sql = String::with_capacity(length);
+    for (expr, name) in items {
+        if !sql.is_empty() {
+            sql.push_str(", ");
+        }
+        sql.push_str(&expr);
+        sql.push_str(" as ");
+        push_ident(&mut sql, name);
+    }
+    sql
 }
 
-fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
+/// Each output of a node: its expression and its name.
+fn item_exprs<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str) -> Vec<(String, &'n str)> {
+    let mut out = Vec::with_capacity(node.items.len());
     for item in &node.items {
         match item {
             Item::Column { column, path, cast, output } => {
@@ -252,15 +331,15 @@ fn item_exprs(w: &mut Writer, node: &Node<'_>, alias: &str) -> Vec<(String, Stri
                 if let Some(cast) = cast {
                     expr = format!("({expr})::{cast}");
                 }
-                out.push((expr, output.clone()));
+                out.push((expr, output.as_str()));
             }
-            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.clone())),
+            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.as_str())),
             Item::Embed(index) => {
                 let embed = &node.embeds[*index];
                 if embed.spread {
                     out.extend(spread_exprs(w, embed, alias));
                 } else {
-                    out.push((embed_sql(w, embed, alias), embed.output.clone()));
+                    out.push((embed_sql(w, embed, alias), embed.output.as_str()));
                 }
             }
         }
@@ -290,7 +369,7 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
 }
 
 /// `...rel(a, b)`: each output of a to-one embed as a column of the parent.
-fn spread_exprs(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> Vec<(String, String)> {
+fn spread_exprs<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> Vec<(String, &'n str)> {
     let relation = qualified(&embed.node.table.name);
     let count = item_exprs(&mut Writer::new(), &embed.node, "t").len();
     (0..count)
@@ -306,7 +385,10 @@ fn spread_exprs(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> Vec<(Str
 
 /// `alias."col"` with its JSON path; keys are parameters, indexes integers.
 fn field_sql(w: &mut Writer, alias: &str, column: &str, path: &[ast::JsonStep]) -> String {
-    let mut sql = format!("{alias}.{}", quote_ident(column));
+    let mut sql = String::with_capacity(alias.len() + column.len() + 3);
+    sql.push_str(alias);
+    sql.push('.');
+    push_ident(&mut sql, column);
     for step in path {
         let arrow = match step.arrow {
             JsonArrow::Json => "->",
@@ -470,13 +552,7 @@ pub enum Conflict {
 }
 
 /// `insert ... select from the JSON body`, then the read of what was written.
-pub fn insert(
-    node: &Node<'_>,
-    insert: &Insert<'_>,
-    body: String,
-    count: bool,
-    returned: BodyKind,
-) -> Statement {
+pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let table = node.table;
@@ -536,17 +612,11 @@ pub fn insert(
     }
     let _ = write!(text, " returning t0.*, (t0.xmax = 0) as pgrst_inserted)");
     let location = location_sql(table);
-    finish_mutation(w, text, node, count, returned, &location, true)
+    finish_mutation(w, text, node, report, &location, true)
 }
 
 /// `update ... set <body's columns>`, then the read of what changed.
-pub fn update(
-    node: &Node<'_>,
-    columns: &[&Column],
-    body: String,
-    count: bool,
-    returned: BodyKind,
-) -> Statement {
+pub fn update(node: &Node<'_>, columns: &[&Column], body: String, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
@@ -557,17 +627,17 @@ pub fn update(
         "with pgrst_mut as (update {relation} as t0 set {} from pg_catalog.json_populate_record(null::{relation}, {body}::json) as _r{where_clause} returning t0.*)",
         sets.join(", ")
     );
-    finish_mutation(w, text, node, count, returned, "null::text", false)
+    finish_mutation(w, text, node, report, "null::text", false)
 }
 
 /// `delete ...`, then the read of what was deleted.
-pub fn delete(node: &Node<'_>, count: bool, returned: BodyKind) -> Statement {
+pub fn delete(node: &Node<'_>, report: Report) -> Statement {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
     let where_clause = mutation_where(&mut w, node);
     let text = format!("with pgrst_mut as (delete from {relation} as t0{where_clause} returning t0.*)");
-    finish_mutation(w, text, node, count, returned, "null::text", false)
+    finish_mutation(w, text, node, report, "null::text", false)
 }
 
 /// The rows a mutation writes: those its filters match. Conditions on embeds
@@ -594,33 +664,33 @@ fn finish_mutation(
     mut w: Writer,
     mut text: String,
     node: &Node<'_>,
-    count: bool,
-    returned: BodyKind,
+    report: Report,
     location: &str,
     counts_inserts: bool,
 ) -> Statement {
     // Embeds (and their `!inner`) only exist in the representation; without
     // one, every written row is counted.
-    let returned_where = if matches!(returned, BodyKind::None) {
+    let returned_where = if matches!(report.body, BodyKind::None) {
         String::new()
     } else {
         conditions_sql(&mut w, node, "t0", &[], |c| matches!(c, Condition::Related { .. }))
     };
     let _ = write!(text, ", pgrst_ret as (select t0.* from pgrst_mut as t0{returned_where})");
     let items = items_sql(&mut w, node, "t0");
-    let total = if count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
+    let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
+    let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
     let inserted = if counts_inserts {
         "(select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text"
     } else {
         "null::text"
     };
-    let body = match returned {
+    let body = match report.body {
         BodyKind::None => "null::text".to_owned(),
         kind => format!("(select {} from (select {items} from pgrst_ret as t0) as _r)", body_sql(kind)),
     };
     let _ = write!(
         text,
-        " select {total} as total, (select pg_catalog.count(*) from pgrst_ret) as page, {body} as body, \
+        " select {total} as total, {page} as page, {body} as body, \
          pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
          'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
     );
@@ -643,9 +713,10 @@ pub fn call(
     body: String,
     result: CallResult<'_>,
     max_rows: Option<i64>,
-    count: bool,
-    returned: BodyKind,
+    report: Report,
 ) -> Statement {
+    let Report { count, body: returned, bounds } = report;
+    let page = page_count("pg_catalog.count(*)", bounds);
     let mut w = Writer::new();
     let alias = w.alias();
     let single_json = matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
@@ -690,7 +761,7 @@ pub fn call(
             let body = if function.returns_set { body_sql(returned) } else { body_sql(BodyKind::Object) };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
-                "select {total} as total, pg_catalog.count(*) as page, {body} as body, null::text as extra \
+                "select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from (select {items} from ({rows}) as {alias}) as _r"
             )
         }
@@ -706,7 +777,7 @@ pub fn call(
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };
             format!(
-                "select {total} as total, pg_catalog.count(*) as page, {body} as body, null::text as extra \
+                "select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from (select {alias} as v from {from}) as _r"
             )
         }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -242,6 +243,30 @@ pub async fn spawn_shop() -> TestApp {
     let app = spawn_app().await;
     app.admin().await.batch_execute(include_str!("../fixtures/shop.sql")).await.expect("fixture");
     app
+}
+
+/// [`spawn_shop`] with a pool of one connection that goes through a
+/// [`wire::WireCounter`].
+pub async fn spawn_counted_shop() -> (TestApp, wire::WireCounter) {
+    let database = fresh_database().await;
+    let direct = cluster().cluster.pg_config("authenticator");
+    let socket = match direct.get_hosts() {
+        [tokio_postgres::config::Host::Unix(dir)] => dir.join(format!(".s.PGSQL.{}", direct.get_ports()[0])),
+        other => panic!("the test cluster listens on {other:?}, not on one Unix socket"),
+    };
+    let wire = wire::WireCounter::start(socket).await;
+    let mut api = tokio_postgres::Config::new();
+    api.host("127.0.0.1")
+        .port(wire.port)
+        .user("authenticator")
+        .dbname(&database)
+        .ssl_mode(tokio_postgres::config::SslMode::Disable);
+    let mut config = test_config();
+    config.pool_size = 1;
+    let mut app = spawn_app_with(Options { config, api: Some(api), routes: None }).await;
+    app.database = database;
+    app.admin().await.batch_execute(include_str!("../fixtures/shop.sql")).await.expect("fixture");
+    (app, wire)
 }
 
 impl TestApp {

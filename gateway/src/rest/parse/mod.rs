@@ -380,11 +380,9 @@ fn run<T>(
     what: &str,
     shown: &str,
     input: &str,
-    parser: impl FnOnce(&mut Parser) -> Reply<T>,
+    parser: impl Fn(&mut Parser) -> Reply<T>,
 ) -> Result<T, ParseError> {
-    let mut state = Parser::new(input);
-    let reply = {
-        let p = &mut state;
+    let whole = |p: &mut Parser| {
         let mut seq = Seq::new(p);
         match seq.step(parser(p)) {
             Ok(value) => match seq.step(p.eof()) {
@@ -394,6 +392,12 @@ fn run<T>(
             Err(failure) => Err(failure),
         }
     };
+    // Messages only matter when the parse fails: valid input is parsed without them.
+    if let Ok(success) = whole(&mut Parser::without_messages(input)) {
+        return Ok(success.value);
+    }
+    let mut state = Parser::new(input);
+    let reply = whole(&mut state);
     match reply {
         Ok(success) => Ok(success.value),
         Err(failure) => {
@@ -1019,6 +1023,89 @@ mod tests {
         }
     }
 
+    /// Bits of the grammar that random inputs are made of.
+    const PIECES: &[&str] = &[
+        "id",
+        "name",
+        "*",
+        "(",
+        ")",
+        ",",
+        ".",
+        ":",
+        "::",
+        "!",
+        "!inner",
+        "!left",
+        "...",
+        "->",
+        "->>",
+        "-",
+        "\"",
+        "\\",
+        "{",
+        "}",
+        "[",
+        "]",
+        "eq",
+        "neq",
+        "gt",
+        "gte",
+        "lt",
+        "lte",
+        "like",
+        "ilike",
+        "match",
+        "imatch",
+        "in",
+        "is",
+        "isdistinct",
+        "fts",
+        "plfts",
+        "phfts",
+        "wfts",
+        "cs",
+        "cd",
+        "ov",
+        "sl",
+        "sr",
+        "nxl",
+        "nxr",
+        "adj",
+        "not",
+        "(any)",
+        "(all)",
+        "null",
+        "not_null",
+        "TRUE",
+        "unknown",
+        "and",
+        "or",
+        "asc",
+        "desc",
+        "nullsfirst",
+        "nullslast",
+        "count()",
+        ".sum()",
+        "text",
+        "[]",
+        " ",
+        "\t",
+        "\n",
+        "\0",
+        "é",
+        "😀",
+        "\u{7f}",
+        "0",
+        "-1",
+        "99999999999999999999999",
+        "$",
+        "%",
+        "*",
+        "&",
+        "=",
+    ];
+
     #[test]
     fn random_query_strings_never_panic() {
         const KEYS: &[&str] = &[
@@ -1044,87 +1131,6 @@ mod tests {
             ".",
             "a..b",
             "not.a.or",
-        ];
-        const PIECES: &[&str] = &[
-            "id",
-            "name",
-            "*",
-            "(",
-            ")",
-            ",",
-            ".",
-            ":",
-            "::",
-            "!",
-            "!inner",
-            "!left",
-            "...",
-            "->",
-            "->>",
-            "-",
-            "\"",
-            "\\",
-            "{",
-            "}",
-            "[",
-            "]",
-            "eq",
-            "neq",
-            "gt",
-            "gte",
-            "lt",
-            "lte",
-            "like",
-            "ilike",
-            "match",
-            "imatch",
-            "in",
-            "is",
-            "isdistinct",
-            "fts",
-            "plfts",
-            "phfts",
-            "wfts",
-            "cs",
-            "cd",
-            "ov",
-            "sl",
-            "sr",
-            "nxl",
-            "nxr",
-            "adj",
-            "not",
-            "(any)",
-            "(all)",
-            "null",
-            "not_null",
-            "TRUE",
-            "unknown",
-            "and",
-            "or",
-            "asc",
-            "desc",
-            "nullsfirst",
-            "nullslast",
-            "count()",
-            ".sum()",
-            "text",
-            "[]",
-            " ",
-            "\t",
-            "\n",
-            "\0",
-            "é",
-            "😀",
-            "\u{7f}",
-            "0",
-            "-1",
-            "99999999999999999999999",
-            "$",
-            "%",
-            "*",
-            "&",
-            "=",
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
@@ -1161,5 +1167,43 @@ mod tests {
             }
             let _ = parse_query(&[(text.clone(), text.clone())]);
         }
+    }
+
+    /// The parser that keeps no error messages accepts, builds and refuses exactly as the one
+    /// that does (`run` trusts it for every valid parameter).
+    #[test]
+    fn parsing_without_messages_accepts_and_builds_the_same() {
+        use super::filter::ValueContext;
+        use super::parsec::{Parser, Reply};
+
+        fn same<T: PartialEq + std::fmt::Debug>(
+            input: &str,
+            parser: impl Fn(&mut Parser) -> Reply<T>,
+        ) -> bool {
+            let outcome = |mut p: Parser| match parser(&mut p) {
+                Ok(s) => Ok((s.value, s.consumed, p.pos)),
+                Err(f) => Err(f.consumed),
+            };
+            let (with, without) = (outcome(Parser::new(input)), outcome(Parser::without_messages(input)));
+            assert_eq!(with, without, "{input:?}");
+            with.is_ok()
+        }
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let input: String = (0..1 + rng.below(10)).map(|_| rng.pick(PIECES)).collect();
+            let results = [
+                same(&input, Parser::select_items),
+                same(&input, |p| p.op_expr(ValueContext::Parameter)),
+                same(&input, |p| p.op_expr(ValueContext::LogicTree)),
+                same(&input, Parser::logic_tree),
+                same(&input, Parser::order_terms),
+                same(&input, Parser::tree_path),
+                same(&input, Parser::columns),
+                same(&input, Parser::integer),
+            ];
+            accepted += results.iter().filter(|ok| **ok).count();
+        }
+        assert!(accepted > 20_000, "only {accepted} parses succeeded: the inputs test too little");
     }
 }

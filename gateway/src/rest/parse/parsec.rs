@@ -67,15 +67,18 @@ pub(super) enum Expect {
 pub(super) struct ParsecError {
     pub(super) pos: usize,
     pub(super) messages: Vec<Message>,
+    /// Made by a parser that keeps no messages ([`Parser::without_messages`]): it stays
+    /// without any, whatever is merged into it or labels it.
+    untracked: bool,
 }
 
 impl ParsecError {
     fn unknown(pos: usize) -> Self {
-        ParsecError { pos, messages: Vec::new() }
+        ParsecError { pos, messages: Vec::new(), untracked: false }
     }
 
     pub(super) fn new(pos: usize, message: Message) -> Self {
-        ParsecError { pos, messages: vec![message] }
+        ParsecError { pos, messages: vec![message], untracked: false }
     }
 
     fn is_unknown(&self) -> bool {
@@ -92,6 +95,12 @@ impl ParsecError {
 
     /// Parsec `mergeError`.
     fn merge(mut self, other: ParsecError) -> ParsecError {
+        if self.untracked {
+            return self;
+        }
+        if other.untracked {
+            return other;
+        }
         if other.is_unknown() && !self.is_unknown() {
             return self;
         }
@@ -112,6 +121,9 @@ impl ParsecError {
 
     /// Parsec `setExpectErrors err [label]`: drop every expectation, then add the label first.
     fn set_expect(mut self, expect: Expect) -> ParsecError {
+        if self.untracked {
+            return self;
+        }
         self.messages.retain(|m| !matches!(m, Message::Expect(_)));
         self.messages.insert(0, Message::Expect(expect));
         self
@@ -268,7 +280,7 @@ pub(super) struct Seq {
 
 impl Seq {
     pub(super) fn new(parser: &Parser) -> Self {
-        Seq { consumed: false, error: ParsecError::unknown(parser.pos) }
+        Seq { consumed: false, error: parser.unknown(parser.pos) }
     }
 
     pub(super) fn step<T>(&mut self, reply: Reply<T>) -> Result<T, Failure> {
@@ -319,6 +331,8 @@ pub(super) struct Parser {
     pub(super) pos: usize,
     /// Current nesting of embeds or logic groups, checked against [`MAX_DEPTH`].
     pub(super) depth: usize,
+    /// Whether errors keep their messages (see [`Parser::without_messages`]).
+    messages: bool,
 }
 
 /// Deepest nesting accepted in `select` and in logic trees. Real requests nest a few
@@ -327,7 +341,27 @@ pub const MAX_DEPTH: usize = 64;
 
 impl Parser {
     pub(super) fn new(input: &str) -> Self {
-        Parser { input: input.chars().collect(), pos: 0, depth: 0 }
+        Parser { input: input.chars().collect(), pos: 0, depth: 0, messages: true }
+    }
+
+    /// A parser whose errors keep no messages. What a parse accepts, the values it builds and
+    /// where it fails never depend on the messages, only on what failed and whether it had
+    /// consumed input, so this parser succeeds and fails exactly as [`Parser::new`]'s does.
+    /// Merging the messages of every failed alternative is most of the work of parsing valid
+    /// input, so input is parsed this way first, and again with messages only to explain a
+    /// failure.
+    pub(super) fn without_messages(input: &str) -> Self {
+        Parser { messages: false, ..Parser::new(input) }
+    }
+
+    /// An error with `message`, or with none if this parser keeps none.
+    fn error(&self, pos: usize, message: Message) -> ParsecError {
+        if self.messages { ParsecError::new(pos, message) } else { self.unknown(pos) }
+    }
+
+    /// An error without messages that, for a parser that keeps none, also takes none later.
+    fn unknown(&self, pos: usize) -> ParsecError {
+        ParsecError { untracked: !self.messages, ..ParsecError::unknown(pos) }
     }
 
     /// Parsec's `SourcePos` for a char index: tabs advance to the next multiple of 8 plus 1.
@@ -348,12 +382,12 @@ impl Parser {
 
     /// Parsec `return`.
     pub(super) fn ok<T>(&self, value: T) -> Reply<T> {
-        Ok(Success { value, consumed: false, error: ParsecError::unknown(self.pos) })
+        Ok(Success { value, consumed: false, error: self.unknown(self.pos) })
     }
 
     /// Parsec `mzero` (what `guard False` fails with).
     pub(super) fn zero<T>(&self) -> Reply<T> {
-        Err(Failure { consumed: false, error: ParsecError::unknown(self.pos) })
+        Err(Failure { consumed: false, error: self.unknown(self.pos) })
     }
 
     /// Runs a parser given as a closure; the last arm of [`choice!`].
@@ -364,18 +398,14 @@ impl Parser {
     /// Parsec `satisfy`.
     pub(super) fn satisfy(&mut self, accept: impl Fn(char) -> bool) -> Reply<char> {
         match self.input.get(self.pos).copied() {
-            None => Err(Failure {
-                consumed: false,
-                error: ParsecError::new(self.pos, Message::SysUnexpect(None)),
-            }),
+            None => Err(Failure { consumed: false, error: self.error(self.pos, Message::SysUnexpect(None)) }),
             Some(c) if accept(c) => {
                 self.pos += 1;
-                Ok(Success { value: c, consumed: true, error: ParsecError::unknown(self.pos) })
+                Ok(Success { value: c, consumed: true, error: self.unknown(self.pos) })
             }
-            Some(c) => Err(Failure {
-                consumed: false,
-                error: ParsecError::new(self.pos, Message::SysUnexpect(Some(c))),
-            }),
+            Some(c) => {
+                Err(Failure { consumed: false, error: self.error(self.pos, Message::SysUnexpect(Some(c))) })
+            }
         }
     }
 
@@ -420,7 +450,7 @@ impl Parser {
             match self.input.get(start + offset) {
                 Some(&c) if c == expected => {}
                 found => {
-                    let mut error = ParsecError::new(start, Message::SysUnexpect(found.copied()));
+                    let mut error = self.error(start, Message::SysUnexpect(found.copied()));
                     error = error.set_expect(Expect::Token(literal));
                     return Err(Failure { consumed: offset > 0, error });
                 }
@@ -428,7 +458,7 @@ impl Parser {
         }
         let length = literal.chars().count();
         self.pos = start + length;
-        Ok(Success { value: literal, consumed: length > 0, error: ParsecError::unknown(self.pos) })
+        Ok(Success { value: literal, consumed: length > 0, error: self.unknown(self.pos) })
     }
 
     /// Parsec `try`.
@@ -449,7 +479,7 @@ impl Parser {
         match parser(self) {
             Ok(s) => {
                 self.pos = start;
-                Ok(Success { value: s.value, consumed: false, error: ParsecError::unknown(start) })
+                Ok(Success { value: s.value, consumed: false, error: self.unknown(start) })
             }
             err => err,
         }
@@ -535,10 +565,22 @@ impl Parser {
         }
     }
 
-    /// Parsec `many` over characters, collected into a string.
-    pub(super) fn many_chars(&mut self, parser: impl FnMut(&mut Self) -> Reply<char>) -> Reply<String> {
-        let reply = self.many(parser);
-        map(reply, |chars| chars.into_iter().collect())
+    /// Parsec `many` over characters, collected into a string ([`Parser::many`] without the
+    /// vector of chars in between).
+    pub(super) fn many_chars(&mut self, mut parser: impl FnMut(&mut Self) -> Reply<char>) -> Reply<String> {
+        let mut text = String::new();
+        let mut consumed = false;
+        loop {
+            match parser(self) {
+                Ok(s) if !s.consumed => return Ok(Success { value: text, consumed, error: s.error }),
+                Ok(s) => {
+                    text.push(s.value);
+                    consumed = true;
+                }
+                Err(f) if f.consumed => return Err(f),
+                Err(f) => return Ok(Success { value: text, consumed, error: f.error }),
+            }
+        }
     }
 
     /// Parsec `many1` over characters.
@@ -612,24 +654,20 @@ impl Parser {
             Ok(s) => {
                 let after = self.pos;
                 self.pos = start;
-                Err(Failure { consumed: false, error: ParsecError::new(after, Message::Unexpect(s.value)) })
+                Err(Failure { consumed: false, error: self.error(after, Message::Unexpect(s.value)) })
             }
-            Err(f) => {
-                Ok(Success { value: (), consumed: false, error: f.error.merge(ParsecError::unknown(start)) })
-            }
+            Err(f) => Ok(Success { value: (), consumed: false, error: f.error.merge(self.unknown(start)) }),
         }
     }
 
     /// Parsec `eof` (`notFollowedBy anyToken <?> "end of input"`).
     pub(super) fn eof(&mut self) -> Reply<()> {
         let reply = match self.input.get(self.pos).copied() {
-            Some(c) => {
-                Err(Failure { consumed: false, error: ParsecError::new(self.pos, Message::Unexpect(c)) })
-            }
+            Some(c) => Err(Failure { consumed: false, error: self.error(self.pos, Message::Unexpect(c)) }),
             None => Ok(Success {
                 value: (),
                 consumed: false,
-                error: ParsecError::new(self.pos, Message::SysUnexpect(None)),
+                error: self.error(self.pos, Message::SysUnexpect(None)),
             }),
         };
         labelled(reply, Expect::Label("end of input"))
