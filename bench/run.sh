@@ -4,7 +4,8 @@
 # build) and PostgREST 12.0.2 on it, then per scenario and per connection
 # count: wrk against the gateway, wrk against PostgREST, and pgbench running
 # the best equivalent SQL (bench/pgbench/). It prints requests/s, p50 and p99,
-# and the gateway's ratios to PostgREST and to pgbench.
+# the gateway's CPU time per request, and its ratios to PostgREST and to
+# pgbench.
 #
 #   bench/run.sh                       3 s per measurement, 1 s warm-up
 #   DURATION=10 WARMUP=3 bench/run.sh  performance.md's settings
@@ -85,7 +86,8 @@ echo "== gateway on 127.0.0.1:$gw_port, PostgREST 12.0.2 on 127.0.0.1:$pr_port (
 RUST_LOG=warn "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
   --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --pool-size "$POOL" --sql-root "$root" \
   >"$work/gateway.log" 2>&1 &
-pids+=($!)
+gw_pid=$!
+pids+=($gw_pid)
 cat >"$work/postgrest.conf" <<EOF
 db-uri = "postgres://authenticator@127.0.0.1:$pg_port/bench"
 db-schemas = "public"
@@ -110,12 +112,13 @@ wait_for() {
 wait_for "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
 
-# wrk_run <scenario> <base url> <path prefix> <connections> <seconds> -> "rps p50 p99 non2xx errors"
+# wrk_run <scenario> <base url> <path prefix> <connections> <seconds>
+#   -> "rps p50 p99 non2xx errors requests"
 wrk_run() {
   local token=$anon
   [ "$1" = s4 ] && token=$user
   SCENARIO=$1 BASE=$3 APIKEY=$anon TOKEN=$token PREFIX="$(basename "$2" | tr -c 'a-z0-9' '-')$RANDOM" \
-    wrk -t"$THREADS" -c"$4" -d"$5"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
+    wrk -t"$THREADS" -c"$4" -d"$5"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
 }
 
 # pgbench_run <scenario> <connections> <seconds> -> "tps latency-average-ms"
@@ -133,6 +136,13 @@ reset() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
+# CPU time (user + system, in clock ticks) a process has used so far, and per
+# request in microseconds: the gateway's own cost, which a busy machine skews
+# far less than its throughput.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
+
 describe() {
   case $1 in
     s1) echo "S1 store listing: select=*,brands(*), count=exact, 20 rows at offsets 0-180" ;;
@@ -149,24 +159,27 @@ read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
 idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS"
-printf '\n%-4s %5s | %9s %8s %8s | %9s %8s %8s | %9s %8s | %7s %7s | %s\n' \
-  scen conns gw_rps gw_p50 gw_p99 pgrst_rps pr_p50 pr_p99 pgbench lat_avg vs_pgrst vs_pgb non2xx
+printf '\n%-4s %5s | %9s %8s %8s %6s | %9s %8s %8s | %9s %8s | %7s %7s | %s\n' \
+  scen conns gw_rps gw_p50 gw_p99 gw_us pgrst_rps pr_p50 pr_p99 pgbench lat_avg vs_pgrst vs_pgb non2xx
 for scenario in $SCENARIOS; do
   echo "-- $(describe "$scenario")"
   for c in $CONNECTIONS; do
     wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$WARMUP" >/dev/null
-    read -r g_rps g_p50 g_p99 g_bad g_err <<<"$(wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$DURATION")"
+    ticks=$(cpu_ticks "$gw_pid")
+    read -r g_rps g_p50 g_p99 g_bad g_err g_n <<<"$(wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$DURATION")"
+    g_us=$(per_request_us $(($(cpu_ticks "$gw_pid") - ticks)) "${g_n:-0}")
     [ "$scenario" = s4 ] && reset
     wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$WARMUP" >/dev/null
-    read -r p_rps p_p50 p_p99 p_bad p_err <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
+    read -r p_rps p_p50 p_p99 p_bad p_err _ <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
     [ "$scenario" = s4 ] && reset
     read -r b_tps b_lat <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
     [ "$scenario" = s4 ] && reset
-    printf '%-4s %5s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms | %7s %7s | gw %s/%s, pgrst %s/%s\n' \
-      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" "${b_tps:-0}" "${b_lat:-0}" \
+    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms | %7s %7s | gw %s/%s, pgrst %s/%s\n' \
+      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" "${b_tps:-0}" "${b_lat:-0}" \
       "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$g_bad" "$g_err" "$p_bad" "$p_err"
   done
 done
 echo
+echo "gw_us = the gateway's CPU time per request (user + system), in microseconds"
 echo "vs_pgrst = gateway rps / PostgREST rps (target >= 2); vs_pgb = gateway rps / pgbench tps"
 echo "(target >= 0.8 on S1, >= 0.5 on S2-S4); non2xx = non-2xx responses / socket errors."

@@ -53,10 +53,12 @@ function request()
 end
 
 function done(summary, latency, requests)
-  -- One machine-readable line: rps, p50 ms, p99 ms, non-2xx, socket errors.
+  -- One machine-readable line: rps, p50 ms, p99 ms, non-2xx, socket errors,
+  -- requests.
   local errors = summary.errors
-  io.write(string.format("RESULT %.1f %.3f %.3f %d %d\n",
+  io.write(string.format("RESULT %.1f %.3f %.3f %d %d %d\n",
     summary.requests / (summary.duration / 1e6),
     latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    errors.status, errors.connect + errors.read + errors.write + errors.timeout))
+    errors.status, errors.connect + errors.read + errors.write + errors.timeout,
+    summary.requests))
 end

@@ -109,8 +109,13 @@ struct Verified {
 }
 
 /// How many verified tokens are remembered; past this many the memory starts
-/// over rather than grow (each is a few hundred bytes).
-const MAX_VERIFIED: usize = 4096;
+/// over rather than grow.
+const MAX_VERIFIED: usize = 2048;
+
+/// Longer tokens (large user metadata in the claims) are always checked in
+/// full, so that the memory stays within a few megabytes. Supabase access
+/// tokens are about a kilobyte.
+const MAX_REMEMBERED_LENGTH: usize = 2048;
 
 impl JwtKeys {
     /// HS256 with a shared secret of at least 32 characters (PostgREST refuses
@@ -154,7 +159,7 @@ impl JwtKeys {
         }
         drop(verified);
         let claims = self.check(token)?;
-        if let Some((from, until)) = window(&claims.claims) {
+        if let Some((from, until)) = window(&claims.claims).filter(|_| token.len() <= MAX_REMEMBERED_LENGTH) {
             verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
             if verified.len() >= MAX_VERIFIED {
                 verified.clear();

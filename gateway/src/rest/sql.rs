@@ -558,56 +558,64 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
     let table = node.table;
     let relation = qualified(&table.name);
     let body = w.param(body);
-    let names: Vec<String> = insert.columns.iter().map(|c| quote_ident(&c.name)).collect();
-    let values: Vec<String> = insert
-        .columns
-        .iter()
-        .map(|c| {
-            let value = format!("_r.{}", quote_ident(&c.name));
-            match (&c.default, insert.missing_default) {
-                (Some(default), true) => {
-                    let key = w.param(c.name.clone());
-                    format!("case when _j.value::jsonb ? {key}::text then {value} else {default} end")
-                }
-                _ => value,
+    let mut names = String::new();
+    let mut values = String::new();
+    for c in &insert.columns {
+        if !names.is_empty() {
+            names.push_str(", ");
+            values.push_str(", ");
+        }
+        push_ident(&mut names, &c.name);
+        match (&c.default, insert.missing_default) {
+            (Some(default), true) => {
+                let key = w.param(c.name.clone());
+                let _ = write!(values, "case when _j.value::jsonb ? {key}::text then _r.");
+                push_ident(&mut values, &c.name);
+                let _ = write!(values, " else {default} end");
             }
-        })
-        .collect();
-    let mut text = format!(
-        "with pgrst_mut as (insert into {relation} as t0 ({}) select {} \
-         from pg_catalog.json_array_elements(case when pg_catalog.json_typeof({body}::json) = 'array' \
-         then {body}::json else pg_catalog.json_build_array({body}::json) end) as _j \
-         cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r",
-        names.join(", "),
-        if values.is_empty() { "".to_owned() } else { values.join(", ") },
-    );
-    if insert.columns.is_empty() {
+            _ => {
+                values.push_str("_r.");
+                push_ident(&mut values, &c.name);
+            }
+        }
+    }
+    let mut text = if insert.columns.is_empty() {
         // `{}`: a row of defaults.
-        text = format!(
+        format!(
             "with pgrst_mut as (insert into {relation} as t0 select from pg_catalog.json_array_elements(\
              case when pg_catalog.json_typeof({body}::json) = 'array' then {body}::json \
              else pg_catalog.json_build_array({body}::json) end) as _j"
-        );
-    }
+        )
+    } else {
+        format!(
+            "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
+             from pg_catalog.json_array_elements(case when pg_catalog.json_typeof({body}::json) = 'array' \
+             then {body}::json else pg_catalog.json_build_array({body}::json) end) as _j \
+             cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r"
+        )
+    };
     if let Some((target, conflict)) = &insert.on_conflict {
-        let target: Vec<String> = target.iter().map(|c| quote_ident(&c.name)).collect();
-        match conflict {
-            Conflict::Ignore => {
-                let _ = write!(text, " on conflict ({}) do nothing", target.join(", "));
+        let mut columns = String::new();
+        for c in target {
+            if !columns.is_empty() {
+                columns.push_str(", ");
             }
-            Conflict::Merge => {
-                let sets: Vec<String> = names.iter().map(|n| format!("{n} = excluded.{n}")).collect();
-                if sets.is_empty() {
-                    let _ = write!(text, " on conflict ({}) do nothing", target.join(", "));
-                } else {
-                    let _ = write!(
-                        text,
-                        " on conflict ({}) do update set {}",
-                        target.join(", "),
-                        sets.join(", ")
-                    );
+            push_ident(&mut columns, &c.name);
+        }
+        let _ = write!(text, " on conflict ({columns})");
+        match conflict {
+            Conflict::Merge if !insert.columns.is_empty() => {
+                text.push_str(" do update set ");
+                for (i, c) in insert.columns.iter().enumerate() {
+                    if i > 0 {
+                        text.push_str(", ");
+                    }
+                    push_ident(&mut text, &c.name);
+                    text.push_str(" = excluded.");
+                    push_ident(&mut text, &c.name);
                 }
             }
+            Conflict::Merge | Conflict::Ignore => text.push_str(" do nothing"),
         }
     }
     let _ = write!(text, " returning t0.*, (t0.xmax = 0) as pgrst_inserted)");

@@ -4,7 +4,7 @@
 //! `pTreePath` and `pColumns` in <https://github.com/PostgREST/postgrest/blob/main/src/library/PostgREST/ApiRequest/QueryParams.hs>,
 //! with one restriction of ours: casts (`cast_name`).
 
-use super::parsec::{Expect, Parser, Reply, Seq, choice, labelled, map};
+use super::parsec::{Expect, Parser, Reply, Seq, Success, choice, labelled, map};
 use crate::rest::ast::{EmbedPath, Field, JsonArrow, JsonKey, JsonStep};
 
 impl Parser {
@@ -34,8 +34,13 @@ impl Parser {
 
     /// `pIdentifier`: identifier characters, trimmed.
     pub(super) fn identifier(&mut self) -> Reply<String> {
-        let reply = self.many1_chars(Parser::identifier_char);
-        map(reply, |text| text.trim().to_owned())
+        // `letter` is `char::is_alphabetic` and `digit` ASCII, as in `identifier_char`.
+        let quick = |c: char| c.is_alphabetic() || c.is_ascii_digit() || matches!(c, '_' | ' ' | '$');
+        let reply = match self.many1_quietly(quick) {
+            Some(reply) => reply,
+            None => self.many1_chars(Parser::identifier_char),
+        };
+        map(reply, |text| if text.trim().len() == text.len() { text } else { text.trim().to_owned() })
     }
 
     /// `sepByDash`: parts joined by `-`, where a `-` that starts `->` ends the name instead.
@@ -48,13 +53,27 @@ impl Parser {
                 seq.done('-')
             })
         });
-        map(reply, |parts| parts.join("-"))
+        map(reply, |mut parts| if parts.len() == 1 { parts.swap_remove(0) } else { parts.join("-") })
     }
 
     /// `pFieldName`: a quoted name, or identifiers joined by dashes.
     pub(super) fn field_name(&mut self) -> Reply<String> {
+        if let Some((start, end, name, consumed)) = &self.last_name
+            && *start == self.pos
+        {
+            let (end, value, consumed) = (*end, name.clone(), *consumed);
+            self.pos = end;
+            return Ok(Success { value, consumed, error: self.unknown(end) });
+        }
+        let start = self.pos;
         let reply = self.alt(Parser::quoted_value, |p| p.sep_by_dash(Parser::identifier));
-        labelled(reply, Expect::Label("field name (* or [a..z0..9_$])"))
+        let reply = labelled(reply, Expect::Label("field name (* or [a..z0..9_$])"));
+        if let Ok(success) = &reply
+            && !self.keeps_messages()
+        {
+            self.last_name = Some((start, self.pos, success.value.clone(), success.consumed));
+        }
+        reply
     }
 
     /// `pJsonPath = many pJsonOperation` (Applicative `many`).

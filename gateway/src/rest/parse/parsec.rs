@@ -333,6 +333,11 @@ pub(super) struct Parser {
     pub(super) depth: usize,
     /// Whether errors keep their messages (see [`Parser::without_messages`]).
     messages: bool,
+    /// The last name read without messages (`field_name`): where it started and ended, the
+    /// name, and whether reading it consumed input. `select` reads each name up to five times
+    /// while it backtracks between its alternatives; a parser that keeps no messages replies
+    /// the same every time, so the repeats are answered from here.
+    pub(super) last_name: Option<(usize, usize, String, bool)>,
 }
 
 /// Deepest nesting accepted in `select` and in logic trees. Real requests nest a few
@@ -341,7 +346,7 @@ pub const MAX_DEPTH: usize = 64;
 
 impl Parser {
     pub(super) fn new(input: &str) -> Self {
-        Parser { input: input.chars().collect(), pos: 0, depth: 0, messages: true }
+        Parser { input: input.chars().collect(), pos: 0, depth: 0, messages: true, last_name: None }
     }
 
     /// A parser whose errors keep no messages. What a parse accepts, the values it builds and
@@ -354,13 +359,18 @@ impl Parser {
         Parser { messages: false, ..Parser::new(input) }
     }
 
+    /// Whether errors keep their messages.
+    pub(super) fn keeps_messages(&self) -> bool {
+        self.messages
+    }
+
     /// An error with `message`, or with none if this parser keeps none.
     fn error(&self, pos: usize, message: Message) -> ParsecError {
         if self.messages { ParsecError::new(pos, message) } else { self.unknown(pos) }
     }
 
     /// An error without messages that, for a parser that keeps none, also takes none later.
-    fn unknown(&self, pos: usize) -> ParsecError {
+    pub(super) fn unknown(&self, pos: usize) -> ParsecError {
         ParsecError { untracked: !self.messages, ..ParsecError::unknown(pos) }
     }
 
@@ -581,6 +591,28 @@ impl Parser {
                 Err(f) => return Ok(Success { value: text, consumed, error: f.error }),
             }
         }
+    }
+
+    /// Parsec `many1 (satisfy accept)`, in one loop, for a parser that keeps no messages
+    /// (`None` for one that does). It accepts, consumes and builds what the rule does; only
+    /// its errors lack the expectations that the rule's own parser merges in at every
+    /// character, which messages would show. Names are read several times over while `select`
+    /// backtracks between its alternatives, so reading them in one loop matters.
+    pub(super) fn many1_quietly(&mut self, accept: impl Fn(char) -> bool) -> Option<Reply<String>> {
+        if self.messages {
+            return None;
+        }
+        let start = self.pos;
+        let mut text = String::new();
+        while let Some(&c) = self.input.get(self.pos).filter(|c| accept(**c)) {
+            text.push(c);
+            self.pos += 1;
+        }
+        Some(if self.pos == start {
+            Err(Failure { consumed: false, error: self.unknown(start) })
+        } else {
+            Ok(Success { value: text, consumed: true, error: self.unknown(self.pos) })
+        })
     }
 
     /// Parsec `many1` over characters.
