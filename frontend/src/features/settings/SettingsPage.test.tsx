@@ -37,7 +37,11 @@ function renderPage() {
 }
 
 describe('the settings page', { timeout: 20_000 }, () => {
-  beforeEach(() => vi.mocked(updateCompany).mockReset());
+  // A braced body: a function returned from `beforeEach` is run as its
+  // teardown, and `mockReset()` returns the mock itself.
+  beforeEach(() => {
+    vi.mocked(updateCompany).mockReset();
+  });
 
   it('explains a user without a company', async () => {
     vi.mocked(fetchOwnCompanyId).mockRejectedValue(new Error('Usuario no está asociado a ninguna empresa'));
@@ -82,5 +86,21 @@ describe('the settings page', { timeout: 20_000 }, () => {
       phone: '+57 300',
     });
     await vi.waitFor(() => expect(currentToast()?.title).toBe('Configuración guardada'));
+  });
+
+  it('says so when saving fails, and keeps what was typed', async () => {
+    vi.mocked(fetchOwnCompanyId).mockResolvedValue(7);
+    vi.mocked(fetchCompany).mockResolvedValue(company);
+    vi.mocked(updateCompany).mockRejectedValue(new Error('new row violates row-level security policy'));
+    const user = userEvent.setup();
+    renderPage();
+    const name = await screen.findByLabelText('Nombre de la tienda');
+    await user.clear(name);
+    await user.type(name, 'Tienda Meta');
+    await user.click(screen.getByRole('button', { name: 'Guardar Cambios' }));
+    await vi.waitFor(() => expect(currentToast()?.title).toBe('Error al guardar'));
+    expect(currentToast()?.variant).toBe('destructive');
+    expect(name).toHaveValue('Tienda Meta');
+    expect(screen.getByRole('button', { name: 'Guardar Cambios' })).toBeEnabled();
   });
 });
