@@ -37,5 +37,8 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
+    // Rendering and user-event on a busy 2-core CI machine can take seconds;
+    // vitest's default of 5 s failed a paging test there.
+    testTimeout: 20_000,
   },
 });

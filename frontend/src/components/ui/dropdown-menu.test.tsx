@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
 import { DropdownMenu } from './dropdown-menu';
 
-describe('the dropdown menu', { timeout: 20_000 }, () => {
+describe('the dropdown menu', () => {
   it('opens, moves with the arrows, selects, and closes with Escape back on its button', async () => {
     const user = userEvent.setup();
     const edit = vi.fn();

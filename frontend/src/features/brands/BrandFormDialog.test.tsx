@@ -7,7 +7,7 @@ import { BrandFormDialog } from './BrandFormDialog';
 vi.mock('./api/createBrand', () => ({ createBrand: vi.fn() }));
 vi.mock('./api/updateBrand', () => ({ updateBrand: vi.fn() }));
 
-describe('the brand form', { timeout: 20_000 }, () => {
+describe('the brand form', () => {
   it('validates name and description, clears errors on edit and starts active', async () => {
     const user = userEvent.setup();
     render(

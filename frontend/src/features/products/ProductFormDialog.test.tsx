@@ -25,7 +25,7 @@ function renderForm() {
 }
 
 // userEvent types key by key: generous on a busy 2-core machine.
-describe('the product form', { timeout: 20_000 }, () => {
+describe('the product form', () => {
   it('shows every message on an empty submit and clears each one on edit', async () => {
     const { user, dialog } = renderForm();
     await user.click(within(dialog).getByRole('button', { name: 'Crear' }));

@@ -36,7 +36,7 @@ function renderPage() {
   );
 }
 
-describe('the settings page', { timeout: 20_000 }, () => {
+describe('the settings page', () => {
   // A braced body: a function returned from `beforeEach` is run as its
   // teardown, and `mockReset()` returns the mock itself.
   beforeEach(() => {
