@@ -71,9 +71,27 @@ pub enum Cardinality {
     OneToMany,
     /// Either side, when the foreign key columns are unique: an object or null.
     OneToOne,
+    /// Through a junction table: an array.
+    ManyToMany,
+}
+
+/// The table between the two sides of a many-to-many relationship
+/// (PostgREST's `Junction`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Junction {
+    pub table: QualifiedName,
+    /// The junction's foreign key to the source, then the one to the target.
+    pub constraint1: String,
+    pub constraint2: String,
+    /// `(source column, junction column)` pairs of the first foreign key.
+    pub source_columns: Vec<(String, String)>,
+    /// `(target column, junction column)` pairs of the second.
+    pub target_columns: Vec<(String, String)>,
 }
 
 /// A foreign key seen from one side: `source.columns` match `target.target_columns`.
+/// A many-to-many relationship has no columns of its own but a [`Junction`];
+/// a computed relationship has none either but a [`Relationship::function`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relationship {
     pub source: QualifiedName,
@@ -82,12 +100,23 @@ pub struct Relationship {
     pub target_columns: Vec<String>,
     pub constraint: String,
     pub cardinality: Cardinality,
+    pub junction: Option<Junction>,
+    /// A computed relationship: `function(source) returns target` (or `setof
+    /// target`), PostgREST's `ComputedRelationship`
+    /// (<https://docs.postgrest.org/en/v12/references/api/resource_embedding.html#computed-relationships>).
+    /// Its cardinality is many-to-one when it returns one row, else one-to-many.
+    pub function: Option<QualifiedName>,
 }
 
 impl Relationship {
     /// To-one relationships embed an object, the others an array.
     pub fn is_to_one(&self) -> bool {
         matches!(self.cardinality, Cardinality::ManyToOne | Cardinality::OneToOne)
+    }
+
+    /// PostgREST's `relIsSelf`: both ends are the same table.
+    pub fn is_self(&self) -> bool {
+        self.source == self.target
     }
 }
 
@@ -116,6 +145,13 @@ pub struct Function {
     pub returns_rows: bool,
     pub returns_void: bool,
     pub volatility: Volatility,
+    /// The table whose row type is the only argument: `f(t films)`, what
+    /// computed fields and relationships are made of.
+    pub row_argument: Option<QualifiedName>,
+    /// The table whose row type it returns (`returns films`, `setof films`).
+    pub returns_table: Option<QualifiedName>,
+    /// At most one row: not `setof`, or declared `rows 1`.
+    pub single_row: bool,
 }
 
 /// Everything the REST API may touch.
@@ -138,6 +174,17 @@ impl SchemaCache {
         source: &'a QualifiedName,
     ) -> impl Iterator<Item = &'a Relationship> {
         self.relationships.iter().filter(move |r| &r.source == source)
+    }
+
+    /// The computed field `name` of `table`: a function of that name in the
+    /// table's schema whose one argument is the table's row, which
+    /// PostgreSQL calls for `row.name` when there is no such column
+    /// (<https://docs.postgrest.org/en/v12/references/api/computed_fields.html>).
+    pub fn computed_field(&self, table: &QualifiedName, name: &str) -> Option<&Function> {
+        self.functions
+            .get(&QualifiedName::new(table.schema.clone(), name))?
+            .iter()
+            .find(|f| f.row_argument.as_ref() == Some(table))
     }
 }
 
@@ -205,10 +252,19 @@ pub mod catalog {
                (rt.typtype = 'c' or (p.prorettype = 'record'::regtype
                   and coalesce('o' = any(p.proargmodes::text[]) or 't' = any(p.proargmodes::text[]), false))) as returns_rows,
                p.prorettype = 'void'::regtype as returns_void,
-               p.provolatile::text
+               p.provolatile::text,
+               an.nspname::text as arg_schema, ac.relname::text as arg_table,
+               rn.nspname::text as ret_schema, rc.relname::text as ret_table,
+               not p.proretset or p.prorows = 1 as single_row
         from pg_catalog.pg_proc p
         join pg_catalog.pg_namespace n on n.oid = p.pronamespace
         join pg_catalog.pg_type rt on rt.oid = p.prorettype
+        left join pg_catalog.pg_class ac
+               on p.pronargs = 1 and ac.reltype = p.proargtypes[0] and ac.relkind in ('v', 'r', 'm', 'f', 'p')
+        left join pg_catalog.pg_namespace an on an.oid = ac.relnamespace
+        left join pg_catalog.pg_class rc
+               on rc.reltype = p.prorettype and rc.relkind in ('v', 'r', 'm', 'f', 'p')
+        left join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
         where n.nspname = any($1) and p.prokind = 'f'";
 }
 
@@ -225,6 +281,9 @@ pub struct FunctionRow {
     pub returns_rows: bool,
     pub returns_void: bool,
     pub volatility: String,
+    pub row_argument: Option<QualifiedName>,
+    pub returns_table: Option<QualifiedName>,
+    pub single_row: bool,
 }
 
 impl FunctionRow {
@@ -265,6 +324,9 @@ impl FunctionRow {
                 "s" => Volatility::Stable,
                 _ => Volatility::Volatile,
             },
+            row_argument: self.row_argument,
+            returns_table: self.returns_table,
+            single_row: self.single_row,
         }
     }
 }
@@ -280,7 +342,9 @@ pub struct ForeignKey {
 
 impl SchemaCache {
     /// Builds the cache from catalog rows. Each foreign key gives a relationship
-    /// in both directions; one whose columns are unique is one-to-one.
+    /// in both directions; one whose columns are unique is one-to-one. Then come
+    /// the many-to-many relationships through junction tables and the computed
+    /// relationships, as PostgREST's `querySchemaCache` adds them.
     pub fn build(
         schemas: Vec<String>,
         tables: Vec<Table>,
@@ -289,29 +353,121 @@ impl SchemaCache {
     ) -> Self {
         let tables: HashMap<QualifiedName, Table> = tables.into_iter().map(|t| (t.name.clone(), t)).collect();
         let mut relationships = Vec::new();
-        for fk in foreign_keys {
+        for fk in &foreign_keys {
             let unique = tables.get(&fk.source).is_some_and(|t| t.is_unique(&fk.columns));
-            relationships.push(Relationship {
-                source: fk.source.clone(),
-                columns: fk.columns.clone(),
-                target: fk.target.clone(),
-                target_columns: fk.target_columns.clone(),
+            let relationship = |source: &QualifiedName,
+                                columns: &[String],
+                                target: &QualifiedName,
+                                target_columns: &[String],
+                                cardinality| Relationship {
+                source: source.clone(),
+                columns: columns.to_vec(),
+                target: target.clone(),
+                target_columns: target_columns.to_vec(),
                 constraint: fk.constraint.clone(),
-                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
-            });
-            relationships.push(Relationship {
-                source: fk.target,
-                columns: fk.target_columns,
-                target: fk.source,
-                target_columns: fk.columns,
-                constraint: fk.constraint,
-                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
-            });
+                cardinality,
+                junction: None,
+                function: None,
+            };
+            relationships.push(relationship(
+                &fk.source,
+                &fk.columns,
+                &fk.target,
+                &fk.target_columns,
+                if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
+            ));
+            relationships.push(relationship(
+                &fk.target,
+                &fk.target_columns,
+                &fk.source,
+                &fk.columns,
+                if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
+            ));
         }
+        relationships.extend(many_to_many(&tables, &relationships));
         let mut by_name: HashMap<QualifiedName, Vec<Function>> = HashMap::new();
         for function in functions {
             by_name.entry(function.name.clone()).or_default().push(function);
         }
+        add_computed(&tables, &by_name, &mut relationships);
         Self { schemas, tables, relationships, functions: by_name }
+    }
+}
+
+/// PostgREST's `addM2MRels`: a table is a junction between A and B when it
+/// has a many-to-one foreign key to A and another (a different constraint) to
+/// B, and the columns of both are all part of its primary key. Every ordered
+/// pair of such keys gives one relationship, so a junction between A and B
+/// gives A to B and B to A, and one with two keys to A gives two from A to A.
+/// The junction must be in an exposed schema (`removeInternal`'s
+/// `hasInternalJunction`); only exposed tables are in `tables`.
+fn many_to_many(tables: &HashMap<QualifiedName, Table>, relationships: &[Relationship]) -> Vec<Relationship> {
+    let many_to_one = || relationships.iter().filter(|r| r.cardinality == Cardinality::ManyToOne);
+    let mut out = Vec::new();
+    for first in many_to_one() {
+        let Some(junction) = tables.get(&first.source) else { continue };
+        for second in many_to_one() {
+            if second.source != first.source || second.constraint == first.constraint {
+                continue;
+            }
+            let in_key = |columns: &[String]| columns.iter().all(|c| junction.primary_key.contains(c));
+            if !in_key(&first.columns) || !in_key(&second.columns) {
+                continue;
+            }
+            let pairs = |theirs: &[String], ours: &[String]| -> Vec<(String, String)> {
+                theirs.iter().cloned().zip(ours.iter().cloned()).collect()
+            };
+            out.push(Relationship {
+                source: first.target.clone(),
+                columns: Vec::new(),
+                target: second.target.clone(),
+                target_columns: Vec::new(),
+                constraint: junction.name.name.clone(),
+                cardinality: Cardinality::ManyToMany,
+                junction: Some(Junction {
+                    table: junction.name.clone(),
+                    constraint1: first.constraint.clone(),
+                    constraint2: second.constraint.clone(),
+                    source_columns: pairs(&first.target_columns, &first.columns),
+                    target_columns: pairs(&second.target_columns, &second.columns),
+                }),
+                function: None,
+            });
+        }
+    }
+    out
+}
+
+/// PostgREST's `allComputedRels` and `getOverrideRelationshipsMap`: a function
+/// of one argument, a table's row, returning rows of a table relates the two.
+/// It must be in the source table's schema (PostgREST looks relationships up
+/// by the request's schema), and it replaces the detected relationships of
+/// that table to a table of the same qualified name.
+fn add_computed(
+    tables: &HashMap<QualifiedName, Table>,
+    functions: &HashMap<QualifiedName, Vec<Function>>,
+    relationships: &mut Vec<Relationship>,
+) {
+    for function in functions.values().flatten() {
+        let (Some(source), Some(target)) = (&function.row_argument, &function.returns_table) else {
+            continue;
+        };
+        if source.schema != function.name.schema
+            || !tables.contains_key(source)
+            || !tables.contains_key(target)
+        {
+            continue;
+        }
+        relationships.retain(|r| !(r.source == *source && r.function.is_none() && r.target == function.name));
+        relationships.push(Relationship {
+            source: source.clone(),
+            columns: Vec::new(),
+            target: target.clone(),
+            target_columns: Vec::new(),
+            constraint: function.name.name.clone(),
+            cardinality: if function.single_row { Cardinality::ManyToOne } else { Cardinality::OneToMany },
+            junction: None,
+            function: Some(function.name.clone()),
+        });
     }
 }
