@@ -728,3 +728,154 @@ pub fn find_function<'a>(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::super::schema::fixture::{catalog, row_function};
+    use super::*;
+
+    fn cache() -> SchemaCache {
+        catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ])
+    }
+
+    fn plan<'a>(cache: &'a SchemaCache, table: &str, query: &str) -> Result<Node<'a>, ApiError> {
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        read(cache, "public", table, &query)
+    }
+
+    fn rest_error(result: Result<Node<'_>, ApiError>) -> RestError {
+        match result {
+            Err(ApiError::Rest(e)) => e,
+            other => panic!("expected a PostgREST error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_many_to_many_embed_goes_through_its_junction() {
+        let cache = cache();
+        for query in ["select=title,actors(id)", "select=title,actors!films_actors(id)"] {
+            let node = plan(&cache, "films", query).expect(query);
+            let embed = &node.embeds[0];
+            assert_eq!(embed.relationship.cardinality, Cardinality::ManyToMany, "{query}");
+            assert!(!embed.is_to_one());
+            assert_eq!(embed.node.table.name.name, "actors");
+        }
+    }
+
+    #[test]
+    fn a_foreign_key_name_does_not_pick_a_many_to_many() {
+        // PostgREST 12 matches a many-to-many hint only against the junction.
+        let e = rest_error(plan(&cache(), "films", "select=actors!films_actors_actor_id_fkey(id)"));
+        assert_eq!((e.status, e.code), (StatusCode::BAD_REQUEST, "PGRST200"));
+        let e = rest_error(plan(&cache(), "films", "select=actors!awards(id)"));
+        assert_eq!(e.code, "PGRST200");
+    }
+
+    #[test]
+    fn two_junctions_are_ambiguous_with_postgrests_details_and_hint() {
+        let e = rest_error(plan(&cache(), "teams", "select=members(name)"));
+        assert_eq!((e.status, e.code), (StatusCode::MULTIPLE_CHOICES, "PGRST201"));
+        assert_eq!(
+            e.details,
+            Some(json!([
+                {
+                    "cardinality": "many-to-many",
+                    "embedding": "teams with members",
+                    "relationship": "team_leads using team_leads_team_id_fkey(team_id) and team_leads_member_id_fkey(member_id)"
+                },
+                {
+                    "cardinality": "many-to-many",
+                    "embedding": "teams with members",
+                    "relationship": "team_members using team_members_team_id_fkey(team_id) and team_members_member_id_fkey(member_id)"
+                }
+            ]))
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some(
+                "Try changing 'members' to one of the following: 'members!team_leads', 'members!team_members'. Find the desired relationship in the 'details' key."
+            )
+        );
+        let cache = cache();
+        let node = plan(&cache, "teams", "select=members!team_leads(name)").expect("hinted");
+        assert_eq!(
+            node.embeds[0].relationship.junction.as_ref().map(|j| j.table.name.as_str()),
+            Some("team_leads")
+        );
+    }
+
+    #[test]
+    fn a_self_many_to_many_is_not_embedded_as_in_postgrest_12() {
+        for query in ["select=people(name)", "select=people!friendships(name)"] {
+            assert_eq!(rest_error(plan(&cache(), "people", query)).code, "PGRST200", "{query}");
+        }
+    }
+
+    #[test]
+    fn many_to_many_embeds_take_filters_order_limits_and_inner_but_not_spread_or_related_order() {
+        let cache = cache();
+        let node = plan(
+            &cache,
+            "films",
+            "select=title,actors!inner(id)&actors.id=gt.1&actors.order=id.desc&actors.limit=2",
+        )
+        .expect("plans");
+        let embed = &node.embeds[0];
+        assert_eq!(embed.node.conditions.len(), 1);
+        assert_eq!(embed.node.order.len(), 1);
+        assert_eq!(embed.node.limit, Some(2));
+        assert!(matches!(node.conditions[..], [Condition::Related { embed: 0, exists: true }]));
+        assert_eq!(rest_error(plan(&cache, "films", "select=...actors(id)")).code, "PGRST119");
+        let e = rest_error(plan(&cache, "films", "select=actors(id)&order=actors(id)"));
+        assert_eq!(e.code, "PGRST118");
+        assert_eq!(
+            e.details,
+            Some(json!("'films' and 'actors' do not form a many-to-one or one-to-one relationship"))
+        );
+    }
+
+    #[test]
+    fn a_name_that_is_no_column_may_be_a_computed_field() {
+        let cache = cache();
+        let node = plan(&cache, "actors", "select=id,name:full_name&full_name=eq.x&order=full_name.desc")
+            .expect("plans");
+        let computed = FieldRef::Computed {
+            function: QualifiedName::new("public", "full_name"),
+            table: QualifiedName::new("public", "actors"),
+        };
+        assert!(
+            matches!(&node.items[1], Item::Column { field, output, .. } if *field == computed && output == "name")
+        );
+        assert!(matches!(&node.conditions[0], Condition::Filter { field, .. } if *field == computed));
+        assert_eq!(node.order[0].field, computed);
+        // Not a field of films, nor a column anywhere.
+        for (table, query) in
+            [("films", "select=full_name"), ("actors", "select=nope"), ("actors", "nope=eq.1")]
+        {
+            match plan(&cache, table, query) {
+                Err(ApiError::Database(e)) => assert_eq!(e.code, "42703", "{query}"),
+                other => panic!("{query}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn computed_relationships_embed_by_function_name_whatever_the_hint() {
+        let cache = cache();
+        let node =
+            plan(&cache, "actors", "select=filmography(title),latest_film!whatever(title)").expect("plans");
+        assert!(!node.embeds[0].is_to_one());
+        assert!(node.embeds[1].is_to_one());
+        assert_eq!(
+            node.embeds[1].relationship.function.as_ref().map(|f| f.name.as_str()),
+            Some("latest_film")
+        );
+        assert_eq!(node.embeds[1].node.table.name.name, "films");
+    }
+}

@@ -471,3 +471,237 @@ fn add_computed(
         });
     }
 }
+
+/// A small catalog for the unit tests of the cache, the planner and the SQL.
+#[cfg(test)]
+pub mod fixture {
+    use super::*;
+
+    fn column(name: &str, data_type: &str) -> Column {
+        Column { name: name.to_owned(), data_type: data_type.to_owned(), nullable: true, default: None }
+    }
+
+    fn table(name: &str, columns: &[&str], primary_key: &[&str]) -> Table {
+        let primary_key: Vec<String> = primary_key.iter().map(|c| (*c).to_owned()).collect();
+        Table {
+            name: QualifiedName::new("public", name),
+            columns: columns.iter().map(|c| column(c, "integer")).collect(),
+            unique_keys: vec![primary_key.clone()],
+            primary_key,
+            is_view: false,
+        }
+    }
+
+    fn fk(
+        constraint: &str,
+        source: &str,
+        columns: &[&str],
+        target: &str,
+        target_columns: &[&str],
+    ) -> ForeignKey {
+        ForeignKey {
+            constraint: constraint.to_owned(),
+            source: QualifiedName::new("public", source),
+            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            target: QualifiedName::new("public", target),
+            target_columns: target_columns.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    /// `name(t table)` returning `returns` (a table's rows) or a scalar.
+    pub fn row_function(name: &str, table: &str, returns: Option<&str>, single_row: bool) -> Function {
+        Function {
+            name: QualifiedName::new("public", name),
+            arguments: vec![Argument {
+                name: String::new(),
+                data_type: table.to_owned(),
+                has_default: false,
+            }],
+            return_type: returns.unwrap_or("text").to_owned(),
+            returns_set: !single_row,
+            returns_rows: returns.is_some(),
+            returns_void: false,
+            volatility: Volatility::Stable,
+            row_argument: Some(QualifiedName::new("public", table)),
+            returns_table: returns.map(|r| QualifiedName::new("public", r)),
+            single_row,
+        }
+    }
+
+    /// films and actors through the junction films_actors; awards also
+    /// points at both but its keys are not in its primary key; teams and
+    /// members have two junctions; people have a self junction, friendships;
+    /// shelves and editions have composite keys.
+    pub fn catalog(functions: Vec<Function>) -> SchemaCache {
+        SchemaCache::build(
+            vec!["public".to_owned()],
+            vec![
+                table("films", &["id", "title", "year"], &["id"]),
+                table("actors", &["id", "first_name", "last_name"], &["id"]),
+                table("films_actors", &["film_id", "actor_id", "role"], &["film_id", "actor_id"]),
+                table("awards", &["id", "film_id", "actor_id"], &["id"]),
+                table("teams", &["id", "name"], &["id"]),
+                table("members", &["id", "name"], &["id"]),
+                table("team_members", &["team_id", "member_id"], &["team_id", "member_id"]),
+                table("team_leads", &["team_id", "member_id"], &["team_id", "member_id"]),
+                table("people", &["id", "name"], &["id"]),
+                table("friendships", &["person_id", "friend_id"], &["person_id", "friend_id"]),
+                table("shelves", &["id", "label"], &["id"]),
+                table("editions", &["isbn", "lang", "title"], &["isbn", "lang"]),
+                table("shelf_editions", &["shelf_id", "isbn", "lang"], &["shelf_id", "isbn", "lang"]),
+            ],
+            vec![
+                fk("films_actors_film_id_fkey", "films_actors", &["film_id"], "films", &["id"]),
+                fk("films_actors_actor_id_fkey", "films_actors", &["actor_id"], "actors", &["id"]),
+                fk("awards_film_id_fkey", "awards", &["film_id"], "films", &["id"]),
+                fk("awards_actor_id_fkey", "awards", &["actor_id"], "actors", &["id"]),
+                fk("team_members_team_id_fkey", "team_members", &["team_id"], "teams", &["id"]),
+                fk("team_members_member_id_fkey", "team_members", &["member_id"], "members", &["id"]),
+                fk("team_leads_team_id_fkey", "team_leads", &["team_id"], "teams", &["id"]),
+                fk("team_leads_member_id_fkey", "team_leads", &["member_id"], "members", &["id"]),
+                fk("friendships_person_id_fkey", "friendships", &["person_id"], "people", &["id"]),
+                fk("friendships_friend_id_fkey", "friendships", &["friend_id"], "people", &["id"]),
+                fk("shelf_editions_shelf_id_fkey", "shelf_editions", &["shelf_id"], "shelves", &["id"]),
+                fk(
+                    "shelf_editions_isbn_lang_fkey",
+                    "shelf_editions",
+                    &["isbn", "lang"],
+                    "editions",
+                    &["isbn", "lang"],
+                ),
+            ],
+            functions,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{catalog, row_function};
+    use super::*;
+
+    fn many_to_many<'a>(cache: &'a SchemaCache, from: &str) -> Vec<&'a Relationship> {
+        let from = QualifiedName::new("public", from);
+        cache
+            .relationships
+            .iter()
+            .filter(|r| r.source == from && r.cardinality == Cardinality::ManyToMany)
+            .collect()
+    }
+
+    #[test]
+    fn a_junction_needs_both_foreign_keys_inside_its_primary_key() {
+        let cache = catalog(Vec::new());
+        let films = many_to_many(&cache, "films");
+        // films_actors qualifies; awards (keys outside its primary key) does not.
+        assert_eq!(films.len(), 1, "{films:#?}");
+        let junction = films[0].junction.as_ref().expect("junction");
+        assert_eq!(films[0].target, QualifiedName::new("public", "actors"));
+        assert_eq!(junction.table.name, "films_actors");
+        assert_eq!(junction.constraint1, "films_actors_film_id_fkey");
+        assert_eq!(junction.constraint2, "films_actors_actor_id_fkey");
+        assert_eq!(junction.source_columns, vec![("id".to_owned(), "film_id".to_owned())]);
+        assert_eq!(junction.target_columns, vec![("id".to_owned(), "actor_id".to_owned())]);
+        assert!(!films[0].is_to_one());
+        // And the other way round.
+        let actors = many_to_many(&cache, "actors");
+        assert_eq!(actors.len(), 1);
+        assert_eq!(
+            actors[0].junction.as_ref().map(|j| j.constraint1.as_str()),
+            Some("films_actors_actor_id_fkey")
+        );
+    }
+
+    #[test]
+    fn composite_keys_and_self_junctions_make_relationships_too() {
+        let cache = catalog(Vec::new());
+        let shelves = many_to_many(&cache, "shelves");
+        assert_eq!(shelves.len(), 1);
+        let junction = shelves[0].junction.as_ref().expect("junction");
+        assert_eq!(
+            junction.target_columns,
+            vec![("isbn".to_owned(), "isbn".to_owned()), ("lang".to_owned(), "lang".to_owned())]
+        );
+        // Each ordered pair of keys: people to people twice.
+        let people = many_to_many(&cache, "people");
+        assert_eq!(people.len(), 2);
+        assert!(people.iter().all(|r| r.is_self()));
+        assert_eq!(many_to_many(&cache, "teams").len(), 2);
+    }
+
+    #[test]
+    fn a_unique_foreign_key_is_one_to_one_and_makes_no_junction() {
+        let mut tables = vec![
+            fixture_table("a", &["id"]),
+            fixture_table("b", &["id"]),
+            fixture_table("ab", &["a_id", "b_id"]),
+        ];
+        // a_id alone is unique: ab to a is one-to-one, not many-to-one.
+        tables[2].unique_keys.push(vec!["a_id".to_owned()]);
+        let fk = |constraint: &str, column: &str, target: &str| ForeignKey {
+            constraint: constraint.to_owned(),
+            source: QualifiedName::new("public", "ab"),
+            columns: vec![column.to_owned()],
+            target: QualifiedName::new("public", target),
+            target_columns: vec!["id".to_owned()],
+        };
+        let cache = SchemaCache::build(
+            vec!["public".to_owned()],
+            tables,
+            vec![fk("ab_a", "a_id", "a"), fk("ab_b", "b_id", "b")],
+            Vec::new(),
+        );
+        assert!(cache.relationships.iter().all(|r| r.cardinality != Cardinality::ManyToMany));
+    }
+
+    fn fixture_table(name: &str, primary_key: &[&str]) -> Table {
+        let primary_key: Vec<String> = primary_key.iter().map(|c| (*c).to_owned()).collect();
+        Table {
+            name: QualifiedName::new("public", name),
+            columns: primary_key
+                .iter()
+                .map(|c| Column {
+                    name: c.clone(),
+                    data_type: "integer".to_owned(),
+                    nullable: false,
+                    default: None,
+                })
+                .collect(),
+            unique_keys: vec![primary_key.clone()],
+            primary_key,
+            is_view: false,
+        }
+    }
+
+    #[test]
+    fn functions_of_a_row_are_computed_fields_and_relationships() {
+        let cache = catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ]);
+        let actors = QualifiedName::new("public", "actors");
+        assert!(cache.computed_field(&actors, "full_name").is_some());
+        assert!(cache.computed_field(&QualifiedName::new("public", "films"), "full_name").is_none());
+        let computed: Vec<(&str, Cardinality)> = cache
+            .relationships_from(&actors)
+            .filter_map(|r| Some((r.function.as_ref()?.name.as_str(), r.cardinality)))
+            .collect();
+        assert_eq!(computed.len(), 2, "{computed:?}");
+        assert!(computed.contains(&("filmography", Cardinality::OneToMany)));
+        assert!(computed.contains(&("latest_film", Cardinality::ManyToOne)));
+    }
+
+    #[test]
+    fn a_computed_relationship_replaces_the_detected_ones_to_a_table_of_its_name() {
+        // `films(actors) returns setof films`: /actors?select=films(*) now calls it.
+        let cache = catalog(vec![row_function("films", "actors", Some("films"), false)]);
+        let actors = QualifiedName::new("public", "actors");
+        let to_films: Vec<&Relationship> = cache
+            .relationships_from(&actors)
+            .filter(|r| r.target == QualifiedName::new("public", "films"))
+            .collect();
+        assert_eq!(to_films.len(), 1);
+        assert!(to_films[0].function.is_some());
+    }
+}

@@ -980,4 +980,67 @@ mod tests {
             assert_eq!(array_literal(&values), expected);
         }
     }
+
+    fn films_read(table: &str, query: &str) -> Statement {
+        use super::super::schema::fixture::{catalog, row_function};
+        use super::super::{parse, plan};
+        let cache = catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ]);
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", table, &query).expect("plans");
+        read(&node, None, false, BodyKind::Array)
+    }
+
+    #[test]
+    fn a_many_to_many_embed_joins_its_table_to_the_junction() {
+        let statement = films_read("films", "select=title,actors(last_name)&actors.last_name=eq.Reno");
+        assert!(
+            statement.text.contains(
+                "from \"public\".\"actors\" as t1, \"public\".\"films_actors\" as t2 \
+                 where t2.\"film_id\" = t0.\"id\" and t2.\"actor_id\" = t1.\"id\" and t1.\"last_name\" = $1"
+            ),
+            "{}",
+            statement.text
+        );
+        assert_eq!(statement.params, vec!["Reno".to_owned()]);
+    }
+
+    #[test]
+    fn composite_keys_join_column_by_column() {
+        let statement = films_read("shelves", "select=label,editions(title)");
+        assert!(
+            statement.text.contains(
+                "where t2.\"shelf_id\" = t0.\"id\" and t2.\"isbn\" = t1.\"isbn\" and t2.\"lang\" = t1.\"lang\""
+            ),
+            "{}",
+            statement.text
+        );
+    }
+
+    #[test]
+    fn a_computed_field_is_its_function_of_the_row_cast_to_the_table() {
+        let statement = films_read("actors", "select=id,full_name&full_name=like.A*&order=full_name");
+        let call = "\"public\".\"full_name\"(t0::\"public\".\"actors\")";
+        assert!(statement.text.contains(&format!("{call} as \"full_name\"")), "{}", statement.text);
+        assert!(statement.text.contains(&format!("where {call} like $1")), "{}", statement.text);
+        assert!(statement.text.contains(&format!("order by {call}")), "{}", statement.text);
+    }
+
+    #[test]
+    fn a_computed_relationship_reads_its_function_of_the_parent_row() {
+        let statement = films_read("actors", "select=filmography!inner(title),latest_film(title)");
+        let from = "from \"public\".\"filmography\"(t0::\"public\".\"actors\") as t";
+        assert!(statement.text.contains(from), "{}", statement.text);
+        assert!(
+            statement.text.contains("from \"public\".\"latest_film\"(t0::\"public\".\"actors\") as t"),
+            "{}",
+            statement.text
+        );
+        // No join condition: the function picks the rows.
+        assert!(!statement.text.contains(" where t0.\"id\""), "{}", statement.text);
+    }
 }
