@@ -504,3 +504,138 @@ async fn reads_answer_as_postgrest_does_in_the_corners_the_differential_test_fou
                "message": "column products.nope does not exist"})
     );
 }
+
+#[tokio::test]
+async fn many_to_many_embeds_go_through_the_junction_table() {
+    let app = spawn_shop().await;
+    let cases: Vec<(&str, Value)> = vec![
+        (
+            "/films?select=title,actors(last_name)&actors.order=id&order=id&limit=3",
+            json!([{"title": "Alien", "actors": [{"last_name": "Weaver"}]},
+                   {"title": "Heat", "actors": [{"last_name": "Pacino"}, {"last_name": "De Niro"}]},
+                   {"title": "Ronin", "actors": [{"last_name": "De Niro"}, {"last_name": "Reno"}]}]),
+        ),
+        // The junction's name as the hint; the other direction.
+        (
+            "/actors?select=id,films!films_actors(title)&id=eq.3&films.order=year.desc",
+            json!([{"id": 3, "films": [{"title": "Ronin"}, {"title": "Heat"}]}]),
+        ),
+        // !inner with a filter on the far table.
+        (
+            "/films?select=title,actors!inner(last_name)&actors.last_name=eq.Reno",
+            json!([{"title": "Ronin", "actors": [{"last_name": "Reno"}]}]),
+        ),
+        ("/films?select=title,actors()&actors=is.null", json!([{"title": "Unseen"}])),
+        // Composite keys on both sides.
+        (
+            "/shelves?select=label,editions(lang)&id=eq.1&editions.order=lang",
+            json!([{"label": "Top", "editions": [{"lang": "en"}, {"lang": "es"}]}]),
+        ),
+    ];
+    for (path, expected) in cases {
+        let answer = get(&app, path, &[]).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        assert_eq!(answer.json(), expected, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn two_junctions_between_the_same_tables_need_a_hint() {
+    let app = spawn_shop().await;
+    let answer = get(&app, "/teams?select=name,members(name)", &[]).await;
+    assert_eq!(answer.status, 300, "{}", answer.text);
+    let body = answer.json();
+    assert_eq!(body["code"], "PGRST201");
+    assert_eq!(body["details"][0]["cardinality"], "many-to-many");
+    assert_eq!(
+        body["details"][1]["relationship"],
+        "team_members using team_members_team_id_fkey(team_id) and team_members_member_id_fkey(member_id)"
+    );
+    assert_eq!(
+        body["hint"],
+        "Try changing 'members' to one of the following: 'members!team_leads', 'members!team_members'. \
+         Find the desired relationship in the 'details' key."
+    );
+    let answer = get(&app, "/teams?select=name,members!team_leads(name)&id=eq.1", &[]).await;
+    assert_eq!(answer.json(), json!([{"name": "Red", "members": [{"name": "Ana"}]}]));
+}
+
+#[tokio::test]
+async fn computed_fields_are_selected_filtered_and_ordered_like_columns() {
+    let app = spawn_shop().await;
+    let answer =
+        get(&app, "/actors?select=id,name:full_name&full_name=like.*e*&order=full_name.desc", &[]).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(
+        answer.json(),
+        json!([{"id": 1, "name": "Sigourney Weaver"}, {"id": 3, "name": "Robert De Niro"},
+               {"id": 4, "name": "Jean Reno"}])
+    );
+    // `select=*` leaves them out, as PostgREST does.
+    let answer = get(&app, "/actors?id=eq.2", &[]).await;
+    assert_eq!(answer.json(), json!([{"id": 2, "first_name": "Al", "last_name": "Pacino"}]));
+    // In an embed, and in a write's representation.
+    let answer = get(&app, "/films?select=actors(full_name)&id=eq.1", &[]).await;
+    assert_eq!(answer.json(), json!([{"actors": [{"full_name": "Sigourney Weaver"}]}]));
+    let created = app
+        .rest(Method::POST, "/actors?select=full_name", Some(&app.service_key))
+        .header("content-type", "application/json")
+        .header("prefer", "return=representation")
+        .body(json!({"id": 9, "first_name": "A", "last_name": "B"}).to_string())
+        .send()
+        .await
+        .expect("request");
+    let created = Answer::from(created).await;
+    assert_eq!((created.status, created.json()), (201, json!([{"full_name": "A B"}])), "{}", created.text);
+}
+
+#[tokio::test]
+async fn computed_relationships_embed_what_their_function_returns() {
+    let app = spawn_shop().await;
+    let answer = get(
+        &app,
+        "/actors?select=last_name,filmography(title),latest_film(title)&id=in.(3,5)&order=id&filmography.order=year",
+        &[],
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(
+        answer.json(),
+        json!([{"last_name": "De Niro", "filmography": [{"title": "Heat"}, {"title": "Ronin"}],
+                "latest_film": {"title": "Ronin"}},
+               {"last_name": "Cast", "filmography": [], "latest_film": null}])
+    );
+    let answer = get(&app, "/actors?select=id,latest_film!inner(title)&latest_film.title=eq.Heat", &[]).await;
+    assert_eq!(answer.json(), json!([{"id": 2, "latest_film": {"title": "Heat"}}]));
+}
+
+#[tokio::test]
+async fn a_junction_created_later_is_embeddable_after_a_schema_reload() {
+    let app = spawn_shop().await;
+    let listener = gateway::rest::cache::spawn_listener(app.state.schema.clone(), app.state.db.clone());
+    let before = get(&app, "/people?select=name,members(name)", &[]).await;
+    assert_eq!(before.json()["code"], "PGRST200", "{}", before.text);
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.mentors (
+               person_id int references public.people (id),
+               member_id int references public.members (id),
+               primary key (person_id, member_id));
+             insert into public.mentors values (1, 3);
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("ddl");
+    let started = std::time::Instant::now();
+    loop {
+        let answer = get(&app, "/people?select=name,members(name)&id=eq.1", &[]).await;
+        if answer.status == 200 {
+            assert_eq!(answer.json(), json!([{"name": "Ann", "members": [{"name": "Cy"}]}]));
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 5, "the junction never appeared: {}", answer.text);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    listener.abort();
+}

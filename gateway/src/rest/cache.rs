@@ -129,11 +129,18 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
                 returns_rows: row.get(8),
                 returns_void: row.get(9),
                 volatility: row.get(10),
+                row_argument: qualified_name(row.get(11), row.get(12)),
+                returns_table: qualified_name(row.get(13), row.get(14)),
+                single_row: row.get(15),
             }
             .into_function()
         })
         .collect();
     Ok(SchemaCache::build(schemas.to_vec(), tables, foreign_keys, functions))
+}
+
+fn qualified_name(schema: Option<String>, name: Option<String>) -> Option<QualifiedName> {
+    Some(QualifiedName::new(schema?, name?))
 }
 
 /// Listens on the `pgrst` channel for as long as the process runs, reloading

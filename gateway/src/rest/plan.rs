@@ -20,7 +20,7 @@ use crate::error::ApiError;
 #[derive(Debug, Clone)]
 pub struct Node<'a> {
     pub table: &'a Table,
-    pub items: Vec<Item<'a>>,
+    pub items: Vec<Item>,
     pub embeds: Vec<EmbedNode<'a>>,
     pub conditions: Vec<Condition>,
     pub order: Vec<Order>,
@@ -28,11 +28,21 @@ pub struct Node<'a> {
     pub offset: Option<i64>,
 }
 
+/// What a selected, filtered or ordered name reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldRef {
+    /// A column of the node's table.
+    Column(String),
+    /// A computed field: `function(row)`, where the row is of `table`'s type.
+    Computed { function: QualifiedName, table: QualifiedName },
+}
+
 /// One output of a node.
 #[derive(Debug, Clone)]
-pub enum Item<'a> {
-    /// A column (with a JSON path and a cast), named `output` in the result.
-    Column { column: &'a Column, path: Vec<ast::JsonStep>, cast: Option<String>, output: String },
+pub enum Item {
+    /// A column or computed field (with a JSON path and a cast), named
+    /// `output` in the result.
+    Column { field: FieldRef, path: Vec<ast::JsonStep>, cast: Option<String>, output: String },
     /// The embed at this index of [`Node::embeds`].
     Embed(usize),
     /// `count(*)` of the node's rows (`rel(count)` in an embed).
@@ -61,7 +71,7 @@ impl EmbedNode<'_> {
 #[derive(Debug, Clone)]
 pub enum Condition {
     Filter {
-        column: String,
+        field: FieldRef,
         path: Vec<ast::JsonStep>,
         negated: bool,
         operation: ast::Operation,
@@ -83,7 +93,7 @@ pub enum Condition {
 pub struct Order {
     /// A to-one embed (by index) whose column orders the rows: `order=brands(name)`.
     pub embed: Option<usize>,
-    pub column: String,
+    pub field: FieldRef,
     pub path: Vec<ast::JsonStep>,
     pub direction: Option<OrderDirection>,
     pub nulls: Option<ast::NullsOrder>,
@@ -231,7 +241,7 @@ fn plan_node<'a>(
             SelectItem::Star => {
                 for column in &table.columns {
                     node.items.push(Item::Column {
-                        column,
+                        field: FieldRef::Column(column.name.clone()),
                         path: Vec::new(),
                         cast: None,
                         output: column.name.clone(),
@@ -254,10 +264,10 @@ fn plan_node<'a>(
                 if c.aggregate.is_some() {
                     return Err(aggregates_disabled());
                 }
-                let column = find_column(table, &c.field.name)?;
+                let field = find_field(cache, table, &c.field.name)?;
                 let output = c.alias.clone().unwrap_or_else(|| output_name(&c.field));
                 node.items.push(Item::Column {
-                    column,
+                    field,
                     path: c.field.json_path.clone(),
                     cast: c.cast.clone(),
                     output,
@@ -313,15 +323,15 @@ fn plan_node<'a>(
         query.embedded.get(path.as_slice()).unwrap_or(&empty)
     };
     for filter in &params.filters {
-        let condition = plan_filter(&node, filter)?;
+        let condition = plan_filter(cache, &node, filter)?;
         node.conditions.push(condition);
     }
     for tree in &params.logic {
-        let condition = plan_logic(&node, tree)?;
+        let condition = plan_logic(cache, &node, tree)?;
         node.conditions.push(condition);
     }
     for term in &params.order {
-        let order = plan_order(&node, term)?;
+        let order = plan_order(cache, &node, term)?;
         node.order.push(order);
     }
     node.limit = params.limit;
@@ -362,7 +372,21 @@ fn find_column<'a>(table: &'a Table, name: &str) -> Result<&'a Column, ApiError>
     table.column(name).ok_or_else(|| column_not_found(table, name))
 }
 
-fn plan_filter(node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiError> {
+/// A column, else a computed field of that name; a column wins, as in
+/// PostgreSQL's `row.name`, which PostgREST writes for both.
+fn find_field(cache: &SchemaCache, table: &Table, name: &str) -> Result<FieldRef, ApiError> {
+    if let Some(column) = table.column(name) {
+        return Ok(FieldRef::Column(column.name.clone()));
+    }
+    match cache.computed_field(&table.name, name) {
+        Some(function) => {
+            Ok(FieldRef::Computed { function: function.name.clone(), table: table.name.clone() })
+        }
+        None => Err(column_not_found(table, name)),
+    }
+}
+
+fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiError> {
     // `rel=is.null` on an embedded resource tests for the absence of a match.
     if let Some(is_null) = filter.null_test()
         && let Some(index) = node.embeds.iter().position(|e| e.output == filter.field.name)
@@ -370,29 +394,28 @@ fn plan_filter(node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiEr
         let exists = !is_null;
         return Ok(Condition::Related { embed: index, exists });
     }
-    let column = find_column(node.table, &filter.field.name)?;
     Ok(Condition::Filter {
-        column: column.name.clone(),
+        field: find_field(cache, node.table, &filter.field.name)?,
         path: filter.field.json_path.clone(),
         negated: filter.negated,
         operation: filter.operation.clone(),
     })
 }
 
-fn plan_logic(node: &Node<'_>, tree: &ast::LogicTree) -> Result<Condition, ApiError> {
+fn plan_logic(cache: &SchemaCache, node: &Node<'_>, tree: &ast::LogicTree) -> Result<Condition, ApiError> {
     match tree {
-        ast::LogicTree::Filter(filter) => plan_filter(node, filter),
+        ast::LogicTree::Filter(filter) => plan_filter(cache, node, filter),
         ast::LogicTree::Group { negated, op, children } => Ok(Condition::Logic {
             negated: *negated,
             op: *op,
-            children: children.iter().map(|c| plan_logic(node, c)).collect::<Result<_, _>>()?,
+            children: children.iter().map(|c| plan_logic(cache, node, c)).collect::<Result<_, _>>()?,
         }),
     }
 }
 
-fn plan_order(node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
-    let (embed, column) = match &term.relation {
-        None => (None, find_column(node.table, &term.field.name)?.name.clone()),
+fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
+    let (embed, field) = match &term.relation {
+        None => (None, find_field(cache, node.table, &term.field.name)?),
         Some(relation) => {
             let index = node.embeds.iter().position(|e| &e.output == relation).ok_or_else(|| {
                 ApiError::Rest(RestError {
@@ -409,10 +432,10 @@ fn plan_order(node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError>
             let embed = &node.embeds[index];
             if !embed.is_to_one() {
                 return Err(ApiError::Rest(RestError {
-                    hint: Some(format!(
+                    details: Some(json!(format!(
                         "'{}' and '{}' do not form a many-to-one or one-to-one relationship",
                         node.table.name.name, embed.relationship.target.name
-                    )),
+                    ))),
                     ..rest(
                         StatusCode::BAD_REQUEST,
                         "PGRST118",
@@ -420,41 +443,40 @@ fn plan_order(node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError>
                     )
                 }));
             }
-            (Some(index), find_column(embed.node.table, &term.field.name)?.name.clone())
+            (Some(index), find_field(cache, embed.node.table, &term.field.name)?)
         }
     };
     Ok(Order {
         embed,
-        column,
+        field,
         path: term.field.json_path.clone(),
         direction: term.direction,
         nulls: term.nulls,
     })
 }
 
-/// The one relationship an embed means.
+/// The one relationship an embed means, chosen as PostgREST's `findRel`
+/// (`src/PostgREST/Plan.hs`) chooses it:
+/// - a computed relationship matches by its function's name, hint or not;
+/// - in a self relationship, without a hint the table's name means the
+///   one-to-many side and a foreign-key column the many-to-one side; with a
+///   hint, only the one-to-many side whose referenced column is the hint
+///   (so a self many-to-many is never chosen, a PostgREST 12 limitation);
+/// - otherwise, without a hint the target table's name, or (not for views) a
+///   constraint or a single foreign-key column of the current table; with a
+///   hint, the target's name plus a hint naming the constraint, a single
+///   column of either side, or a many-to-many's junction table.
 fn resolve<'a>(
     cache: &'a SchemaCache,
     table: &'a Table,
     embed: &ast::Embed,
 ) -> Result<&'a Relationship, ApiError> {
     let name = &embed.relation;
-    let candidates: Vec<&Relationship> = cache
-        .relationships_from(&table.name)
-        .filter(|r| {
-            r.target.name == *name
-                // `brand_id(*)`: the foreign-key column names a to-one embed.
-                || (r.cardinality != Cardinality::OneToMany && r.columns.len() == 1 && r.columns[0] == *name)
-        })
-        .filter(|r| match &embed.hint {
-            None => true,
-            Some(hint) => {
-                r.constraint == *hint
-                    || (r.columns.len() == 1 && r.columns[0] == *hint)
-                    || (r.target_columns.len() == 1 && r.target_columns[0] == *hint)
-            }
-        })
-        .collect();
+    let hint = embed.hint.as_deref();
+    let mut candidates: Vec<&Relationship> =
+        cache.relationships_from(&table.name).filter(|r| matches(cache, r, name, hint)).collect();
+    // PostgREST lists candidates in the order of its `Relationship` type.
+    candidates.sort_by_cached_key(|r| sort_key(r));
     match candidates.as_slice() {
         [one] => Ok(one),
         [] => {
@@ -481,28 +503,15 @@ fn resolve<'a>(
             }))
         }
         many => {
-            let details: Vec<_> = many
+            let details: Vec<_> = many.iter().map(|r| describe(table, r)).collect();
+            // A many-to-many is disambiguated by its junction's name.
+            let options: Vec<String> = many
                 .iter()
                 .map(|r| {
-                    json!({
-                        "cardinality": match r.cardinality {
-                            Cardinality::ManyToOne => "many-to-one",
-                            Cardinality::OneToMany => "one-to-many",
-                            Cardinality::OneToOne => "one-to-one",
-                        },
-                        "embedding": format!("{} with {}", table.name.name, r.target.name),
-                        "relationship": format!(
-                            "{} using {}({}) and {}({})",
-                            r.constraint,
-                            r.source.name,
-                            r.columns.join(", "),
-                            r.target.name,
-                            r.target_columns.join(", ")
-                        ),
-                    })
+                    let by = r.junction.as_ref().map_or(&r.constraint, |j| &j.table.name);
+                    format!("'{}!{by}'", r.target.name)
                 })
                 .collect();
-            let options: Vec<String> = many.iter().map(|r| format!("'{name}!{}'", r.constraint)).collect();
             Err(ApiError::Rest(RestError {
                 status: StatusCode::MULTIPLE_CHOICES,
                 code: "PGRST201",
@@ -517,6 +526,117 @@ fn resolve<'a>(
                 )),
             }))
         }
+    }
+}
+
+/// Whether `r` is what `name!hint` means (see [`resolve`]).
+fn matches(cache: &SchemaCache, r: &Relationship, name: &str, hint: Option<&str>) -> bool {
+    if let Some(function) = &r.function {
+        return function.name == name;
+    }
+    let foreign_key = r.junction.is_none();
+    let single = |columns: &[String], wanted: &str| foreign_key && columns.len() == 1 && columns[0] == wanted;
+    let constraint = |wanted: &str| foreign_key && r.constraint == wanted;
+    let junction = |wanted: &str| r.junction.as_ref().is_some_and(|j| j.table.name == wanted);
+    let named = r.target.name == name;
+    if r.is_self() {
+        return match hint {
+            None => {
+                (named && r.cardinality == Cardinality::OneToMany)
+                    || (single(&r.columns, name) && r.cardinality == Cardinality::ManyToOne)
+            }
+            Some(hint) => named && r.cardinality == Cardinality::OneToMany && single(&r.target_columns, hint),
+        };
+    }
+    match hint {
+        None => {
+            let to_view = cache.tables.get(&r.target).is_some_and(|t| t.is_view);
+            named || (!to_view && (constraint(name) || single(&r.columns, name)))
+        }
+        Some(hint) => {
+            named
+                && (constraint(hint)
+                    || single(&r.columns, hint)
+                    || single(&r.target_columns, hint)
+                    || junction(hint))
+        }
+    }
+}
+
+/// The derived order of PostgREST's `Relationship`: target, self or not,
+/// then cardinality (one-to-many, many-to-one, one-to-one, many-to-many) and
+/// the constraint and columns (for a many-to-many, its junction's).
+fn sort_key(r: &Relationship) -> (QualifiedName, bool, u8, Vec<String>) {
+    let rank = match r.cardinality {
+        Cardinality::OneToMany => 0,
+        Cardinality::ManyToOne => 1,
+        Cardinality::OneToOne => 2,
+        Cardinality::ManyToMany => 3,
+    };
+    let rest = match &r.junction {
+        Some(j) => {
+            let mut key = vec![
+                j.table.schema.clone(),
+                j.table.name.clone(),
+                j.constraint1.clone(),
+                j.constraint2.clone(),
+            ];
+            for (a, b) in j.source_columns.iter().chain(&j.target_columns) {
+                key.push(a.clone());
+                key.push(b.clone());
+            }
+            key
+        }
+        None => {
+            let mut key = vec![r.constraint.clone()];
+            for (a, b) in r.columns.iter().zip(&r.target_columns) {
+                key.push(a.clone());
+                key.push(b.clone());
+            }
+            key
+        }
+    };
+    (r.target.clone(), r.is_self(), rank, rest)
+}
+
+/// One entry of PGRST201's `details`, worded as PostgREST's `compressedRel`.
+fn describe(table: &Table, r: &Relationship) -> serde_json::Value {
+    let embedding = format!("{} with {}", table.name.name, r.target.name);
+    match &r.junction {
+        Some(j) => {
+            let ours = |pairs: &[(String, String)]| {
+                pairs.iter().map(|(_, c)| c.as_str()).collect::<Vec<_>>().join(", ")
+            };
+            json!({
+                "cardinality": "many-to-many",
+                "embedding": embedding,
+                "relationship": format!(
+                    "{} using {}({}) and {}({})",
+                    j.table.name,
+                    j.constraint1,
+                    ours(&j.source_columns),
+                    j.constraint2,
+                    ours(&j.target_columns)
+                ),
+            })
+        }
+        None => json!({
+            "cardinality": match r.cardinality {
+                Cardinality::ManyToOne => "many-to-one",
+                Cardinality::OneToMany => "one-to-many",
+                Cardinality::OneToOne => "one-to-one",
+                Cardinality::ManyToMany => "many-to-many",
+            },
+            "embedding": embedding,
+            "relationship": format!(
+                "{} using {}({}) and {}({})",
+                r.constraint,
+                r.source.name,
+                r.columns.join(", "),
+                r.target.name,
+                r.target_columns.join(", ")
+            ),
+        }),
     }
 }
 
@@ -607,4 +727,155 @@ pub fn find_function<'a>(
             ..rest(StatusCode::NOT_FOUND, "PGRST202", message)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse;
+    use super::super::schema::fixture::{catalog, row_function};
+    use super::*;
+
+    fn cache() -> SchemaCache {
+        catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ])
+    }
+
+    fn plan<'a>(cache: &'a SchemaCache, table: &str, query: &str) -> Result<Node<'a>, ApiError> {
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        read(cache, "public", table, &query)
+    }
+
+    fn rest_error(result: Result<Node<'_>, ApiError>) -> RestError {
+        match result {
+            Err(ApiError::Rest(e)) => e,
+            other => panic!("expected a PostgREST error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_many_to_many_embed_goes_through_its_junction() {
+        let cache = cache();
+        for query in ["select=title,actors(id)", "select=title,actors!films_actors(id)"] {
+            let node = plan(&cache, "films", query).expect(query);
+            let embed = &node.embeds[0];
+            assert_eq!(embed.relationship.cardinality, Cardinality::ManyToMany, "{query}");
+            assert!(!embed.is_to_one());
+            assert_eq!(embed.node.table.name.name, "actors");
+        }
+    }
+
+    #[test]
+    fn a_foreign_key_name_does_not_pick_a_many_to_many() {
+        // PostgREST 12 matches a many-to-many hint only against the junction.
+        let e = rest_error(plan(&cache(), "films", "select=actors!films_actors_actor_id_fkey(id)"));
+        assert_eq!((e.status, e.code), (StatusCode::BAD_REQUEST, "PGRST200"));
+        let e = rest_error(plan(&cache(), "films", "select=actors!awards(id)"));
+        assert_eq!(e.code, "PGRST200");
+    }
+
+    #[test]
+    fn two_junctions_are_ambiguous_with_postgrests_details_and_hint() {
+        let e = rest_error(plan(&cache(), "teams", "select=members(name)"));
+        assert_eq!((e.status, e.code), (StatusCode::MULTIPLE_CHOICES, "PGRST201"));
+        assert_eq!(
+            e.details,
+            Some(json!([
+                {
+                    "cardinality": "many-to-many",
+                    "embedding": "teams with members",
+                    "relationship": "team_leads using team_leads_team_id_fkey(team_id) and team_leads_member_id_fkey(member_id)"
+                },
+                {
+                    "cardinality": "many-to-many",
+                    "embedding": "teams with members",
+                    "relationship": "team_members using team_members_team_id_fkey(team_id) and team_members_member_id_fkey(member_id)"
+                }
+            ]))
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some(
+                "Try changing 'members' to one of the following: 'members!team_leads', 'members!team_members'. Find the desired relationship in the 'details' key."
+            )
+        );
+        let cache = cache();
+        let node = plan(&cache, "teams", "select=members!team_leads(name)").expect("hinted");
+        assert_eq!(
+            node.embeds[0].relationship.junction.as_ref().map(|j| j.table.name.as_str()),
+            Some("team_leads")
+        );
+    }
+
+    #[test]
+    fn a_self_many_to_many_is_not_embedded_as_in_postgrest_12() {
+        for query in ["select=people(name)", "select=people!friendships(name)"] {
+            assert_eq!(rest_error(plan(&cache(), "people", query)).code, "PGRST200", "{query}");
+        }
+    }
+
+    #[test]
+    fn many_to_many_embeds_take_filters_order_limits_and_inner_but_not_spread_or_related_order() {
+        let cache = cache();
+        let node = plan(
+            &cache,
+            "films",
+            "select=title,actors!inner(id)&actors.id=gt.1&actors.order=id.desc&actors.limit=2",
+        )
+        .expect("plans");
+        let embed = &node.embeds[0];
+        assert_eq!(embed.node.conditions.len(), 1);
+        assert_eq!(embed.node.order.len(), 1);
+        assert_eq!(embed.node.limit, Some(2));
+        assert!(matches!(node.conditions[..], [Condition::Related { embed: 0, exists: true }]));
+        assert_eq!(rest_error(plan(&cache, "films", "select=...actors(id)")).code, "PGRST119");
+        let e = rest_error(plan(&cache, "films", "select=actors(id)&order=actors(id)"));
+        assert_eq!(e.code, "PGRST118");
+        assert_eq!(
+            e.details,
+            Some(json!("'films' and 'actors' do not form a many-to-one or one-to-one relationship"))
+        );
+    }
+
+    #[test]
+    fn a_name_that_is_no_column_may_be_a_computed_field() {
+        let cache = cache();
+        let node = plan(&cache, "actors", "select=id,name:full_name&full_name=eq.x&order=full_name.desc")
+            .expect("plans");
+        let computed = FieldRef::Computed {
+            function: QualifiedName::new("public", "full_name"),
+            table: QualifiedName::new("public", "actors"),
+        };
+        assert!(
+            matches!(&node.items[1], Item::Column { field, output, .. } if *field == computed && output == "name")
+        );
+        assert!(matches!(&node.conditions[0], Condition::Filter { field, .. } if *field == computed));
+        assert_eq!(node.order[0].field, computed);
+        // Not a field of films, nor a column anywhere.
+        for (table, query) in
+            [("films", "select=full_name"), ("actors", "select=nope"), ("actors", "nope=eq.1")]
+        {
+            match plan(&cache, table, query) {
+                Err(ApiError::Database(e)) => assert_eq!(e.code, "42703", "{query}"),
+                other => panic!("{query}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn computed_relationships_embed_by_function_name_whatever_the_hint() {
+        let cache = cache();
+        let node =
+            plan(&cache, "actors", "select=filmography(title),latest_film!whatever(title)").expect("plans");
+        assert!(!node.embeds[0].is_to_one());
+        assert!(node.embeds[1].is_to_one());
+        assert_eq!(
+            node.embeds[1].relationship.function.as_ref().map(|f| f.name.as_str()),
+            Some("latest_film")
+        );
+        assert_eq!(node.embeds[1].node.table.name.name, "films");
+    }
 }

@@ -71,9 +71,27 @@ pub enum Cardinality {
     OneToMany,
     /// Either side, when the foreign key columns are unique: an object or null.
     OneToOne,
+    /// Through a junction table: an array.
+    ManyToMany,
+}
+
+/// The table between the two sides of a many-to-many relationship
+/// (PostgREST's `Junction`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Junction {
+    pub table: QualifiedName,
+    /// The junction's foreign key to the source, then the one to the target.
+    pub constraint1: String,
+    pub constraint2: String,
+    /// `(source column, junction column)` pairs of the first foreign key.
+    pub source_columns: Vec<(String, String)>,
+    /// `(target column, junction column)` pairs of the second.
+    pub target_columns: Vec<(String, String)>,
 }
 
 /// A foreign key seen from one side: `source.columns` match `target.target_columns`.
+/// A many-to-many relationship has no columns of its own but a [`Junction`];
+/// a computed relationship has none either but a [`Relationship::function`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Relationship {
     pub source: QualifiedName,
@@ -82,12 +100,23 @@ pub struct Relationship {
     pub target_columns: Vec<String>,
     pub constraint: String,
     pub cardinality: Cardinality,
+    pub junction: Option<Junction>,
+    /// A computed relationship: `function(source) returns target` (or `setof
+    /// target`), PostgREST's `ComputedRelationship`
+    /// (<https://docs.postgrest.org/en/v12/references/api/resource_embedding.html#computed-relationships>).
+    /// Its cardinality is many-to-one when it returns one row, else one-to-many.
+    pub function: Option<QualifiedName>,
 }
 
 impl Relationship {
     /// To-one relationships embed an object, the others an array.
     pub fn is_to_one(&self) -> bool {
         matches!(self.cardinality, Cardinality::ManyToOne | Cardinality::OneToOne)
+    }
+
+    /// PostgREST's `relIsSelf`: both ends are the same table.
+    pub fn is_self(&self) -> bool {
+        self.source == self.target
     }
 }
 
@@ -116,6 +145,13 @@ pub struct Function {
     pub returns_rows: bool,
     pub returns_void: bool,
     pub volatility: Volatility,
+    /// The table whose row type is the only argument: `f(t films)`, what
+    /// computed fields and relationships are made of.
+    pub row_argument: Option<QualifiedName>,
+    /// The table whose row type it returns (`returns films`, `setof films`).
+    pub returns_table: Option<QualifiedName>,
+    /// At most one row: not `setof`, or declared `rows 1`.
+    pub single_row: bool,
 }
 
 /// Everything the REST API may touch.
@@ -138,6 +174,17 @@ impl SchemaCache {
         source: &'a QualifiedName,
     ) -> impl Iterator<Item = &'a Relationship> {
         self.relationships.iter().filter(move |r| &r.source == source)
+    }
+
+    /// The computed field `name` of `table`: a function of that name in the
+    /// table's schema whose one argument is the table's row, which
+    /// PostgreSQL calls for `row.name` when there is no such column
+    /// (<https://docs.postgrest.org/en/v12/references/api/computed_fields.html>).
+    pub fn computed_field(&self, table: &QualifiedName, name: &str) -> Option<&Function> {
+        self.functions
+            .get(&QualifiedName::new(table.schema.clone(), name))?
+            .iter()
+            .find(|f| f.row_argument.as_ref() == Some(table))
     }
 }
 
@@ -205,10 +252,19 @@ pub mod catalog {
                (rt.typtype = 'c' or (p.prorettype = 'record'::regtype
                   and coalesce('o' = any(p.proargmodes::text[]) or 't' = any(p.proargmodes::text[]), false))) as returns_rows,
                p.prorettype = 'void'::regtype as returns_void,
-               p.provolatile::text
+               p.provolatile::text,
+               an.nspname::text as arg_schema, ac.relname::text as arg_table,
+               rn.nspname::text as ret_schema, rc.relname::text as ret_table,
+               not p.proretset or p.prorows = 1 as single_row
         from pg_catalog.pg_proc p
         join pg_catalog.pg_namespace n on n.oid = p.pronamespace
         join pg_catalog.pg_type rt on rt.oid = p.prorettype
+        left join pg_catalog.pg_class ac
+               on p.pronargs = 1 and ac.reltype = p.proargtypes[0] and ac.relkind in ('v', 'r', 'm', 'f', 'p')
+        left join pg_catalog.pg_namespace an on an.oid = ac.relnamespace
+        left join pg_catalog.pg_class rc
+               on rc.reltype = p.prorettype and rc.relkind in ('v', 'r', 'm', 'f', 'p')
+        left join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
         where n.nspname = any($1) and p.prokind = 'f'";
 }
 
@@ -225,6 +281,9 @@ pub struct FunctionRow {
     pub returns_rows: bool,
     pub returns_void: bool,
     pub volatility: String,
+    pub row_argument: Option<QualifiedName>,
+    pub returns_table: Option<QualifiedName>,
+    pub single_row: bool,
 }
 
 impl FunctionRow {
@@ -265,6 +324,9 @@ impl FunctionRow {
                 "s" => Volatility::Stable,
                 _ => Volatility::Volatile,
             },
+            row_argument: self.row_argument,
+            returns_table: self.returns_table,
+            single_row: self.single_row,
         }
     }
 }
@@ -280,7 +342,9 @@ pub struct ForeignKey {
 
 impl SchemaCache {
     /// Builds the cache from catalog rows. Each foreign key gives a relationship
-    /// in both directions; one whose columns are unique is one-to-one.
+    /// in both directions; one whose columns are unique is one-to-one. Then come
+    /// the many-to-many relationships through junction tables and the computed
+    /// relationships, as PostgREST's `querySchemaCache` adds them.
     pub fn build(
         schemas: Vec<String>,
         tables: Vec<Table>,
@@ -289,29 +353,355 @@ impl SchemaCache {
     ) -> Self {
         let tables: HashMap<QualifiedName, Table> = tables.into_iter().map(|t| (t.name.clone(), t)).collect();
         let mut relationships = Vec::new();
-        for fk in foreign_keys {
+        for fk in &foreign_keys {
             let unique = tables.get(&fk.source).is_some_and(|t| t.is_unique(&fk.columns));
-            relationships.push(Relationship {
-                source: fk.source.clone(),
-                columns: fk.columns.clone(),
-                target: fk.target.clone(),
-                target_columns: fk.target_columns.clone(),
+            let relationship = |source: &QualifiedName,
+                                columns: &[String],
+                                target: &QualifiedName,
+                                target_columns: &[String],
+                                cardinality| Relationship {
+                source: source.clone(),
+                columns: columns.to_vec(),
+                target: target.clone(),
+                target_columns: target_columns.to_vec(),
                 constraint: fk.constraint.clone(),
-                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
-            });
-            relationships.push(Relationship {
-                source: fk.target,
-                columns: fk.target_columns,
-                target: fk.source,
-                target_columns: fk.columns,
-                constraint: fk.constraint,
-                cardinality: if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
-            });
+                cardinality,
+                junction: None,
+                function: None,
+            };
+            relationships.push(relationship(
+                &fk.source,
+                &fk.columns,
+                &fk.target,
+                &fk.target_columns,
+                if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
+            ));
+            relationships.push(relationship(
+                &fk.target,
+                &fk.target_columns,
+                &fk.source,
+                &fk.columns,
+                if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
+            ));
         }
+        relationships.extend(many_to_many(&tables, &relationships));
         let mut by_name: HashMap<QualifiedName, Vec<Function>> = HashMap::new();
         for function in functions {
             by_name.entry(function.name.clone()).or_default().push(function);
         }
+        add_computed(&tables, &by_name, &mut relationships);
         Self { schemas, tables, relationships, functions: by_name }
+    }
+}
+
+/// PostgREST's `addM2MRels`: a table is a junction between A and B when it
+/// has a many-to-one foreign key to A and another (a different constraint) to
+/// B, and the columns of both are all part of its primary key. Every ordered
+/// pair of such keys gives one relationship, so a junction between A and B
+/// gives A to B and B to A, and one with two keys to A gives two from A to A.
+/// The junction must be in an exposed schema (`removeInternal`'s
+/// `hasInternalJunction`); only exposed tables are in `tables`.
+fn many_to_many(tables: &HashMap<QualifiedName, Table>, relationships: &[Relationship]) -> Vec<Relationship> {
+    let many_to_one = || relationships.iter().filter(|r| r.cardinality == Cardinality::ManyToOne);
+    let mut out = Vec::new();
+    for first in many_to_one() {
+        let Some(junction) = tables.get(&first.source) else { continue };
+        for second in many_to_one() {
+            if second.source != first.source || second.constraint == first.constraint {
+                continue;
+            }
+            let in_key = |columns: &[String]| columns.iter().all(|c| junction.primary_key.contains(c));
+            if !in_key(&first.columns) || !in_key(&second.columns) {
+                continue;
+            }
+            let pairs = |theirs: &[String], ours: &[String]| -> Vec<(String, String)> {
+                theirs.iter().cloned().zip(ours.iter().cloned()).collect()
+            };
+            out.push(Relationship {
+                source: first.target.clone(),
+                columns: Vec::new(),
+                target: second.target.clone(),
+                target_columns: Vec::new(),
+                constraint: junction.name.name.clone(),
+                cardinality: Cardinality::ManyToMany,
+                junction: Some(Junction {
+                    table: junction.name.clone(),
+                    constraint1: first.constraint.clone(),
+                    constraint2: second.constraint.clone(),
+                    source_columns: pairs(&first.target_columns, &first.columns),
+                    target_columns: pairs(&second.target_columns, &second.columns),
+                }),
+                function: None,
+            });
+        }
+    }
+    out
+}
+
+/// PostgREST's `allComputedRels` and `getOverrideRelationshipsMap`: a function
+/// of one argument, a table's row, returning rows of a table relates the two.
+/// It must be in the source table's schema (PostgREST looks relationships up
+/// by the request's schema), and it replaces the detected relationships of
+/// that table to a table of the same qualified name.
+fn add_computed(
+    tables: &HashMap<QualifiedName, Table>,
+    functions: &HashMap<QualifiedName, Vec<Function>>,
+    relationships: &mut Vec<Relationship>,
+) {
+    for function in functions.values().flatten() {
+        let (Some(source), Some(target)) = (&function.row_argument, &function.returns_table) else {
+            continue;
+        };
+        if source.schema != function.name.schema
+            || !tables.contains_key(source)
+            || !tables.contains_key(target)
+        {
+            continue;
+        }
+        relationships.retain(|r| !(r.source == *source && r.function.is_none() && r.target == function.name));
+        relationships.push(Relationship {
+            source: source.clone(),
+            columns: Vec::new(),
+            target: target.clone(),
+            target_columns: Vec::new(),
+            constraint: function.name.name.clone(),
+            cardinality: if function.single_row { Cardinality::ManyToOne } else { Cardinality::OneToMany },
+            junction: None,
+            function: Some(function.name.clone()),
+        });
+    }
+}
+
+/// A small catalog for the unit tests of the cache, the planner and the SQL.
+#[cfg(test)]
+pub mod fixture {
+    use super::*;
+
+    fn column(name: &str, data_type: &str) -> Column {
+        Column { name: name.to_owned(), data_type: data_type.to_owned(), nullable: true, default: None }
+    }
+
+    fn table(name: &str, columns: &[&str], primary_key: &[&str]) -> Table {
+        let primary_key: Vec<String> = primary_key.iter().map(|c| (*c).to_owned()).collect();
+        Table {
+            name: QualifiedName::new("public", name),
+            columns: columns.iter().map(|c| column(c, "integer")).collect(),
+            unique_keys: vec![primary_key.clone()],
+            primary_key,
+            is_view: false,
+        }
+    }
+
+    fn fk(
+        constraint: &str,
+        source: &str,
+        columns: &[&str],
+        target: &str,
+        target_columns: &[&str],
+    ) -> ForeignKey {
+        ForeignKey {
+            constraint: constraint.to_owned(),
+            source: QualifiedName::new("public", source),
+            columns: columns.iter().map(|c| (*c).to_owned()).collect(),
+            target: QualifiedName::new("public", target),
+            target_columns: target_columns.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    /// `name(t table)` returning `returns` (a table's rows) or a scalar.
+    pub fn row_function(name: &str, table: &str, returns: Option<&str>, single_row: bool) -> Function {
+        Function {
+            name: QualifiedName::new("public", name),
+            arguments: vec![Argument {
+                name: String::new(),
+                data_type: table.to_owned(),
+                has_default: false,
+            }],
+            return_type: returns.unwrap_or("text").to_owned(),
+            returns_set: !single_row,
+            returns_rows: returns.is_some(),
+            returns_void: false,
+            volatility: Volatility::Stable,
+            row_argument: Some(QualifiedName::new("public", table)),
+            returns_table: returns.map(|r| QualifiedName::new("public", r)),
+            single_row,
+        }
+    }
+
+    /// films and actors through the junction films_actors; awards also
+    /// points at both but its keys are not in its primary key; teams and
+    /// members have two junctions; people have a self junction, friendships;
+    /// shelves and editions have composite keys.
+    pub fn catalog(functions: Vec<Function>) -> SchemaCache {
+        SchemaCache::build(
+            vec!["public".to_owned()],
+            vec![
+                table("films", &["id", "title", "year"], &["id"]),
+                table("actors", &["id", "first_name", "last_name"], &["id"]),
+                table("films_actors", &["film_id", "actor_id", "role"], &["film_id", "actor_id"]),
+                table("awards", &["id", "film_id", "actor_id"], &["id"]),
+                table("teams", &["id", "name"], &["id"]),
+                table("members", &["id", "name"], &["id"]),
+                table("team_members", &["team_id", "member_id"], &["team_id", "member_id"]),
+                table("team_leads", &["team_id", "member_id"], &["team_id", "member_id"]),
+                table("people", &["id", "name"], &["id"]),
+                table("friendships", &["person_id", "friend_id"], &["person_id", "friend_id"]),
+                table("shelves", &["id", "label"], &["id"]),
+                table("editions", &["isbn", "lang", "title"], &["isbn", "lang"]),
+                table("shelf_editions", &["shelf_id", "isbn", "lang"], &["shelf_id", "isbn", "lang"]),
+            ],
+            vec![
+                fk("films_actors_film_id_fkey", "films_actors", &["film_id"], "films", &["id"]),
+                fk("films_actors_actor_id_fkey", "films_actors", &["actor_id"], "actors", &["id"]),
+                fk("awards_film_id_fkey", "awards", &["film_id"], "films", &["id"]),
+                fk("awards_actor_id_fkey", "awards", &["actor_id"], "actors", &["id"]),
+                fk("team_members_team_id_fkey", "team_members", &["team_id"], "teams", &["id"]),
+                fk("team_members_member_id_fkey", "team_members", &["member_id"], "members", &["id"]),
+                fk("team_leads_team_id_fkey", "team_leads", &["team_id"], "teams", &["id"]),
+                fk("team_leads_member_id_fkey", "team_leads", &["member_id"], "members", &["id"]),
+                fk("friendships_person_id_fkey", "friendships", &["person_id"], "people", &["id"]),
+                fk("friendships_friend_id_fkey", "friendships", &["friend_id"], "people", &["id"]),
+                fk("shelf_editions_shelf_id_fkey", "shelf_editions", &["shelf_id"], "shelves", &["id"]),
+                fk(
+                    "shelf_editions_isbn_lang_fkey",
+                    "shelf_editions",
+                    &["isbn", "lang"],
+                    "editions",
+                    &["isbn", "lang"],
+                ),
+            ],
+            functions,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::{catalog, row_function};
+    use super::*;
+
+    fn many_to_many<'a>(cache: &'a SchemaCache, from: &str) -> Vec<&'a Relationship> {
+        let from = QualifiedName::new("public", from);
+        cache
+            .relationships
+            .iter()
+            .filter(|r| r.source == from && r.cardinality == Cardinality::ManyToMany)
+            .collect()
+    }
+
+    #[test]
+    fn a_junction_needs_both_foreign_keys_inside_its_primary_key() {
+        let cache = catalog(Vec::new());
+        let films = many_to_many(&cache, "films");
+        // films_actors qualifies; awards (keys outside its primary key) does not.
+        assert_eq!(films.len(), 1, "{films:#?}");
+        let junction = films[0].junction.as_ref().expect("junction");
+        assert_eq!(films[0].target, QualifiedName::new("public", "actors"));
+        assert_eq!(junction.table.name, "films_actors");
+        assert_eq!(junction.constraint1, "films_actors_film_id_fkey");
+        assert_eq!(junction.constraint2, "films_actors_actor_id_fkey");
+        assert_eq!(junction.source_columns, vec![("id".to_owned(), "film_id".to_owned())]);
+        assert_eq!(junction.target_columns, vec![("id".to_owned(), "actor_id".to_owned())]);
+        assert!(!films[0].is_to_one());
+        // And the other way round.
+        let actors = many_to_many(&cache, "actors");
+        assert_eq!(actors.len(), 1);
+        assert_eq!(
+            actors[0].junction.as_ref().map(|j| j.constraint1.as_str()),
+            Some("films_actors_actor_id_fkey")
+        );
+    }
+
+    #[test]
+    fn composite_keys_and_self_junctions_make_relationships_too() {
+        let cache = catalog(Vec::new());
+        let shelves = many_to_many(&cache, "shelves");
+        assert_eq!(shelves.len(), 1);
+        let junction = shelves[0].junction.as_ref().expect("junction");
+        assert_eq!(
+            junction.target_columns,
+            vec![("isbn".to_owned(), "isbn".to_owned()), ("lang".to_owned(), "lang".to_owned())]
+        );
+        // Each ordered pair of keys: people to people twice.
+        let people = many_to_many(&cache, "people");
+        assert_eq!(people.len(), 2);
+        assert!(people.iter().all(|r| r.is_self()));
+        assert_eq!(many_to_many(&cache, "teams").len(), 2);
+    }
+
+    #[test]
+    fn a_unique_foreign_key_is_one_to_one_and_makes_no_junction() {
+        let mut tables = vec![
+            fixture_table("a", &["id"]),
+            fixture_table("b", &["id"]),
+            fixture_table("ab", &["a_id", "b_id"]),
+        ];
+        // a_id alone is unique: ab to a is one-to-one, not many-to-one.
+        tables[2].unique_keys.push(vec!["a_id".to_owned()]);
+        let fk = |constraint: &str, column: &str, target: &str| ForeignKey {
+            constraint: constraint.to_owned(),
+            source: QualifiedName::new("public", "ab"),
+            columns: vec![column.to_owned()],
+            target: QualifiedName::new("public", target),
+            target_columns: vec!["id".to_owned()],
+        };
+        let cache = SchemaCache::build(
+            vec!["public".to_owned()],
+            tables,
+            vec![fk("ab_a", "a_id", "a"), fk("ab_b", "b_id", "b")],
+            Vec::new(),
+        );
+        assert!(cache.relationships.iter().all(|r| r.cardinality != Cardinality::ManyToMany));
+    }
+
+    fn fixture_table(name: &str, primary_key: &[&str]) -> Table {
+        let primary_key: Vec<String> = primary_key.iter().map(|c| (*c).to_owned()).collect();
+        Table {
+            name: QualifiedName::new("public", name),
+            columns: primary_key
+                .iter()
+                .map(|c| Column {
+                    name: c.clone(),
+                    data_type: "integer".to_owned(),
+                    nullable: false,
+                    default: None,
+                })
+                .collect(),
+            unique_keys: vec![primary_key.clone()],
+            primary_key,
+            is_view: false,
+        }
+    }
+
+    #[test]
+    fn functions_of_a_row_are_computed_fields_and_relationships() {
+        let cache = catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ]);
+        let actors = QualifiedName::new("public", "actors");
+        assert!(cache.computed_field(&actors, "full_name").is_some());
+        assert!(cache.computed_field(&QualifiedName::new("public", "films"), "full_name").is_none());
+        let computed: Vec<(&str, Cardinality)> = cache
+            .relationships_from(&actors)
+            .filter_map(|r| Some((r.function.as_ref()?.name.as_str(), r.cardinality)))
+            .collect();
+        assert_eq!(computed.len(), 2, "{computed:?}");
+        assert!(computed.contains(&("filmography", Cardinality::OneToMany)));
+        assert!(computed.contains(&("latest_film", Cardinality::ManyToOne)));
+    }
+
+    #[test]
+    fn a_computed_relationship_replaces_the_detected_ones_to_a_table_of_its_name() {
+        // `films(actors) returns setof films`: /actors?select=films(*) now calls it.
+        let cache = catalog(vec![row_function("films", "actors", Some("films"), false)]);
+        let actors = QualifiedName::new("public", "actors");
+        let to_films: Vec<&Relationship> = cache
+            .relationships_from(&actors)
+            .filter(|r| r.target == QualifiedName::new("public", "films"))
+            .collect();
+        assert_eq!(to_films.len(), 1);
+        assert!(to_films[0].function.is_some());
     }
 }

@@ -24,7 +24,7 @@ use super::ast::{
     self, ArrayRangeOp, CompareOp, FtsOp, IsValue, JsonArrow, JsonKey, LogicOp, NullsOrder, OrderDirection,
     Quantifier,
 };
-use super::plan::{Condition, EmbedNode, Item, Node, Order};
+use super::plan::{Condition, EmbedNode, FieldRef, Item, Node, Order};
 use super::schema::{Column, Function, QualifiedName, Table};
 
 /// SQL text and its parameters, in order.
@@ -258,15 +258,15 @@ fn order_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
 
 fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> String {
     let mut sql = match order.embed {
-        None => field_sql(w, alias, &order.column, &order.path),
+        None => field_sql(w, alias, &order.field, &order.path),
         Some(index) => {
             let embed = &node.embeds[index];
             let child = w.alias();
-            let join = join_sql(embed, alias, &child);
-            let field = field_sql(w, &child, &order.column, &order.path);
+            let (from, join) = embed_from(w, embed, alias, &child);
+            let field = field_sql(w, &child, &order.field, &order.path);
             // The embed's own filters apply: a filtered-out row orders as null.
-            let where_clause = where_sql(w, &embed.node, &child, &[join]);
-            format!("(select {field} from {} as {child}{where_clause})", qualified(&embed.node.table.name))
+            let where_clause = where_sql(w, &embed.node, &child, &join);
+            format!("(select {field} from {from}{where_clause})")
         }
     };
     sql.push_str(match order.direction {
@@ -282,23 +282,59 @@ fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> St
     sql
 }
 
-/// `child.target_col = parent.col and ...`: the foreign key's join.
-fn join_sql(embed: &EmbedNode<'_>, parent: &str, child: &str) -> String {
+/// Where an embed's rows come from, as `child`, for one row of `parent`: the
+/// `from` list and the conditions that tie it to the parent.
+/// - A foreign key: its table, with `child.target_col = parent.col` per column.
+/// - A many-to-many: its table and the junction, each side of the junction
+///   equal to its table, as PostgREST's implicit join of the junction.
+/// - A computed relationship: `function(parent)`, and no condition, as
+///   PostgREST's `fromF`.
+fn embed_from(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str, child: &str) -> (String, Vec<String>) {
     let r = embed.relationship;
-    let mut sql = String::new();
-    for (own, theirs) in r.columns.iter().zip(&r.target_columns) {
-        if !sql.is_empty() {
-            sql.push_str(" and ");
-        }
-        sql.push_str(child);
-        sql.push('.');
-        push_ident(&mut sql, theirs);
-        sql.push_str(" = ");
-        sql.push_str(parent);
-        sql.push('.');
-        push_ident(&mut sql, own);
+    if let Some(function) = &r.function {
+        let from = format!("{}({}) as {child}", qualified(function), row_sql(parent, &r.source));
+        return (from, Vec::new());
     }
+    let mut from = format!("{} as {child}", qualified(&embed.node.table.name));
+    let mut join = Vec::new();
+    match &r.junction {
+        Some(junction) => {
+            let through = w.alias();
+            let _ = write!(from, ", {} as {through}", qualified(&junction.table));
+            for (own, theirs) in &junction.source_columns {
+                join.push(equal(&through, theirs, parent, own));
+            }
+            for (target, theirs) in &junction.target_columns {
+                join.push(equal(&through, theirs, child, target));
+            }
+        }
+        None => {
+            for (own, theirs) in r.columns.iter().zip(&r.target_columns) {
+                join.push(equal(child, theirs, parent, own));
+            }
+        }
+    }
+    (from, join)
+}
+
+/// `a."x" = b."y"`.
+fn equal(left: &str, left_column: &str, right: &str, right_column: &str) -> String {
+    let mut sql =
+        String::with_capacity(left.len() + right.len() + left_column.len() + right_column.len() + 9);
+    sql.push_str(left);
+    sql.push('.');
+    push_ident(&mut sql, left_column);
+    sql.push_str(" = ");
+    sql.push_str(right);
+    sql.push('.');
+    push_ident(&mut sql, right_column);
     sql
+}
+
+/// The row `alias` as a value of `table`'s type, for a function of the row.
+/// The cast makes a subquery's row (of type `record`) the table's type.
+fn row_sql(alias: &str, table: &QualifiedName) -> String {
+    format!("{alias}::{}", qualified(table))
 }
 
 /// The projection of a node: `expr as "name", ...`.
@@ -326,8 +362,8 @@ fn item_exprs<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str) -> Vec<(Strin
     let mut out = Vec::with_capacity(node.items.len());
     for item in &node.items {
         match item {
-            Item::Column { column, path, cast, output } => {
-                let mut expr = field_sql(w, alias, &column.name, path);
+            Item::Column { field, path, cast, output } => {
+                let mut expr = field_sql(w, alias, field, path);
                 if let Some(cast) = cast {
                     expr = format!("({expr})::{cast}");
                 }
@@ -352,17 +388,16 @@ fn item_exprs<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str) -> Vec<(Strin
 /// show in the text (and in CSV cells).
 fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let child = w.alias();
-    let join = join_sql(embed, parent, &child);
-    let where_clause = where_sql(w, &embed.node, &child, &[join]);
+    let (from, join) = embed_from(w, embed, parent, &child);
+    let where_clause = where_sql(w, &embed.node, &child, &join);
     let items = items_sql(w, &embed.node, &child);
-    let relation = qualified(&embed.node.table.name);
     if embed.is_to_one() {
         format!(
-            "(select pg_catalog.row_to_json(_e)::jsonb from (select {items} from {relation} as {child}{where_clause} limit 1) as _e)"
+            "(select pg_catalog.row_to_json(_e)::jsonb from (select {items} from {from}{where_clause} limit 1) as _e)"
         )
     } else {
         let order = order_sql(w, &embed.node, &child);
-        let mut rows = format!("select {items} from {relation} as {child}{where_clause}{order}");
+        let mut rows = format!("select {items} from {from}{where_clause}{order}");
         push_range(&mut rows, embed.node.limit, embed.node.offset);
         format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
     }
@@ -370,25 +405,33 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
 
 /// `...rel(a, b)`: each output of a to-one embed as a column of the parent.
 fn spread_exprs<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> Vec<(String, &'n str)> {
-    let relation = qualified(&embed.node.table.name);
     let count = item_exprs(&mut Writer::new(), &embed.node, "t").len();
     (0..count)
         .map(|i| {
             let child = w.alias();
-            let join = join_sql(embed, parent, &child);
-            let where_clause = where_sql(w, &embed.node, &child, &[join]);
+            let (from, join) = embed_from(w, embed, parent, &child);
+            let where_clause = where_sql(w, &embed.node, &child, &join);
             let (expr, name) = item_exprs(w, &embed.node, &child).swap_remove(i);
-            (format!("(select {expr} from {relation} as {child}{where_clause} limit 1)"), name)
+            (format!("(select {expr} from {from}{where_clause} limit 1)"), name)
         })
         .collect()
 }
 
-/// `alias."col"` with its JSON path; keys are parameters, indexes integers.
-fn field_sql(w: &mut Writer, alias: &str, column: &str, path: &[ast::JsonStep]) -> String {
-    let mut sql = String::with_capacity(alias.len() + column.len() + 3);
-    sql.push_str(alias);
-    sql.push('.');
-    push_ident(&mut sql, column);
+/// `alias."col"` (or `"schema"."function"(alias)` for a computed field) with
+/// its JSON path; keys are parameters, indexes integers.
+fn field_sql(w: &mut Writer, alias: &str, field: &FieldRef, path: &[ast::JsonStep]) -> String {
+    let mut sql = match field {
+        FieldRef::Column(column) => {
+            let mut sql = String::with_capacity(alias.len() + column.len() + 3);
+            sql.push_str(alias);
+            sql.push('.');
+            push_ident(&mut sql, column);
+            sql
+        }
+        FieldRef::Computed { function, table } => {
+            format!("{}({})", qualified(function), row_sql(alias, table))
+        }
+    };
     for step in path {
         let arrow = match step.arrow {
             JsonArrow::Json => "->",
@@ -409,8 +452,8 @@ fn field_sql(w: &mut Writer, alias: &str, column: &str, path: &[ast::JsonStep]) 
 
 fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condition) -> String {
     match condition {
-        Condition::Filter { column, path, negated, operation } => {
-            let field = field_sql(w, alias, column, path);
+        Condition::Filter { field, path, negated, operation } => {
+            let field = field_sql(w, alias, field, path);
             let test = operation_sql(w, &field, operation);
             if *negated { format!("not ({test})") } else { test }
         }
@@ -432,12 +475,11 @@ fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condi
                 return if *exists { "true" } else { "false" }.to_owned();
             }
             let child = w.alias();
-            let join = join_sql(embed, alias, &child);
-            let where_clause = where_sql(w, &embed.node, &child, &[join]);
+            let (from, join) = embed_from(w, embed, alias, &child);
+            let where_clause = where_sql(w, &embed.node, &child, &join);
             // The embed's own limit and offset bound what can match, as in
             // PostgREST's join of the limited embed.
-            let mut rows =
-                format!("select 1 from {} as {child}{where_clause}", qualified(&embed.node.table.name));
+            let mut rows = format!("select 1 from {from}{where_clause}");
             if !w.counting && (embed.node.limit.is_some() || embed.node.offset.is_some()) {
                 rows.push_str(&order_sql(w, &embed.node, &child));
                 push_range(&mut rows, embed.node.limit, embed.node.offset);
@@ -683,7 +725,23 @@ fn finish_mutation(
     } else {
         conditions_sql(&mut w, node, "t0", &[], |c| matches!(c, Condition::Related { .. }))
     };
-    let _ = write!(text, ", pgrst_ret as (select t0.* from pgrst_mut as t0{returned_where})");
+    // An insert returns `pgrst_inserted` too; its rows are read without it,
+    // so that a function of the row (a computed field or relationship) gets
+    // exactly the table's columns.
+    let columns = if counts_inserts {
+        let mut list = String::new();
+        for column in &node.table.columns {
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            list.push_str("t0.");
+            push_ident(&mut list, &column.name);
+        }
+        list
+    } else {
+        "t0.*".to_owned()
+    };
+    let _ = write!(text, ", pgrst_ret as (select {columns} from pgrst_mut as t0{returned_where})");
     let items = items_sql(&mut w, node, "t0");
     let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
     let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
@@ -921,5 +979,68 @@ mod tests {
             let values: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
             assert_eq!(array_literal(&values), expected);
         }
+    }
+
+    fn films_read(table: &str, query: &str) -> Statement {
+        use super::super::schema::fixture::{catalog, row_function};
+        use super::super::{parse, plan};
+        let cache = catalog(vec![
+            row_function("full_name", "actors", None, true),
+            row_function("filmography", "actors", Some("films"), false),
+            row_function("latest_film", "actors", Some("films"), true),
+        ]);
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", table, &query).expect("plans");
+        read(&node, None, false, BodyKind::Array)
+    }
+
+    #[test]
+    fn a_many_to_many_embed_joins_its_table_to_the_junction() {
+        let statement = films_read("films", "select=title,actors(last_name)&actors.last_name=eq.Reno");
+        assert!(
+            statement.text.contains(
+                "from \"public\".\"actors\" as t1, \"public\".\"films_actors\" as t2 \
+                 where t2.\"film_id\" = t0.\"id\" and t2.\"actor_id\" = t1.\"id\" and t1.\"last_name\" = $1"
+            ),
+            "{}",
+            statement.text
+        );
+        assert_eq!(statement.params, vec!["Reno".to_owned()]);
+    }
+
+    #[test]
+    fn composite_keys_join_column_by_column() {
+        let statement = films_read("shelves", "select=label,editions(title)");
+        assert!(
+            statement.text.contains(
+                "where t2.\"shelf_id\" = t0.\"id\" and t2.\"isbn\" = t1.\"isbn\" and t2.\"lang\" = t1.\"lang\""
+            ),
+            "{}",
+            statement.text
+        );
+    }
+
+    #[test]
+    fn a_computed_field_is_its_function_of_the_row_cast_to_the_table() {
+        let statement = films_read("actors", "select=id,full_name&full_name=like.A*&order=full_name");
+        let call = "\"public\".\"full_name\"(t0::\"public\".\"actors\")";
+        assert!(statement.text.contains(&format!("{call} as \"full_name\"")), "{}", statement.text);
+        assert!(statement.text.contains(&format!("where {call} like $1")), "{}", statement.text);
+        assert!(statement.text.contains(&format!("order by {call}")), "{}", statement.text);
+    }
+
+    #[test]
+    fn a_computed_relationship_reads_its_function_of_the_parent_row() {
+        let statement = films_read("actors", "select=filmography!inner(title),latest_film(title)");
+        let from = "from \"public\".\"filmography\"(t0::\"public\".\"actors\") as t";
+        assert!(statement.text.contains(from), "{}", statement.text);
+        assert!(
+            statement.text.contains("from \"public\".\"latest_film\"(t0::\"public\".\"actors\") as t"),
+            "{}",
+            statement.text
+        );
+        // No join condition: the function picks the rows.
+        assert!(!statement.text.contains(" where t0.\"id\""), "{}", statement.text);
     }
 }

@@ -555,3 +555,143 @@ pub fn write(rng: &mut Rng, n: usize) -> Request {
     let path = path.replace("?&", "?").trim_end_matches(['&', '?']).to_owned();
     Request { method, path, headers, body, who, ordered: false }
 }
+
+/// Many-to-many embeds, computed fields and computed relationships: fixed
+/// paths (each asked as every caller and with and without `count=exact`),
+/// kept apart from the seeded stream so that adding them leaves the
+/// generated requests as they were.
+pub fn junctions_and_computed() -> Vec<Request> {
+    let paths = [
+        // Many-to-many through films_actors; awards is no junction.
+        "/films?select=title,actors(first_name)&order=id",
+        "/films?select=id,actors(*)&order=id",
+        "/actors?select=last_name,films(title,year)&order=id",
+        "/films?select=title,actors!films_actors(last_name)&order=id",
+        "/films?select=title,actors!awards(last_name)&order=id",
+        "/films?select=title,actors!films_actors_actor_id_fkey(last_name)&order=id",
+        "/films?select=title,cast:actors(id,last_name)&cast.order=id.desc&order=id",
+        "/films?select=title,actors(id)&actors.order=last_name&actors.limit=1&actors.offset=1&order=id",
+        "/films?select=title,actors(last_name)&actors.last_name=like.*e*&order=id",
+        "/films?select=title,actors!inner(last_name)&actors.last_name=eq.Reno&order=id",
+        "/films?select=title,actors!inner(last_name)&order=id",
+        "/films?select=title,actors(last_name)&actors=is.null&order=id",
+        "/films?select=title,actors(last_name)&actors=not.is.null&actors.id=gt.2&order=id",
+        "/films?select=title,actors(count)&order=id",
+        "/films?select=title,actors()&actors.id=eq.3&actors=not.is.null&order=id",
+        "/films?select=title,actors(last_name,films(title))&order=id",
+        "/films?select=title,...actors(last_name)&order=id",
+        "/films?select=title,actors(last_name)&order=actors(last_name)",
+        "/films?select=id,films_actors(role,actors(last_name))&order=id",
+        "/films?select=id,awards(actors(last_name))&order=id",
+        "/teams?select=name,members(name)&order=id",
+        "/teams?select=name,members!team_members(name)&order=id",
+        "/teams?select=name,members!team_leads(name)&order=id",
+        "/teams?select=name,members!nope(name)&order=id",
+        "/members?select=name,teams!team_leads(name)&order=id",
+        "/shelves?select=label,editions(title,lang)&order=id",
+        "/editions?select=title,shelves(label)&order=isbn,lang",
+        "/people?select=name,people(name)&order=id",
+        "/people?select=name,people!friendships(name)&order=id",
+        "/people?select=name,friendships(friend_id)&order=id",
+        "/people?select=name,friendships!person_id(friend_id)&order=id",
+        // Computed fields.
+        "/actors?select=id,full_name&order=id",
+        "/actors?select=id,name:full_name,full_name::text&order=id",
+        "/actors?select=id&full_name=eq.Al%20Pacino",
+        "/actors?select=id,full_name&full_name=like.*o*&order=full_name.desc",
+        "/actors?select=id&or=(full_name.eq.Jean%20Reno,id.eq.1)&order=id",
+        "/films?select=title,age&order=age.desc.nullslast,id",
+        "/films?select=title,age&age=gt.26&order=id",
+        "/films?select=title,actors(full_name)&actors.full_name=ilike.*r*&actors.order=full_name&order=id",
+        "/films?select=title,lead_actor(full_name)&order=id",
+        "/actors?select=id,nope&order=id",
+        "/actors?select=id&order=full_nam",
+        // Computed relationships.
+        "/actors?select=last_name,filmography(title)&order=id",
+        "/actors?select=last_name,filmography(title,year)&filmography.order=year.desc&filmography.limit=1&order=id",
+        "/actors?select=last_name,filmography!inner(title)&filmography.year=lt.1990&order=id",
+        "/actors?select=last_name,latest_film(title)&order=id",
+        "/actors?select=last_name,...latest_film(title)&order=id",
+        "/actors?select=last_name,latest_film(title)&order=latest_film(title).desc.nullslast,id",
+        "/actors?select=last_name,latest_film!inner(title)&latest_film.title=neq.Heat&order=id",
+        "/films?select=title,lead_actor(last_name,filmography(title))&order=id",
+        "/films?select=title,lead_actor!nope(last_name)&order=id",
+        "/films?select=title,lead_actor(last_name)&lead_actor=is.null&order=id",
+        "/actors?select=last_name,films:filmography(title)&order=id",
+        "/rpc/cast_of?film_id=2&select=id,full_name,films(title),latest_film(title)&order=id",
+        "/rpc/cast_of?film_id=3&full_name=like.J*&select=id",
+    ];
+    let mut requests = Vec::new();
+    for path in paths {
+        for (who, prefer) in [(Who::Anon, false), (Who::User, true), (Who::Service, false)] {
+            let mut headers = vec![("accept-profile", "public".to_owned())];
+            if prefer {
+                headers.push(("prefer", "count=exact".to_owned()));
+            }
+            requests.push(Request {
+                method: Method::GET,
+                path: path.replace(' ', "%20"),
+                headers,
+                body: None,
+                who,
+                ordered: true,
+            });
+        }
+    }
+    requests
+}
+
+/// Writes (rolled back) whose representation selects computed fields,
+/// many-to-many embeds and computed relationships.
+pub fn junction_writes() -> Vec<Request> {
+    let writes = [
+        (
+            Method::POST,
+            "/actors?select=id,full_name,films(title),latest_film(title)",
+            Some(r#"{"id":90,"first_name":"New","last_name":"Face"}"#),
+        ),
+        (
+            Method::POST,
+            "/films_actors?select=role,films(title,actors(full_name))",
+            Some(r#"{"film_id":4,"actor_id":5,"role":"Extra"}"#),
+        ),
+        (
+            Method::POST,
+            "/actors?on_conflict=id&select=full_name",
+            Some(
+                r#"[{"id":2,"first_name":"Alfredo","last_name":"Pacino"},{"id":91,"first_name":"Zed","last_name":"Z"}]"#,
+            ),
+        ),
+        (
+            Method::PATCH,
+            "/films?id=eq.2&select=title,age,actors(full_name),lead_actor(last_name)",
+            Some(r#"{"year":2000}"#),
+        ),
+        (
+            Method::PATCH,
+            "/actors?full_name=eq.Jean%20Reno&select=id,full_name",
+            Some(r#"{"last_name":"Renault"}"#),
+        ),
+        (Method::PATCH, "/films?select=id,actors!inner(id)&actors.id=eq.3", Some(r#"{"title":"Same"}"#)),
+        (
+            Method::DELETE,
+            "/films_actors?film_id=eq.3&select=films(title),actors(full_name,filmography(title))",
+            None,
+        ),
+        (Method::DELETE, "/awards?id=eq.1&select=id,films(actors(last_name))", None),
+    ];
+    writes
+        .into_iter()
+        .map(|(method, path, body)| Request {
+            method,
+            path: path.to_owned(),
+            headers: vec![
+                ("content-type", "application/json".to_owned()),
+                ("prefer", "tx=rollback, return=representation, count=exact".to_owned()),
+            ],
+            body: body.map(str::to_owned),
+            who: Who::Service,
+            ordered: false,
+        })
+        .collect()
+}
