@@ -119,6 +119,8 @@ async fn the_gateway_answers_as_postgrest_12_does() {
     let seed = std::env::var("DIFFERENTIAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED);
     let mut rng = Rng::new(seed);
     let mut requests: Vec<Request> = (0..READS).map(|_| generate::read(&mut rng)).collect();
+    requests.extend(generate::headers());
+    let reads = requests.len();
     requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
 
     let client = reqwest::Client::new();
@@ -127,8 +129,8 @@ async fn the_gateway_answers_as_postgrest_12_does() {
     // Reads four at a time; writes one at a time, so that rolled-back
     // transactions never wait on (or deadlock with) each other's row locks.
     let mut answers: Vec<(Answer, Answer)> =
-        futures::stream::iter(&requests[..READS]).map(|r| targets.both(r)).buffered(4).collect().await;
-    for request in &requests[READS..] {
+        futures::stream::iter(&requests[..reads]).map(|r| targets.both(r)).buffered(4).collect().await;
+    for request in &requests[reads..] {
         answers.push(targets.both(request).await);
     }
 

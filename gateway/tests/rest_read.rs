@@ -216,6 +216,106 @@ async fn ranges_and_counts_set_content_range_and_status() {
 }
 
 #[tokio::test]
+async fn the_range_header_narrows_a_get_together_with_limit_and_offset() {
+    let app = spawn_shop().await;
+    // (query, Range, Prefer, status, Content-Range, ids); products are ids 1-5 and 7.
+    type Case<'a> = (&'a str, &'a str, &'a str, u16, &'a str, &'a [i64]);
+    let cases: &[Case<'_>] = &[
+        ("", "0-1", "", 200, "0-1/*", &[1, 2]),
+        ("", "0-1", "count=exact", 206, "0-1/6", &[1, 2]),
+        ("", "2-", "count=exact", 206, "2-5/6", &[3, 4, 5, 7]),
+        ("", "0-9", "count=exact", 200, "0-5/6", &[1, 2, 3, 4, 5, 7]),
+        ("", "6-", "count=exact", 206, "*/6", &[]),
+        // Intersected with the query's window, not overriding it.
+        ("&limit=2", "0-5", "", 200, "0-1/*", &[1, 2]),
+        ("&limit=3", "1-5", "", 200, "1-2/*", &[2, 3]),
+        ("&offset=2", "0-5", "", 200, "2-5/*", &[3, 4, 5, 7]),
+        ("&offset=2&limit=2", "1-5", "", 200, "2-3/*", &[3, 4]),
+        ("&limit=0", "5-2", "", 200, "*/*", &[]),
+        // Not one range of items: ignored, as PostgREST ignores it.
+        ("", "items=0-1", "", 200, "0-5/*", &[1, 2, 3, 4, 5, 7]),
+        ("", "0-1,3-4", "", 200, "0-5/*", &[1, 2, 3, 4, 5, 7]),
+    ];
+    for (query, range, prefer, status, content_range, expected) in cases {
+        let mut headers = vec![("range", *range), ("range-unit", "items")];
+        if !prefer.is_empty() {
+            headers.push(("prefer", prefer));
+        }
+        let answer = get(&app, &format!("/products?select=id&order=id{query}"), &headers).await;
+        let label = format!("{query} Range: {range}");
+        assert_eq!(answer.status, *status, "{label}: {}", answer.text);
+        assert_eq!(answer.content_range.as_deref(), Some(*content_range), "{label}");
+        assert_eq!(ids(&answer.json()), *expected, "{label}");
+    }
+
+    let unsatisfiable = |details: &str| json!({"code": "PGRST103", "details": details, "hint": null, "message": "Requested range not satisfiable"});
+    // (query, Range, Prefer, details, Content-Range)
+    let refused: &[(&str, &str, &str, &str, Option<&str>)] = &[
+        (
+            "",
+            "5-2",
+            "",
+            "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
+            None,
+        ),
+        ("&offset=7", "0-5", "", "Limit should be greater than or equal to zero.", None),
+        ("", "7-", "count=exact", "An offset of 7 was requested, but there are only 6 rows.", Some("*/6")),
+    ];
+    for (query, range, prefer, details, content_range) in refused {
+        let mut headers = vec![("prefer", *prefer)];
+        if !range.is_empty() {
+            headers.push(("range", range));
+        }
+        let answer = get(&app, &format!("/products?select=id&order=id{query}"), &headers).await;
+        assert_eq!(answer.status, 416, "{query} Range: {range}: {}", answer.text);
+        assert_eq!(answer.json(), unsatisfiable(details), "{query} Range: {range}");
+        assert_eq!(answer.content_range.as_deref(), *content_range, "{query} Range: {range}");
+    }
+
+    // Functions read through GET take it too.
+    let call = get(&app, "/rpc/products_in?category=Celulares&select=id&order=id", &[("range", "1-2")]).await;
+    assert_eq!((call.status, call.content_range.as_deref()), (200, Some("1-2/*")));
+    assert_eq!(ids(&call.json()), vec![2, 3]);
+}
+
+#[tokio::test]
+async fn the_range_header_is_read_on_get_alone() {
+    let app = spawn_shop().await;
+    let send = |method: Method, path: &str, body: Option<&str>| {
+        let request = app.rest(method, path, None).header("range", "1-2").header("prefer", "count=exact");
+        match body {
+            Some(body) => request.header("content-type", "application/json").body(body.to_owned()),
+            None => request,
+        }
+    };
+    // PostgREST 12.0.2 ignores it on HEAD, and RFC 9110 defines ranges for GET only.
+    let head =
+        Answer::from(send(Method::HEAD, "/products?select=id", None).send().await.expect("head")).await;
+    assert_eq!((head.status, head.content_range.as_deref()), (200, Some("0-5/6")));
+    let call = Answer::from(
+        send(Method::POST, "/rpc/products_in?select=id&order=id", Some(r#"{"category":"Celulares"}"#))
+            .send()
+            .await
+            .expect("call"),
+    )
+    .await;
+    assert_eq!((call.status, call.content_range.as_deref()), (200, Some("0-5/6")));
+    assert_eq!(ids(&call.json()), vec![1, 2, 3, 4, 5, 7]);
+    // Nor does it limit a write, even an impossible one.
+    let delete = Answer::from(
+        app.rest(Method::DELETE, "/products?id=lt.4&select=id", Some(&app.service_key))
+            .header("range", "5-2")
+            .header("prefer", "return=representation, tx=rollback")
+            .send()
+            .await
+            .expect("delete"),
+    )
+    .await;
+    assert_eq!(delete.status, 200, "{}", delete.text);
+    assert_eq!(ids(&delete.json()), vec![1, 2, 3]);
+}
+
+#[tokio::test]
 async fn the_max_rows_cap_limits_every_read() {
     let mut config = common::test_config();
     config.rest.max_rows = 2;

@@ -14,6 +14,7 @@ pub mod execute;
 pub mod openapi;
 pub mod parse;
 pub mod plan;
+pub mod range;
 pub mod request;
 pub mod response;
 pub mod schema;
@@ -81,6 +82,15 @@ fn body_kind(media: Media) -> BodyKind {
     }
 }
 
+/// Narrows the top level's limit and offset to the rows asked for, the
+/// `Range` header included; 416 when none can be (see [`range`]).
+fn narrow(request: &RestRequest, query: &mut QueryParams) -> Result<(), ApiError> {
+    let window = range::window(query.root.limit, query.root.offset, request.range.as_deref())?;
+    query.root.offset = Some(window.offset);
+    query.root.limit = window.limit;
+    Ok(())
+}
+
 /// Writes and function calls count exactly whatever count was asked for.
 fn counting(request: &RestRequest) -> bool {
     request.prefer.count.is_some()
@@ -93,8 +103,8 @@ async fn read(
     request: RestRequest,
     Path(table): Path<String>,
 ) -> Result<Response, ApiError> {
-    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    response::check_limit(query.root.limit)?;
+    let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    narrow(&request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
     let node = plan::read(&cache, &request.schema, &table, &query)?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
@@ -584,7 +594,7 @@ async fn call(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
-    let (query, args): (QueryParams, Value) = if read_only_call {
+    let (mut query, args): (QueryParams, Value) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
         let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
         (query, Value::Object(args))
@@ -597,7 +607,7 @@ async fn call(
         };
         (query, args)
     };
-    response::check_limit(query.root.limit)?;
+    narrow(&request, &mut query)?;
     let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
     let cache = state.schema.get(&state.db).await?;
     let function = plan::find_function(&cache, &request.schema, &function, &names)?;

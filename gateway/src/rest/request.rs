@@ -81,6 +81,9 @@ pub struct RestRequest {
     /// The schema asked for with `Accept-Profile` (reads) or `Content-Profile`
     /// (writes), else the first exposed one.
     pub schema: String,
+    /// The first `Range` header of a GET; PostgREST reads it for no other
+    /// method (see [`super::range`]).
+    pub range: Option<String>,
 }
 
 impl RestRequest {
@@ -111,7 +114,10 @@ where
         // The schema is checked before the media type, as PostgREST does.
         let schema = choose_schema(state.schema.schemas(), header(&parts.headers, profile))?;
         let media = negotiate(header(&parts.headers, "accept"))?;
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema })
+        let range = (parts.method == Method::GET)
+            .then(|| header(&parts.headers, "range").map(str::to_owned))
+            .flatten();
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range })
     }
 }
 
