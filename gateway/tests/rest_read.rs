@@ -316,6 +316,83 @@ async fn the_range_header_is_read_on_get_alone() {
 }
 
 #[tokio::test]
+async fn prefer_timezone_renders_timestamps_in_that_zone_for_that_request_alone() {
+    // One connection: a zone that outlived its transaction would show in the next request.
+    let mut config = common::test_config();
+    config.pool_size = 1;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/shop.sql")).await.expect("fixture");
+    let utc = "2024-01-01T00:00:00+00:00";
+    // (Prefer, Preference-Applied, created_at of product 1), as PostgREST 12.0.2 answers.
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("timezone=America/Los_Angeles", Some("timezone=America/Los_Angeles"), "2023-12-31T16:00:00-08:00"),
+        ("", None, utc),
+        (
+            "timezone=Asia/Kolkata, handling=strict",
+            Some("handling=strict, timezone=Asia/Kolkata"),
+            "2024-01-01T05:30:00+05:30",
+        ),
+        ("timezone=EST5EDT", Some("timezone=EST5EDT"), "2023-12-31T19:00:00-05:00"),
+        // Names are matched exactly against pg_timezone_names; an unknown one is ignored.
+        ("timezone=america/los_angeles", None, utc),
+        ("timezone=+05", None, utc),
+        ("timezone=Nowhere/Land", None, utc),
+        ("timezone=UTC, timezone=Asia/Tokyo", Some("timezone=UTC"), utc),
+    ];
+    for (prefer, applied, created_at) in cases {
+        let answer = get(&app, "/products?select=id,created_at&id=eq.1", &[("prefer", prefer)]).await;
+        assert_eq!(answer.status, 200, "{prefer}: {}", answer.text);
+        assert_eq!(answer.json(), json!([{"id": 1, "created_at": created_at}]), "{prefer}");
+        assert_eq!(
+            answer.headers.get("preference-applied").and_then(|v| v.to_str().ok()),
+            *applied,
+            "{prefer}"
+        );
+    }
+    // Filters read a timestamp without an offset in the zone too.
+    let tokyo = get(
+        &app,
+        "/products?select=id&created_at=eq.2024-01-01T09:00:00",
+        &[("prefer", "timezone=Asia/Tokyo")],
+    )
+    .await;
+    assert_eq!(ids(&tokyo.json()), vec![1, 2, 3, 4, 5, 7]);
+
+    // Under handling=strict an unknown zone is refused, listed with the other invalid tokens.
+    let strict = get(
+        &app,
+        "/products?select=id",
+        &[("prefer", "timezone=Nope, bogus, timezone=Asia/Tokyo, handling=strict")],
+    )
+    .await;
+    assert_eq!(strict.status, 400);
+    assert_eq!(
+        strict.json(),
+        json!({"code": "PGRST122", "details": "Invalid preferences: timezone=Nope, bogus, timezone=Asia/Tokyo", "hint": null, "message": "Invalid preferences given with handling=strict"})
+    );
+    // Functions run in the zone as well.
+    let call = get(
+        &app,
+        "/rpc/products_in?category=Celulares&select=created_at&id=eq.1",
+        &[("prefer", "timezone=Asia/Tokyo")],
+    )
+    .await;
+    assert_eq!(call.json(), json!([{"created_at": "2024-01-01T09:00:00+09:00"}]));
+}
+
+#[tokio::test]
+async fn handling_strict_refuses_unknown_preferences_on_reads_too() {
+    let app = spawn_shop().await;
+    for path in ["/products?select=id", "/rpc/whoami", "/nope"] {
+        let answer = get(&app, path, &[("prefer", "handling=strict, bogus")]).await;
+        assert_eq!(answer.status, 400, "{path}");
+        assert_eq!(answer.json()["details"], "Invalid preferences: bogus", "{path}");
+    }
+    let lenient = get(&app, "/products?select=id&id=eq.1", &[("prefer", "handling=lenient, bogus")]).await;
+    assert_eq!((lenient.status, lenient.json()), (200, json!([{"id": 1}])));
+}
+
+#[tokio::test]
 async fn the_max_rows_cap_limits_every_read() {
     let mut config = common::test_config();
     config.rest.max_rows = 2;

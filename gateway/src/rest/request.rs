@@ -104,8 +104,15 @@ where
         let pairs = form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
-        let prefer =
-            parse::parse_prefer(parts.headers.get_all("prefer").iter().filter_map(|v| v.to_str().ok()));
+        let values: Vec<&str> =
+            parts.headers.get_all("prefer").iter().filter_map(|v| v.to_str().ok()).collect();
+        // The zone names are read only once a request names a zone.
+        let zones = if values.iter().any(|v| v.contains("timezone=")) {
+            Some(state.timezones.get(&state.db).await?)
+        } else {
+            None
+        };
+        let prefer = parse::parse_prefer(values, |zone| zones.is_some_and(|names| names.contains(zone)));
         let profile = if matches!(parts.method, Method::GET | Method::HEAD) {
             "accept-profile"
         } else {

@@ -458,10 +458,10 @@ fn other_read(rng: &mut Rng) -> Request {
     Request { method: Method::GET, path, headers, body: None, who: who(rng), ordered: true }
 }
 
-/// Reads with the `Range` header, every combination: too few shapes to draw
-/// at random. (A scalar function is left out: PostgREST 12 applies an offset
-/// to its one value, whether from `offset=` or `Range`, and the gateway does
-/// not.)
+/// Reads with the `Range` header, every combination, and with
+/// `Prefer: timezone=`: too few shapes to draw at random. (A scalar function
+/// is left out of the ranges: PostgREST 12 applies an offset to its one value,
+/// whether from `offset=` or `Range`, and the gateway does not.)
 pub fn headers() -> Vec<Request> {
     let read = |method: Method, path: &str, headers: &[(&'static str, &str)]| Request {
         method,
@@ -495,6 +495,26 @@ pub fn headers() -> Vec<Request> {
     ] {
         for range in ["1-2", "5-2", "3-"] {
             requests.push(read(method.clone(), path, &[("range", range), ("prefer", "count=exact")]));
+        }
+    }
+    for zone in
+        ["America/Los_Angeles", "Asia/Kolkata", "EST5EDT", "UTC", "asia/tokyo", "+05", "Nowhere/Land", ""]
+    {
+        for handling in ["", ", handling=strict"] {
+            let prefer = format!("timezone={zone}{handling}");
+            for path in [
+                "/products?select=id,created_at&order=id",
+                "/products?select=id,created_at&created_at=lt.2024-01-01T06:00:00&order=id",
+                "/brands?select=id,products(created_at)&order=id&products.order=id",
+                "/rpc/products_in?category=Celulares&select=id,created_at&order=id",
+            ] {
+                requests.push(read(Method::GET, path, &[("prefer", &prefer)]));
+            }
+            requests.push(read(
+                Method::GET,
+                "/products?select=id,created_at&order=id",
+                &[("prefer", &prefer), ("accept", "text/csv")],
+            ));
         }
     }
     requests
