@@ -168,7 +168,14 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     let db = Db::new(api, &config)?;
     let schema = crate::rest::cache::SchemaHandle::new(config.rest.db_schemas.clone());
     let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
-    Ok(AppState { config: Arc::new(config), db, jwt: Arc::new(jwt), schema, store })
+    Ok(AppState {
+        config: Arc::new(config),
+        db,
+        jwt: Arc::new(jwt),
+        schema,
+        timezones: Default::default(),
+        store,
+    })
 }
 
 /// Serves until `shutdown` resolves, then finishes the requests in flight. The

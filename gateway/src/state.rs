@@ -15,6 +15,8 @@ pub struct AppState {
     pub jwt: Arc<JwtKeys>,
     /// The REST API's schema cache.
     pub schema: SchemaHandle,
+    /// The time zones `Prefer: timezone=` may name.
+    pub timezones: crate::rest::timezones::Timezones,
     /// Where stored objects' bytes live (local disk or S3).
     pub store: Backend,
 }

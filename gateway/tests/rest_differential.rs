@@ -120,6 +120,7 @@ async fn the_gateway_answers_as_postgrest_12_does() {
     let mut rng = Rng::new(seed);
     let mut requests: Vec<Request> = (0..READS).map(|_| generate::read(&mut rng)).collect();
     requests.extend(generate::junctions_and_computed());
+    requests.extend(generate::headers());
     let reads = requests.len();
     requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
     requests.extend(generate::junction_writes());

@@ -216,6 +216,183 @@ async fn ranges_and_counts_set_content_range_and_status() {
 }
 
 #[tokio::test]
+async fn the_range_header_narrows_a_get_together_with_limit_and_offset() {
+    let app = spawn_shop().await;
+    // (query, Range, Prefer, status, Content-Range, ids); products are ids 1-5 and 7.
+    type Case<'a> = (&'a str, &'a str, &'a str, u16, &'a str, &'a [i64]);
+    let cases: &[Case<'_>] = &[
+        ("", "0-1", "", 200, "0-1/*", &[1, 2]),
+        ("", "0-1", "count=exact", 206, "0-1/6", &[1, 2]),
+        ("", "2-", "count=exact", 206, "2-5/6", &[3, 4, 5, 7]),
+        ("", "0-9", "count=exact", 200, "0-5/6", &[1, 2, 3, 4, 5, 7]),
+        ("", "6-", "count=exact", 206, "*/6", &[]),
+        // Intersected with the query's window, not overriding it.
+        ("&limit=2", "0-5", "", 200, "0-1/*", &[1, 2]),
+        ("&limit=3", "1-5", "", 200, "1-2/*", &[2, 3]),
+        ("&offset=2", "0-5", "", 200, "2-5/*", &[3, 4, 5, 7]),
+        ("&offset=2&limit=2", "1-5", "", 200, "2-3/*", &[3, 4]),
+        ("&limit=0", "5-2", "", 200, "*/*", &[]),
+        // Not one range of items: ignored, as PostgREST ignores it.
+        ("", "items=0-1", "", 200, "0-5/*", &[1, 2, 3, 4, 5, 7]),
+        ("", "0-1,3-4", "", 200, "0-5/*", &[1, 2, 3, 4, 5, 7]),
+    ];
+    for (query, range, prefer, status, content_range, expected) in cases {
+        let mut headers = vec![("range", *range), ("range-unit", "items")];
+        if !prefer.is_empty() {
+            headers.push(("prefer", prefer));
+        }
+        let answer = get(&app, &format!("/products?select=id&order=id{query}"), &headers).await;
+        let label = format!("{query} Range: {range}");
+        assert_eq!(answer.status, *status, "{label}: {}", answer.text);
+        assert_eq!(answer.content_range.as_deref(), Some(*content_range), "{label}");
+        assert_eq!(ids(&answer.json()), *expected, "{label}");
+    }
+
+    let unsatisfiable = |details: &str| json!({"code": "PGRST103", "details": details, "hint": null, "message": "Requested range not satisfiable"});
+    // (query, Range, Prefer, details, Content-Range)
+    let refused: &[(&str, &str, &str, &str, Option<&str>)] = &[
+        (
+            "",
+            "5-2",
+            "",
+            "The lower boundary must be lower than or equal to the upper boundary in the Range header.",
+            None,
+        ),
+        ("&offset=7", "0-5", "", "Limit should be greater than or equal to zero.", None),
+        ("", "7-", "count=exact", "An offset of 7 was requested, but there are only 6 rows.", Some("*/6")),
+    ];
+    for (query, range, prefer, details, content_range) in refused {
+        let mut headers = vec![("prefer", *prefer)];
+        if !range.is_empty() {
+            headers.push(("range", range));
+        }
+        let answer = get(&app, &format!("/products?select=id&order=id{query}"), &headers).await;
+        assert_eq!(answer.status, 416, "{query} Range: {range}: {}", answer.text);
+        assert_eq!(answer.json(), unsatisfiable(details), "{query} Range: {range}");
+        assert_eq!(answer.content_range.as_deref(), *content_range, "{query} Range: {range}");
+    }
+
+    // Functions read through GET take it too.
+    let call = get(&app, "/rpc/products_in?category=Celulares&select=id&order=id", &[("range", "1-2")]).await;
+    assert_eq!((call.status, call.content_range.as_deref()), (200, Some("1-2/*")));
+    assert_eq!(ids(&call.json()), vec![2, 3]);
+}
+
+#[tokio::test]
+async fn the_range_header_is_read_on_get_alone() {
+    let app = spawn_shop().await;
+    let send = |method: Method, path: &str, body: Option<&str>| {
+        let request = app.rest(method, path, None).header("range", "1-2").header("prefer", "count=exact");
+        match body {
+            Some(body) => request.header("content-type", "application/json").body(body.to_owned()),
+            None => request,
+        }
+    };
+    // PostgREST 12.0.2 ignores it on HEAD, and RFC 9110 defines ranges for GET only.
+    let head =
+        Answer::from(send(Method::HEAD, "/products?select=id", None).send().await.expect("head")).await;
+    assert_eq!((head.status, head.content_range.as_deref()), (200, Some("0-5/6")));
+    let call = Answer::from(
+        send(Method::POST, "/rpc/products_in?select=id&order=id", Some(r#"{"category":"Celulares"}"#))
+            .send()
+            .await
+            .expect("call"),
+    )
+    .await;
+    assert_eq!((call.status, call.content_range.as_deref()), (200, Some("0-5/6")));
+    assert_eq!(ids(&call.json()), vec![1, 2, 3, 4, 5, 7]);
+    // Nor does it limit a write, even an impossible one.
+    let delete = Answer::from(
+        app.rest(Method::DELETE, "/products?id=lt.4&select=id", Some(&app.service_key))
+            .header("range", "5-2")
+            .header("prefer", "return=representation, tx=rollback")
+            .send()
+            .await
+            .expect("delete"),
+    )
+    .await;
+    assert_eq!(delete.status, 200, "{}", delete.text);
+    assert_eq!(ids(&delete.json()), vec![1, 2, 3]);
+}
+
+#[tokio::test]
+async fn prefer_timezone_renders_timestamps_in_that_zone_for_that_request_alone() {
+    // One connection: a zone that outlived its transaction would show in the next request.
+    let mut config = common::test_config();
+    config.pool_size = 1;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/shop.sql")).await.expect("fixture");
+    let utc = "2024-01-01T00:00:00+00:00";
+    // (Prefer, Preference-Applied, created_at of product 1), as PostgREST 12.0.2 answers.
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("timezone=America/Los_Angeles", Some("timezone=America/Los_Angeles"), "2023-12-31T16:00:00-08:00"),
+        ("", None, utc),
+        (
+            "timezone=Asia/Kolkata, handling=strict",
+            Some("handling=strict, timezone=Asia/Kolkata"),
+            "2024-01-01T05:30:00+05:30",
+        ),
+        ("timezone=EST5EDT", Some("timezone=EST5EDT"), "2023-12-31T19:00:00-05:00"),
+        // Names are matched exactly against pg_timezone_names; an unknown one is ignored.
+        ("timezone=america/los_angeles", None, utc),
+        ("timezone=+05", None, utc),
+        ("timezone=Nowhere/Land", None, utc),
+        ("timezone=UTC, timezone=Asia/Tokyo", Some("timezone=UTC"), utc),
+    ];
+    for (prefer, applied, created_at) in cases {
+        let answer = get(&app, "/products?select=id,created_at&id=eq.1", &[("prefer", prefer)]).await;
+        assert_eq!(answer.status, 200, "{prefer}: {}", answer.text);
+        assert_eq!(answer.json(), json!([{"id": 1, "created_at": created_at}]), "{prefer}");
+        assert_eq!(
+            answer.headers.get("preference-applied").and_then(|v| v.to_str().ok()),
+            *applied,
+            "{prefer}"
+        );
+    }
+    // Filters read a timestamp without an offset in the zone too.
+    let tokyo = get(
+        &app,
+        "/products?select=id&created_at=eq.2024-01-01T09:00:00",
+        &[("prefer", "timezone=Asia/Tokyo")],
+    )
+    .await;
+    assert_eq!(ids(&tokyo.json()), vec![1, 2, 3, 4, 5, 7]);
+
+    // Under handling=strict an unknown zone is refused, listed with the other invalid tokens.
+    let strict = get(
+        &app,
+        "/products?select=id",
+        &[("prefer", "timezone=Nope, bogus, timezone=Asia/Tokyo, handling=strict")],
+    )
+    .await;
+    assert_eq!(strict.status, 400);
+    assert_eq!(
+        strict.json(),
+        json!({"code": "PGRST122", "details": "Invalid preferences: timezone=Nope, bogus, timezone=Asia/Tokyo", "hint": null, "message": "Invalid preferences given with handling=strict"})
+    );
+    // Functions run in the zone as well.
+    let call = get(
+        &app,
+        "/rpc/products_in?category=Celulares&select=created_at&id=eq.1",
+        &[("prefer", "timezone=Asia/Tokyo")],
+    )
+    .await;
+    assert_eq!(call.json(), json!([{"created_at": "2024-01-01T09:00:00+09:00"}]));
+}
+
+#[tokio::test]
+async fn handling_strict_refuses_unknown_preferences_on_reads_too() {
+    let app = spawn_shop().await;
+    for path in ["/products?select=id", "/rpc/whoami", "/nope"] {
+        let answer = get(&app, path, &[("prefer", "handling=strict, bogus")]).await;
+        assert_eq!(answer.status, 400, "{path}");
+        assert_eq!(answer.json()["details"], "Invalid preferences: bogus", "{path}");
+    }
+    let lenient = get(&app, "/products?select=id&id=eq.1", &[("prefer", "handling=lenient, bogus")]).await;
+    assert_eq!((lenient.status, lenient.json()), (200, json!([{"id": 1}])));
+}
+
+#[tokio::test]
 async fn the_max_rows_cap_limits_every_read() {
     let mut config = common::test_config();
     config.rest.max_rows = 2;

@@ -464,3 +464,23 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
         assert_eq!(product_count(&app).await - products, 5 * adds, "{what}: rows left behind");
     }
 }
+
+#[tokio::test]
+async fn a_write_returns_timestamps_in_the_zone_it_prefers() {
+    let app = spawn_shop().await;
+    let prefer = [("prefer", "return=representation, timezone=Asia/Tokyo")];
+    let body = json!({"id": 60, "name": "Tokyo", "price": 1, "created_at": "2024-06-01 12:00:00"});
+    let created = send(&app, Method::POST, "/products?select=id,created_at", &prefer, Some(body)).await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    // The value without an offset was read in Tokyo time, and is shown in it.
+    assert_eq!(created.json(), json!([{"id": 60, "created_at": "2024-06-01T12:00:00+09:00"}]));
+    assert_eq!(created.headers["preference-applied"], "return=representation, timezone=Asia/Tokyo");
+    let stored: String = app
+        .admin()
+        .await
+        .query_one("select (created_at at time zone 'UTC')::text from public.products where id = 60", &[])
+        .await
+        .expect("row")
+        .get(0);
+    assert_eq!(stored, "2024-06-01 03:00:00");
+}

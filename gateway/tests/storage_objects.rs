@@ -444,7 +444,7 @@ async fn round_trips(app: &StorageApp, request: reqwest::RequestBuilder) -> (u16
     (status, bytes, app.state.db.round_trips() - before)
 }
 
-async fn an_upload_costs_three_round_trips_and_a_download_one(app: StorageApp) {
+async fn an_upload_costs_three_round_trips_and_a_download_or_info_one(app: StorageApp) {
     create_bucket(&app, "pics", true, None, None).await;
     let key = app.service_key.clone();
     let post = |name: &str, bytes: Vec<u8>| {
@@ -455,9 +455,14 @@ async fn an_upload_costs_three_round_trips_and_a_download_one(app: StorageApp) {
     for warm_up in ["warm-1.png", "warm-2.png"] {
         let (status, _, _) = round_trips(&app, post(warm_up, vec![0; 10])).await;
         assert_eq!(status, 200);
-        let (status, _, _) =
-            round_trips(&app, request(&app, Method::GET, "/object/public/pics/warm-1.png", None)).await;
-        assert_eq!(status, 200);
+        for path in [
+            "/object/public/pics/warm-1.png",
+            "/object/info/pics/warm-1.png",
+            "/object/info/public/pics/warm-1.png",
+        ] {
+            let (status, _, _) = round_trips(&app, request(&app, Method::GET, path, Some(&key))).await;
+            assert_eq!(status, 200, "{path}");
+        }
     }
     // Small bodies: the bucket's limits; the row inserted as the caller (the
     // permission check) with BEGIN and the settings; the commit once the bytes
@@ -477,6 +482,27 @@ async fn an_upload_costs_three_round_trips_and_a_download_one(app: StorageApp) {
             assert_eq!((status, trips), (200, 1), "{path}");
             assert!(got == *bytes, "{path}: the bytes differ");
         }
+        // `/object/info` answers in one round trip too, found or not, and
+        // the same bytes whichever way it is reached.
+        let mut found = Vec::new();
+        for path in [
+            format!("/object/info/pics/{name}"),
+            format!("/object/info/authenticated/pics/{name}"),
+            format!("/object/info/public/pics/{name}"),
+            format!("/object/info/pics/missing-{name}"),
+            format!("/object/info/public/pics/missing-{name}"),
+        ] {
+            let (status, body, trips) =
+                round_trips(&app, request(&app, Method::GET, &path, Some(&key))).await;
+            let info: Value = serde_json::from_slice(&body).expect("json");
+            if path.contains("missing") {
+                assert_eq!((status, trips), (400, 1), "{path}: {info}");
+            } else {
+                assert_eq!((status, trips, &info["size"]), (200, 1, &json!(bytes.len())), "{path}");
+                found.push(body);
+            }
+        }
+        assert!(found.windows(2).all(|pair| pair[0] == pair[1]), "{name}: the info bodies differ");
     }
     // A refused upload writes nothing, whichever way its body goes.
     for (name, bytes) in [("small.png", small), ("large.png", large)] {
@@ -487,7 +513,7 @@ async fn an_upload_costs_three_round_trips_and_a_download_one(app: StorageApp) {
 }
 
 on_both_backends!(
-    an_upload_costs_three_round_trips_and_a_download_one,
+    an_upload_costs_three_round_trips_and_a_download_or_info_one,
     a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version,
     a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers,
     a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age,

@@ -8,6 +8,7 @@
 //!    whose names and values are bound parameters: `search_path`, the role's own
 //!    `ALTER ROLE ... SET` settings (which `SET ROLE` does not apply), `role`,
 //!    `request.jwt.claims`, `request.method`, `request.path`, `request.headers`,
+//!    and `timezone` when the request asks for one,
 //! 3. the request's own statements,
 //! 4. `COMMIT` or `ROLLBACK`.
 //!
@@ -72,6 +73,8 @@ struct Context {
     path: String,
     /// `request.headers`, JSON.
     headers: String,
+    /// `timezone`, from `Prefer: timezone=`.
+    timezone: Option<String>,
 }
 
 pub struct Session {
@@ -105,6 +108,7 @@ impl Db {
             method: caller.method.clone(),
             path: caller.path.clone(),
             headers: caller.headers.clone(),
+            timezone: None,
         };
         self.open_session(access, context).await
     }
@@ -119,6 +123,7 @@ impl Db {
             method: String::new(),
             path: String::new(),
             headers: "{}".to_owned(),
+            timezone: None,
         };
         self.open_session(access, context).await
     }
@@ -136,6 +141,16 @@ impl Db {
 }
 
 impl Session {
+    /// Sets the transaction's `timezone` too, so that `timestamptz` values
+    /// read and write in that zone (PostgREST's `Prefer: timezone=`). The
+    /// zone is one of `pg_timezone_names`, bound like every other setting.
+    pub fn in_timezone(mut self, zone: Option<&str>) -> Self {
+        if let (Some((_, context)), Some(zone)) = (self.pending.as_mut(), zone) {
+            context.timezone = Some(zone.to_owned());
+        }
+        self
+    }
+
     /// Runs one statement in the transaction. The first call also opens the
     /// transaction and applies the settings, in the same round trip. On error the
     /// transaction is rolled back and the session is finished.
@@ -217,8 +232,8 @@ impl Session {
         let conn = self.conn.as_ref().ok_or_else(finished)?;
         let role_settings = self.db.role_settings(conn).await?;
         let own = role_settings.get(&context.role).map_or(&[][..], Vec::as_slice);
-        let mut names = Vec::with_capacity(own.len() + 6);
-        let mut values = Vec::with_capacity(own.len() + 6);
+        let mut names = Vec::with_capacity(own.len() + 7);
+        let mut values = Vec::with_capacity(own.len() + 7);
         names.push("search_path".to_owned());
         values.push(SEARCH_PATH.to_owned());
         for (name, value) in own {
@@ -234,6 +249,10 @@ impl Session {
         ] {
             names.push(name.to_owned());
             values.push(value);
+        }
+        if let Some(zone) = context.timezone {
+            names.push("timezone".to_owned());
+            values.push(zone);
         }
         Ok((names, values))
     }

@@ -374,7 +374,7 @@ pub struct Prefer {
     pub missing: Option<Missing>,
     /// `handling=strict|lenient`.
     pub handling: Option<Handling>,
-    /// `timezone=<name>`, not validated here.
+    /// `timezone=<name>`, a zone of `pg_timezone_names`.
     pub timezone: Option<String>,
     /// `max-affected=<n>`; ignored unless it is an integer.
     pub max_affected: Option<i64>,

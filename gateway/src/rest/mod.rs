@@ -14,10 +14,12 @@ pub mod execute;
 pub mod openapi;
 pub mod parse;
 pub mod plan;
+pub mod range;
 pub mod request;
 pub mod response;
 pub mod schema;
 pub mod sql;
+pub mod timezones;
 
 use axum::{
     Router,
@@ -81,6 +83,15 @@ fn body_kind(media: Media) -> BodyKind {
     }
 }
 
+/// Narrows the top level's limit and offset to the rows asked for, the
+/// `Range` header included; 416 when none can be (see [`range`]).
+fn narrow(request: &RestRequest, query: &mut QueryParams) -> Result<(), ApiError> {
+    let window = range::window(query.root.limit, query.root.offset, request.range.as_deref())?;
+    query.root.offset = Some(window.offset);
+    query.root.limit = window.limit;
+    Ok(())
+}
+
 /// Writes and function calls count exactly whatever count was asked for.
 fn counting(request: &RestRequest) -> bool {
     request.prefer.count.is_some()
@@ -93,13 +104,15 @@ async fn read(
     request: RestRequest,
     Path(table): Path<String>,
 ) -> Result<Response, ApiError> {
-    let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    response::check_limit(query.root.limit)?;
+    check_preferences(&request)?;
+    let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    narrow(&request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
     let node = plan::read(&cache, &request.schema, &table, &query)?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
     let max_rows = state.config.rest.max_rows;
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
+    let mut session =
+        state.db.session(&caller, Access::ReadOnly).await?.in_timezone(request.prefer.timezone.as_deref());
     // count=planned is the planner's estimate; count=estimated is exact up to
     // max-rows and the estimate beyond (PostgREST docs, "Counting").
     let planned = match request.prefer.count {
@@ -203,8 +216,8 @@ fn commits(request: &RestRequest) -> bool {
     request.prefer.transaction != Some(Transaction::Rollback)
 }
 
-/// Runs a write (or a call) as the caller and ends its transaction in the same
-/// round trip (performance.md §4.6). `check` judges the rows it touched; the
+/// Runs a write (or a call) as the caller, in the time zone it asked for, and
+/// ends its transaction as it asked in the same round trip (performance.md §4.6). `check` judges the rows it touched; the
 /// statement makes the same check itself (`sql::Bounds`), so a write that
 /// `check` refuses fails inside the transaction and is rolled back, never
 /// committed, and the answer is `check`'s error for that count.
@@ -213,11 +226,11 @@ async fn write(
     caller: &Caller,
     access: Access,
     statement: &sql::Statement,
-    commit: bool,
+    request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
-    let session = state.db.session(caller, access).await?;
-    let outcome = execute::run_and_end(session, statement, commit).await.map_err(|e| {
+    let session = state.db.session(caller, access).await?.in_timezone(request.prefer.timezone.as_deref());
+    let outcome = execute::run_and_end(session, statement, commits(request)).await.map_err(|e| {
         match execute::out_of_bounds(&e) {
             Some(touched) => check(touched).err().unwrap_or(e),
             None => e,
@@ -294,7 +307,8 @@ fn returned(request: &RestRequest) -> BodyKind {
     }
 }
 
-/// Unknown preferences under `handling=strict` are an error (PGRST122).
+/// Unknown preferences under `handling=strict` are an error (PGRST122), on
+/// every request, before anything else about it is looked at.
 fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
     if request.prefer.handling == Some(Handling::Strict) && !request.prefer.invalid.is_empty() {
         return Err(ApiError::Rest(RestError {
@@ -399,10 +413,9 @@ async fn create(
         on_conflict,
     };
     let statement = sql::insert(&node, &insert, rows.to_string(), write_report(&request));
-    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
-        check_touched(&request, n)
-    })
-    .await?;
+    let outcome =
+        write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
+            .await?;
     // PostgREST answers 200 when an upsert only updated rows.
     let status = if request.prefer.resolution.is_some()
         && inserted(outcome.extra.as_deref()) == 0
@@ -468,10 +481,9 @@ async fn update(
     } else {
         sql::update(&node, &columns, row.to_string(), write_report(&request))
     };
-    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
-        check_touched(&request, n)
-    })
-    .await?;
+    let outcome =
+        write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
+            .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
 }
@@ -489,10 +501,9 @@ async fn delete(
     let node = plan::read(&cache, &request.schema, &table, &query)?;
     require_filters(&node, "DELETE")?;
     let statement = sql::delete(&node, write_report(&request));
-    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
-        check_touched(&request, n)
-    })
-    .await?;
+    let outcome =
+        write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
+            .await?;
     // PostgREST's range of a delete is always empty: `*/*` (or `*/<count>`).
     let range = response::content_range(0, 0, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
@@ -567,10 +578,9 @@ async fn put(
         on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
     };
     let statement = sql::insert(&node, &insert, row.to_string(), write_report(&request));
-    let outcome = write(&state, &caller, Access::ReadWrite, &statement, commits(&request), |n| {
-        check_touched(&request, n)
-    })
-    .await?;
+    let outcome =
+        write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
+            .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
     Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
 }
@@ -583,8 +593,9 @@ async fn call(
     Path(function): Path<String>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    check_preferences(&request)?;
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
-    let (query, args): (QueryParams, Value) = if read_only_call {
+    let (mut query, args): (QueryParams, Value) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
         let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
         (query, Value::Object(args))
@@ -597,7 +608,7 @@ async fn call(
         };
         (query, args)
     };
-    response::check_limit(query.root.limit)?;
+    narrow(&request, &mut query)?;
     let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
     let cache = state.schema.get(&state.db).await?;
     let function = plan::find_function(&cache, &request.schema, &function, &names)?;
@@ -633,7 +644,7 @@ async fn call(
     } else {
         Access::ReadWrite
     };
-    let outcome = write(&state, &caller, access, &statement, commits(&request), |n| {
+    let outcome = write(&state, &caller, access, &statement, &request, |n| {
         if singular { response::check_singular(request.media, n) } else { Ok(()) }
     })
     .await?;

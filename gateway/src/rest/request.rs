@@ -81,6 +81,9 @@ pub struct RestRequest {
     /// The schema asked for with `Accept-Profile` (reads) or `Content-Profile`
     /// (writes), else the first exposed one.
     pub schema: String,
+    /// The first `Range` header of a GET; PostgREST reads it for no other
+    /// method (see [`super::range`]).
+    pub range: Option<String>,
 }
 
 impl RestRequest {
@@ -101,8 +104,15 @@ where
         let pairs = form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
-        let prefer =
-            parse::parse_prefer(parts.headers.get_all("prefer").iter().filter_map(|v| v.to_str().ok()));
+        let values: Vec<&str> =
+            parts.headers.get_all("prefer").iter().filter_map(|v| v.to_str().ok()).collect();
+        // The zone names are read only once a request names a zone.
+        let zones = if values.iter().any(|v| v.contains("timezone=")) {
+            Some(state.timezones.get(&state.db).await?)
+        } else {
+            None
+        };
+        let prefer = parse::parse_prefer(values, |zone| zones.is_some_and(|names| names.contains(zone)));
         let profile = if matches!(parts.method, Method::GET | Method::HEAD) {
             "accept-profile"
         } else {
@@ -111,7 +121,10 @@ where
         // The schema is checked before the media type, as PostgREST does.
         let schema = choose_schema(state.schema.schemas(), header(&parts.headers, profile))?;
         let media = negotiate(header(&parts.headers, "accept"))?;
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema })
+        let range = (parts.method == Method::GET)
+            .then(|| header(&parts.headers, "range").map(str::to_owned))
+            .flatten();
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range })
     }
 }
 

@@ -15,17 +15,8 @@ pub fn content_range(offset: i64, page: i64, total: Option<i64>) -> String {
     if page <= 0 { format!("*/{total}") } else { format!("{offset}-{}/{total}", offset + page - 1) }
 }
 
-/// 416 for a negative limit, before anything runs.
-pub fn check_limit(limit: Option<i64>) -> Result<(), ApiError> {
-    match limit {
-        Some(limit) if limit < 0 => {
-            Err(range_error("Limit should be greater than or equal to zero.".to_owned()))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn range_error(details: String) -> ApiError {
+/// 416 PGRST103, PostgREST's answer to a range it cannot serve.
+pub fn range_error(details: String) -> ApiError {
     ApiError::Rest(RestError {
         status: StatusCode::RANGE_NOT_SATISFIABLE,
         code: "PGRST103",

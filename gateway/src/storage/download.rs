@@ -61,27 +61,25 @@ pub async fn public(
     serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 
-/// `GET /object/info/{bucket}/{key}`: the object's row, as the caller sees it.
+/// `GET /object/info/{bucket}/{key}`: the object's row, as the caller sees
+/// it, in one round trip.
 pub async fn info(
     State(state): State<AppState>,
     caller: Caller,
     ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    let object = objects::find(&mut session, &bucket, &key).await?;
-    session.commit().await?;
-    Ok(Json(object.ok_or_else(StorageError::no_such_key)?.info))
+    let session = state.db.session(&caller, Access::ReadOnly).await?;
+    let info = objects::info(session, &bucket, &key).await?;
+    Ok(Json(info.ok_or_else(StorageError::no_such_key)?))
 }
 
-/// `GET /object/info/public/{bucket}/{key}`.
+/// `GET /object/info/public/{bucket}/{key}`, in one round trip.
 pub async fn info_public(
     State(state): State<AppState>,
     ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    let mut session = state.db.as_service_role(Access::ReadOnly).await?;
-    let object = objects::find_public(&mut session, &bucket, &key).await;
-    session.commit().await?;
-    Ok(Json(object?.info))
+    let session = state.db.as_service_role(Access::ReadOnly).await?;
+    Ok(Json(objects::public_info(session, &bucket, &key).await?))
 }
 
 /// The bytes of `object`, honouring `Range` and `If-None-Match`.

@@ -212,7 +212,7 @@ pub async fn blob(session: Session, bucket: &str, name: &str) -> Result<Option<B
     Ok(rows.first().map(blob_of))
 }
 
-/// [`find_public`] for a download, in one round trip.
+/// [`public_info`] for a download, in one round trip.
 pub async fn public_blob(session: Session, bucket: &str, name: &str) -> Result<Blob, ApiError> {
     let sql = format!(
         "select {BLOB}, o.id from storage.buckets b \
@@ -285,22 +285,31 @@ pub async fn find(session: &mut Session, bucket: &str, name: &str) -> Result<Opt
     Ok(rows.first().map(stored))
 }
 
-/// The object in a public bucket, or which of the two is missing. A private
-/// bucket looks exactly like a missing one, so its existence does not leak.
-pub async fn find_public(session: &mut Session, bucket: &str, name: &str) -> Result<Stored, ApiError> {
+/// `/object/info` of the object, if the session's role may select it; ends
+/// the session in the same round trip as the select, as [`blob`] does.
+pub async fn info(session: Session, bucket: &str, name: &str) -> Result<Option<Value>, ApiError> {
+    let sql = format!("select {INFO} from storage.objects o where o.bucket_id = $1 and o.name = $2");
+    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
+    Ok(rows.first().map(|row| row.get(0)))
+}
+
+/// `/object/info` of the object in a public bucket, or which of the two is
+/// missing, in one round trip. A private bucket looks exactly like a missing
+/// one, so its existence does not leak.
+pub async fn public_info(session: Session, bucket: &str, name: &str) -> Result<Value, ApiError> {
     let sql = format!(
-        "select o.id, o.name, o.version, o.metadata, {INFO}, b.id from storage.buckets b \
+        "select o.id, {INFO} from storage.buckets b \
          left join storage.objects o on o.bucket_id = b.id and o.name = $2 \
          where b.id = $1 and b.public"
     );
-    let rows = session.query(&sql, &[&bucket, &name]).await?;
+    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
     let Some(row) = rows.first() else {
         return Err(StorageError::no_such_bucket().into());
     };
     if row.get::<_, Option<Uuid>>(0).is_none() {
         return Err(StorageError::no_such_key().into());
     }
-    Ok(stored(row))
+    Ok(row.get(1))
 }
 
 /// Deletes the named objects the session may delete; returns each deleted

@@ -4,14 +4,25 @@
 //! <https://github.com/PostgREST/postgrest/blob/main/src/library/PostgREST/ApiRequest/Preferences.hs>: tokens
 //! are split on commas across every `Prefer` header, trimmed, and matched exactly (values are
 //! case-sensitive); the first token of each kind wins; unknown tokens are collected.
+//!
+//! `timezone=` names a zone of `pg_timezone_names`, exactly (PostgREST 12's
+//! `isTimezonePrefAccepted`): when the first one does, it applies and later
+//! `timezone=` tokens are ignored; when it does not, no zone applies and every
+//! `timezone=` token is invalid.
 
 use crate::rest::ast::{CountMethod, Handling, Missing, Prefer, Representation, Resolution, Transaction};
 
-/// Reads every `Prefer` header value, in the order they arrived. Never fails: what is not
-/// recognised lands in [`Prefer::invalid`], for the caller to reject under `handling=strict`.
-pub fn parse_prefer<'a>(header_values: impl IntoIterator<Item = &'a str>) -> Prefer {
+/// Reads every `Prefer` header value, in the order they arrived; `known_zone` says whether a
+/// time zone is one PostgreSQL names. Never fails: what is not recognised lands in
+/// [`Prefer::invalid`], for the caller to reject under `handling=strict`.
+pub fn parse_prefer<'a>(
+    header_values: impl IntoIterator<Item = &'a str>,
+    known_zone: impl Fn(&str) -> bool,
+) -> Prefer {
     let mut prefer = Prefer::default();
     let mut max_affected_seen = false;
+    // Whether the first `timezone=` named a known zone, once one was seen.
+    let mut zone_known = None;
     for token in header_values.into_iter().flat_map(|value| value.split(',')) {
         let token = token.trim_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
         match token {
@@ -31,7 +42,10 @@ pub fn parse_prefer<'a>(header_values: impl IntoIterator<Item = &'a str>) -> Pre
             "handling=lenient" => first(&mut prefer.handling, Handling::Lenient),
             _ => {
                 if let Some(zone) = token.strip_prefix("timezone=") {
-                    if prefer.timezone.is_none() {
+                    let known = *zone_known.get_or_insert_with(|| known_zone(zone));
+                    if !known {
+                        prefer.invalid.push(token.to_owned());
+                    } else if prefer.timezone.is_none() {
                         prefer.timezone = Some(zone.to_owned());
                     }
                 } else if let Some(count) = token.strip_prefix("max-affected=") {
@@ -58,6 +72,13 @@ fn first<T>(slot: &mut Option<T>, value: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A few of the names `pg_timezone_names` holds.
+    fn parse<'a>(header_values: impl IntoIterator<Item = &'a str>) -> Prefer {
+        parse_prefer(header_values, |zone| {
+            ["UTC", "America/Los_Angeles", "Asia/Tokyo", "EST5EDT"].contains(&zone)
+        })
+    }
 
     #[test]
     fn each_preference_is_recognised_alone() {
@@ -99,13 +120,13 @@ mod tests {
             ("", Prefer { invalid: vec![String::new()], ..Prefer::default() }),
         ];
         for (header, expected) in cases {
-            assert_eq!(&parse_prefer([*header]), expected, "Prefer: {header}");
+            assert_eq!(&parse([*header]), expected, "Prefer: {header}");
         }
     }
 
     #[test]
     fn several_preferences_in_one_header_are_split_on_commas_and_trimmed() {
-        let prefer = parse_prefer([
+        let prefer = parse([
             "count=exact,    tx=commit   ,return=representation , missing=default, handling=strict, anything",
         ]);
         assert_eq!(
@@ -124,7 +145,7 @@ mod tests {
 
     #[test]
     fn preferences_from_several_headers_are_combined() {
-        let prefer = parse_prefer(["resolution=merge-duplicates", "return=representation", "count=planned"]);
+        let prefer = parse(["resolution=merge-duplicates", "return=representation", "count=planned"]);
         assert_eq!(prefer.resolution, Some(Resolution::MergeDuplicates));
         assert_eq!(prefer.representation, Some(Representation::Full));
         assert_eq!(prefer.count, Some(CountMethod::Planned));
@@ -132,17 +153,17 @@ mod tests {
 
     #[test]
     fn the_first_value_of_a_kind_wins_within_and_across_headers() {
-        assert_eq!(parse_prefer(["tx=commit, tx=rollback"]).transaction, Some(Transaction::Commit));
+        assert_eq!(parse(["tx=commit, tx=rollback"]).transaction, Some(Transaction::Commit));
         assert_eq!(
-            parse_prefer(["resolution=ignore-duplicates", "resolution=merge-duplicates"]).resolution,
+            parse(["resolution=ignore-duplicates", "resolution=merge-duplicates"]).resolution,
             Some(Resolution::IgnoreDuplicates)
         );
-        assert_eq!(parse_prefer(["max-affected=x, max-affected=3"]).max_affected, None);
+        assert_eq!(parse(["max-affected=x, max-affected=3"]).max_affected, None);
     }
 
     #[test]
     fn no_header_means_no_preference() {
-        assert_eq!(parse_prefer([]), Prefer::default());
+        assert_eq!(parse([]), Prefer::default());
         assert_eq!(Prefer::default().preference_applied(), None);
     }
 
@@ -163,7 +184,7 @@ mod tests {
             ("handling=strict, max-affected=3", "handling=strict, max-affected=3"),
         ];
         for (header, applied) in cases {
-            let prefer = parse_prefer([*header]);
+            let prefer = parse([*header]);
             assert!(prefer.invalid.is_empty(), "{header}");
             assert_eq!(prefer.preference_applied().as_deref(), Some(*applied), "{header}");
         }
@@ -171,10 +192,40 @@ mod tests {
 
     #[test]
     fn preference_applied_lists_max_affected_only_under_strict_handling() {
-        assert_eq!(parse_prefer(["max-affected=3"]).preference_applied(), None);
+        assert_eq!(parse(["max-affected=3"]).preference_applied(), None);
         assert_eq!(
-            parse_prefer(["timezone=UTC, handling=lenient, max-affected=3"]).preference_applied().as_deref(),
+            parse(["timezone=UTC, handling=lenient, max-affected=3"]).preference_applied().as_deref(),
             Some("handling=lenient, timezone=UTC")
         );
+    }
+
+    #[test]
+    fn a_time_zone_applies_only_if_postgresql_names_it() {
+        let zone = |header: &str| {
+            let prefer = parse([header]);
+            (prefer.timezone, prefer.invalid)
+        };
+        let invalid = |tokens: &[&str]| tokens.iter().map(|t| (*t).to_owned()).collect::<Vec<_>>();
+        // Checked against PostgREST 12.0.2.
+        let cases: &[(&str, Option<&str>, Vec<String>)] = &[
+            ("timezone=Asia/Tokyo", Some("Asia/Tokyo"), vec![]),
+            ("timezone=EST5EDT", Some("EST5EDT"), vec![]),
+            ("timezone=asia/tokyo", None, invalid(&["timezone=asia/tokyo"])),
+            ("timezone=+05", None, invalid(&["timezone=+05"])),
+            ("timezone=", None, invalid(&["timezone="])),
+            ("timezone=UTC, timezone=Asia/Tokyo", Some("UTC"), vec![]),
+            (
+                "timezone=Nope, bogus, timezone=Asia/Tokyo",
+                None,
+                invalid(&["timezone=Nope", "bogus", "timezone=Asia/Tokyo"]),
+            ),
+        ];
+        for (header, expected_zone, expected_invalid) in cases {
+            assert_eq!(
+                zone(header),
+                (expected_zone.map(str::to_owned), expected_invalid.clone()),
+                "{header}"
+            );
+        }
     }
 }
