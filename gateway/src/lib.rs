@@ -22,10 +22,7 @@ use std::time::Duration;
 
 use axum::{
     Router,
-    extract::Request,
     http::{HeaderName, Method},
-    middleware::Next,
-    response::Response,
     routing::get,
 };
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
@@ -49,7 +46,6 @@ pub fn app(state: AppState) -> Router {
         .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
-        .layer(axum::middleware::from_fn(note_other_requests))
         .layer(cors())
         .layer(
             // Paths only: a query string may carry an API key.
@@ -58,15 +54,6 @@ pub fn app(state: AppState) -> Router {
             }),
         )
         .with_state(state)
-}
-
-/// Any request outside `/auth/v1` keeps a core free of password hashing for a
-/// moment (`auth::password`): a sign-in storm must not stall the shop.
-async fn note_other_requests(request: Request, next: Next) -> Response {
-    if !request.uri().path().starts_with("/auth/v1") {
-        auth::password::note_other_request();
-    }
-    next.run(request).await
 }
 
 /// CORS as the hosted service answers it: any origin, the request's own headers

@@ -1,18 +1,9 @@
 //! Password hashing: bcrypt at cost 10 like GoTrue (`internal/crypto/password.go`),
 //! on a bounded pool of blocking threads.
 //!
-//! - At most one hash per core runs at once (lanes of a semaphore around
+//! - At most one hash per core runs at once (a semaphore around
 //!   `spawn_blocking`): a burst of sign-ins queues here instead of taking every
-//!   blocking thread and every core.
-//! - And one core is left to the other requests while there are any: the last
-//!   lane opens only when no request outside `/auth/v1` started in the last
-//!   [`QUIET`]. On two cores a sign-in storm otherwise keeps both busy, and
-//!   every hop of a REST request (the gateway's worker, PostgreSQL's backend,
-//!   the worker again) waits for the scheduler to preempt a hash, which Linux's
-//!   EEVDF scheduler does only once the hash's slice ends. Lowering the hashing
-//!   threads' priority instead (nice 19, `SCHED_IDLE`) measured worse; see the
-//!   README's Benchmarks. A storm with nothing else to serve still hashes on
-//!   every core.
+//!   blocking thread and every core, so REST requests keep being served.
 //! - Passwords over 72 bytes are refused, never truncated (bcrypt ignores
 //!   what follows byte 72; GoTrue answers `validation_failed`). Up to 72 bytes
 //!   the hash is Go's: its terminating NUL falls off a 72-byte password there
@@ -23,10 +14,9 @@
 //!   Supabase dump keep working.
 
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::Semaphore;
 
 use super::error::AuthError;
 use crate::error::ApiError;
@@ -41,62 +31,8 @@ pub const MAX_BYTES: usize = 72;
 /// does not exist, so that the answer takes as long as for a real user.
 const DUMMY_HASH: &str = "$2a$10$I6x3hzK9jnwslbsaBt87uelNHslXL941M0iAs6Gh.rAXjBGMark8K";
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
-}
-
-/// The lanes always open: one per core but one, and at least one.
-static LANES: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(cores().saturating_sub(1).max(1)));
-
-/// The last core's lane, open while no other request came in for [`QUIET`].
-static LAST_LANE: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(usize::from(cores() > 1)));
-
-/// How long after another request the last lane stays closed.
-pub const QUIET: Duration = Duration::from_millis(100);
-
-static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
-
-/// When the last request outside `/auth/v1` started, in milliseconds since
-/// [`EPOCH`] plus one (0: never).
-static LAST_OTHER_REQUEST: AtomicU64 = AtomicU64::new(0);
-
-fn now_millis() -> u64 {
-    EPOCH.elapsed().as_millis() as u64 + 1
-}
-
-/// Notes a request that is not a sign-in or sign-up: the last lane stays closed
-/// for [`QUIET`] after it.
-pub fn note_other_request() {
-    LAST_OTHER_REQUEST.store(now_millis(), Ordering::Relaxed);
-}
-
-fn quiet() -> bool {
-    quiet_at(LAST_OTHER_REQUEST.load(Ordering::Relaxed), now_millis())
-}
-
-/// Whether `now` is [`QUIET`] after `last` (both as [`now_millis`] counts them).
-fn quiet_at(last: u64, now: u64) -> bool {
-    last == 0 || now.saturating_sub(last) >= QUIET.as_millis() as u64
-}
-
-/// Waits for a lane: an always-open one, or the last one while it is quiet.
-async fn lane() -> Result<SemaphorePermit<'static>, ApiError> {
-    loop {
-        let open = quiet();
-        tokio::select! {
-            biased;
-            permit = LANES.acquire() => return permit.map_err(ApiError::internal),
-            permit = LAST_LANE.acquire(), if open => {
-                let permit = permit.map_err(ApiError::internal)?;
-                // Other requests may have come in while this one waited.
-                if quiet() {
-                    return Ok(permit);
-                }
-            }
-            () = tokio::time::sleep(QUIET), if !open => {}
-        }
-    }
-}
+static PERMITS: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)));
 
 /// The length rules of a new password: 422 `weak_password` when shorter than
 /// `min_length` characters, 400 `validation_failed` when longer than 72 bytes.
@@ -138,7 +74,7 @@ static RUNNING: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 async fn run_bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
-    let _permit = lane().await?;
+    let _permit = PERMITS.acquire().await.map_err(ApiError::internal)?;
     tokio::task::spawn_blocking(move || {
         let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
         PEAK.fetch_max(now, Ordering::SeqCst);
@@ -203,54 +139,6 @@ mod tests {
         }
         assert!(peak_concurrency() >= 1);
         assert!(peak_concurrency() <= cores, "{} hashes at once on {cores} cores", peak_concurrency());
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn while_other_requests_come_in_hashing_leaves_a_core_to_them() {
-        let cores = cores();
-        if cores < 2 {
-            return;
-        }
-        let traffic = tokio::spawn(async {
-            loop {
-                note_other_request();
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        });
-        // A hash that other tests had let into the last lane before the
-        // traffic began may still run: wait until none runs (bounded).
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        for _ in 0..1_000 {
-            if RUNNING.load(Ordering::SeqCst) == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        let storm = futures::future::join_all((0..cores * 3).map(|_| hash("a password")));
-        let sampler = async {
-            let mut most = 0;
-            for _ in 0..400 {
-                most = most.max(RUNNING.load(Ordering::SeqCst));
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-            most
-        };
-        let (results, most) = tokio::join!(storm, sampler);
-        traffic.abort();
-        for result in results {
-            result.expect("hash");
-        }
-        assert!(most >= 1, "no hash seen running");
-        assert!(most < cores, "{most} hashes at once on {cores} cores while other requests came in");
-    }
-
-    #[test]
-    fn the_last_lane_opens_only_after_a_quiet_moment() {
-        // (last other request, now, quiet), in milliseconds; 0 is "never".
-        let cases = [(0, 5, true), (1_000, 1_000, false), (1_000, 1_099, false), (1_000, 1_100, true), (1_000, 900, false)];
-        for (last, now, expected) in cases {
-            assert_eq!(quiet_at(last, now), expected, "last {last}, now {now}");
-        }
     }
 
     #[test]
