@@ -128,6 +128,38 @@ impl Db {
         self.open_session(access, context).await
     }
 
+    /// One statement as the pool's login role (`authenticator`) itself, outside
+    /// any request transaction: one round trip with no `BEGIN`, settings or
+    /// `COMMIT`. The authenticator can read no table of its own, so this is for
+    /// the gateway's `SECURITY DEFINER` functions in `_gateway` granted to it
+    /// alone, which answer reads that have no caller to judge (a public object's
+    /// row, `sql/021_storage_public_reads.sql`). Reads only: the statement runs
+    /// in an implicit transaction of its own, and a connection found closed is
+    /// retried once on a new one.
+    pub async fn as_authenticator(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, ApiError> {
+        let pg = |e| ApiError::from_pg(e, Role::ServiceRole);
+        for attempt in 0..2 {
+            let conn = self.checkout().await?;
+            self.count_round_trip();
+            let result = match conn.prepare_cached(sql).await {
+                Ok(statement) => conn.query(&statement, params).await,
+                Err(e) => Err(e),
+            };
+            match result {
+                Err(e) if attempt == 0 && e.is_closed() => {
+                    tracing::warn!("pooled connection was closed; retrying on a new one");
+                    drop(Object::take(conn));
+                }
+                other => return other.map_err(pg),
+            }
+        }
+        Err(ApiError::Unavailable("connection closed".to_owned()))
+    }
+
     async fn open_session(&self, access: Access, context: Context) -> Result<Session, ApiError> {
         let conn = self.checkout().await?;
         Ok(Session {

@@ -56,8 +56,7 @@ pub async fn public(
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let session = state.db.as_service_role(Access::ReadOnly).await?;
-    let object = objects::public_blob(session, &bucket, &key).await?;
+    let object = objects::public_blob(&state.db, &bucket, &key).await?;
     serve(&state, &bucket, &object, &method, &headers, query.download.as_deref()).await
 }
 

@@ -9,7 +9,7 @@ use tokio_postgres::Row;
 use uuid::Uuid;
 
 use super::error::StorageError;
-use crate::db::Session;
+use crate::db::{Db, Session};
 use crate::error::ApiError;
 
 /// What an upload needs to know about its bucket.
@@ -212,18 +212,15 @@ pub async fn blob(session: Session, bucket: &str, name: &str) -> Result<Option<B
     Ok(rows.first().map(blob_of))
 }
 
-/// [`public_info`] for a download, in one round trip.
-pub async fn public_blob(session: Session, bucket: &str, name: &str) -> Result<Blob, ApiError> {
-    let sql = format!(
-        "select {BLOB}, o.id from storage.buckets b \
-         left join storage.objects o on o.bucket_id = b.id and o.name = $2 \
-         where b.id = $1 and b.public"
-    );
-    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
+/// A public object to download, in one statement outside any transaction
+/// (`_gateway.public_blob`, `sql/021_storage_public_reads.sql`): no such public
+/// bucket is `NoSuchBucket`, a public bucket without the object `NoSuchKey`.
+pub async fn public_blob(db: &Db, bucket: &str, name: &str) -> Result<Blob, ApiError> {
+    let rows = db.as_authenticator("select * from _gateway.public_blob($1, $2)", &[&bucket, &name]).await?;
     let Some(row) = rows.first() else {
         return Err(StorageError::no_such_bucket().into());
     };
-    if row.get::<_, Option<Uuid>>(7).is_none() {
+    if !row.get::<_, bool>(7) {
         return Err(StorageError::no_such_key().into());
     }
     Ok(blob_of(row))
