@@ -223,6 +223,60 @@ async fn public_urls_serve_public_buckets_only_and_a_private_bucket_looks_missin
     }
 }
 
+/// Downloads keep recently read bytes in memory (`storage::cache`), keyed by
+/// version; every download still asks the database which version is current
+/// and who may read it, so what was served a moment ago is never served stale.
+async fn bytes_kept_in_memory_are_never_served_after_their_object_changed(app: StorageApp) {
+    create_bucket(&app, "pics", true, None, None).await;
+    let key = app.service_key.clone();
+    let get = |path: String, token: Option<String>| {
+        let app = &app;
+        async move {
+            let response = request(app, Method::GET, &path, token.as_deref()).send().await.expect("get");
+            let status = response.status().as_u16();
+            (status, response.bytes().await.expect("body").to_vec())
+        }
+    };
+    let public = |name: &str| format!("/object/public/pics/{name}");
+    let private = |name: &str| format!("/object/authenticated/pics/{name}");
+    let first = vec![1u8; 50_000];
+    let second = vec![2u8; 40_000];
+    upload(&app, Some(&key), "pics", "p.png", first.clone(), "image/png", false).await;
+    for _ in 0..2 {
+        assert_eq!(get(public("p.png"), None).await, (200, first.clone()));
+    }
+    // Replaced: the new bytes at once, by either route.
+    upload(&app, Some(&key), "pics", "p.png", second.clone(), "image/png", true).await;
+    assert_eq!(get(public("p.png"), None).await, (200, second.clone()));
+    assert_eq!(get(private("p.png"), Some(key.clone())).await, (200, second.clone()));
+    // A caller no policy lets read gets nothing, though the bytes are in memory.
+    assert_eq!(get(private("p.png"), Some(app.anon_key.clone())).await.0, 400);
+    // The bucket made private: its public URL stops at once.
+    let response = request(&app, Method::PUT, "/bucket/pics", Some(&key))
+        .json(&json!({"public": false}))
+        .send()
+        .await
+        .expect("update bucket");
+    assert_eq!(response.status(), 200);
+    assert_eq!(get(public("p.png"), None).await.0, 400);
+    assert_eq!(get(private("p.png"), Some(key.clone())).await, (200, second.clone()));
+    // Moved: the old name is gone, the new one has the bytes.
+    let response = request(&app, Method::POST, "/object/move", Some(&key))
+        .json(&json!({"bucketId": "pics", "sourceKey": "p.png", "destinationKey": "q.png"}))
+        .send()
+        .await
+        .expect("move");
+    assert_eq!(response.status(), 200);
+    assert_eq!(get(private("p.png"), Some(key.clone())).await.0, 400);
+    assert_eq!(get(private("q.png"), Some(key.clone())).await, (200, second));
+    // Removed: gone by every route.
+    let response =
+        request(&app, Method::DELETE, "/object/pics/q.png", Some(&key)).send().await.expect("remove");
+    assert_eq!(response.status(), 200);
+    assert_eq!(get(private("q.png"), Some(key.clone())).await.0, 400);
+    assert_eq!(get(public("q.png"), None).await.0, 400);
+}
+
 async fn signed_urls_are_bound_to_their_object_and_expire(app: StorageApp) {
     create_bucket(&app, "private", false, None, None).await;
     let key = app.service_key.clone();
@@ -514,6 +568,7 @@ async fn an_upload_costs_three_round_trips_and_a_download_or_info_one(app: Stora
 
 on_both_backends!(
     an_upload_costs_three_round_trips_and_a_download_or_info_one,
+    bytes_kept_in_memory_are_never_served_after_their_object_changed,
     a_second_post_without_upsert_is_a_409_and_with_upsert_replaces_the_bytes_and_drops_the_old_version,
     a_raw_upload_answers_id_and_key_and_downloads_byte_identical_with_its_headers,
     a_multipart_upload_with_an_empty_field_name_stores_cache_control_as_max_age,

@@ -51,6 +51,13 @@ pub struct StorageConfig {
     /// turns (an advisory lock), so any number of them may set it.
     #[arg(long = "storage-sweep-interval", env = "STORAGE_SWEEP_INTERVAL")]
     pub sweep_interval: Option<Span>,
+
+    /// Memory for recently read objects of up to 1 MiB (and a sixteenth of
+    /// this), in bytes or with a unit; `0` turns it off. Only bytes are kept,
+    /// under their version, which is never rewritten: every download still
+    /// asks the database whether the object exists and may be read.
+    #[arg(long = "storage-cache-size", env = "STORAGE_CACHE_SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub cache_size: u64,
 }
 
 /// A size in bytes: a bare number, or a number with `B`, `KB`, `MB`, `GB`

@@ -11,6 +11,7 @@
 
 pub mod backend;
 pub mod buckets;
+pub mod cache;
 pub mod config;
 pub mod download;
 pub mod drain;
