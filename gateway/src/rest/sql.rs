@@ -1029,6 +1029,89 @@ mod tests {
         read(&node, None, false, BodyKind::Array)
     }
 
+    /// An insert, an update and a delete of `products` that return their rows
+    /// through `!inner`, each named by its verb.
+    fn products_writes(bounds: Option<Bounds>) -> Vec<(&'static str, Write)> {
+        use super::super::{parse, plan};
+        let cache = products();
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(b"id=eq.7&select=id,brands!inner(name)").into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", "products", &query).expect("plans");
+        let report = Report { count: false, body: BodyKind::Array, bounds };
+        let name = &cache.table("public", "products").expect("products").columns[1];
+        let names = Insert { columns: vec![name], missing_default: false, on_conflict: None };
+        vec![
+            ("insert", insert(&node, &names, r#"{"name":"x"}"#.to_owned(), report)),
+            ("update", update(&node, &[name], r#"{"name":"x"}"#.to_owned(), report)),
+            ("delete", delete(&node, report)),
+        ]
+    }
+
+    /// A write with bounds records the rows it returns in a transaction-local
+    /// setting, and comes with the check of that count: a statement of its
+    /// own, the bounds as literals. The write itself checks nothing, so that
+    /// its end-of-statement errors (foreign keys) come first.
+    #[test]
+    fn a_write_with_bounds_records_its_count_for_the_check_behind_it() {
+        let page = "(select pg_catalog.count(*) from pgrst_ret) as page";
+        let recorded = "pg_catalog.set_config('gateway.rows_touched', \
+                        ((select pg_catalog.count(*) from pgrst_ret))::text, true)::int8 as page";
+        let cases = [
+            (None, None, page),
+            (
+                Some(Bounds { at_least: 1, at_most: 1 }),
+                Some("select _gateway.check_rows_touched(1, 1)"),
+                recorded,
+            ),
+            (
+                Some(Bounds { at_least: 0, at_most: 2 }),
+                Some("select _gateway.check_rows_touched(0, 2)"),
+                recorded,
+            ),
+        ];
+        for (bounds, check, counted) in cases {
+            let plain = products_writes(None);
+            for ((verb, write), (_, plain)) in products_writes(bounds).into_iter().zip(plain) {
+                let what = format!("{verb} {bounds:?}");
+                let check = check.map(|text| Statement { text: text.to_owned(), params: Vec::new() });
+                assert_eq!(write.check, check, "{what}");
+                assert!(write.statement.text.contains(counted), "{what}: {}", write.statement.text);
+                assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
+                assert_eq!(write.statement.text, plain.statement.text.replace(page, counted), "{what}");
+                assert_eq!(write.statement.params, plain.statement.params, "{what}");
+            }
+        }
+    }
+
+    /// A singular call of a set-returning function, whatever it returns.
+    #[test]
+    fn a_call_with_bounds_records_its_count_for_the_check_behind_it() {
+        use super::super::schema::fixture::{catalog, row_function};
+        use super::super::{parse, plan};
+        let cache = catalog(Vec::new());
+        let function = row_function("filmography", "actors", Some("films"), false);
+        let query = parse::parse_query(&[("select".to_owned(), "title".to_owned())]).expect("parses");
+        let node = plan::read(&cache, "public", "films", &query).expect("plans");
+        let body = r#"{"id":1}"#;
+        let recorded =
+            "pg_catalog.set_config('gateway.rows_touched', (pg_catalog.count(*))::text, true)::int8 as page";
+        let check =
+            Statement { text: "select _gateway.check_rows_touched(1, 1)".to_owned(), params: Vec::new() };
+        for (what, result) in [("rows", CallResult::Rows(&node)), ("values", CallResult::Values)] {
+            let report = Report {
+                count: false,
+                body: BodyKind::Object,
+                bounds: Some(Bounds { at_least: 1, at_most: 1 }),
+            };
+            let write = call(&function, &[], body.to_owned(), result, Some(10), report);
+            assert_eq!(write.check.as_ref(), Some(&check), "{what}");
+            assert!(write.statement.text.contains(recorded), "{what}: {}", write.statement.text);
+            assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
+            assert_eq!(write.statement.params, vec![body.to_owned()], "{what}");
+        }
+    }
+
     #[test]
     fn a_many_to_many_embed_joins_its_table_to_the_junction() {
         let statement = films_read("films", "select=title,actors(last_name)&actors.last_name=eq.Reno");
