@@ -239,6 +239,65 @@ async fn prefer_tx_rollback_and_max_affected_leave_nothing_behind() {
     assert_eq!(strict.json()["code"], "PGRST122");
 }
 
+/// Every product as one text, to show that a refused write left nothing.
+async fn products_text(app: &TestApp) -> String {
+    app.admin()
+        .await
+        .query_one("select string_agg(p::text, ';' order by id) from public.products as p", &[])
+        .await
+        .expect("products")
+        .get(0)
+}
+
+/// PostgreSQL checks a foreign key at the end of the write statement, after
+/// the rows it returns were read (here through `!inner`, which finds no
+/// brand for them); PostgREST counts those rows only after the statement, so
+/// the violation is its answer, not the count (found by
+/// `DIFFERENTIAL_SEED=2`).
+#[tokio::test]
+async fn a_foreign_key_violation_answers_before_the_count_of_a_singular_or_capped_write() {
+    let app = spawn_shop().await;
+    let object = ("accept", "application/vnd.pgrst.object+json");
+    let representation = ("prefer", "return=representation");
+    let capped = ("prefer", "handling=strict, max-affected=2");
+    let violation = json!({
+        "code": "23503",
+        // PostgreSQL leaves the key out: the caller is under row-level security.
+        "details": "Key is not present in table \"brands\".",
+        "hint": null,
+        "message": "insert or update on table \"products\" violates foreign key constraint \"products_brand_id_fkey\"",
+    });
+    let before = products_text(&app).await;
+    let cases = [
+        (
+            Method::POST,
+            "/products?select=*,brands!inner(*)",
+            vec![object, representation],
+            json!({"name": "Orphan", "brand_id": 999}),
+        ),
+        (
+            Method::POST,
+            "/products",
+            vec![object],
+            json!([{"name": "A", "brand_id": 999}, {"name": "B", "brand_id": 1}]),
+        ),
+        (
+            Method::PATCH,
+            "/products?id=eq.1&select=id,brands!inner(name)",
+            vec![object, representation],
+            json!({"brand_id": 999}),
+        ),
+        (Method::PATCH, "/products?id=lt.4", vec![capped], json!({"brand_id": 999})),
+    ];
+    for (method, path, headers, body) in cases {
+        let what = format!("{method} {path} {headers:?}");
+        let answer = send(&app, method, path, &headers, Some(body)).await;
+        assert_eq!(answer.status, 409, "{what}: {}", answer.text);
+        assert_eq!(answer.json(), violation, "{what}");
+        assert_eq!(products_text(&app).await, before, "{what}: nothing was written");
+    }
+}
+
 #[tokio::test]
 async fn put_replaces_the_row_its_primary_key_names() {
     let app = spawn_shop().await;
