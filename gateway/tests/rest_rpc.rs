@@ -67,6 +67,50 @@ async fn a_void_function_answers_204_and_its_writes_are_kept() {
     assert_eq!(body, "plain!");
 }
 
+/// A singular call of a set-returning function answers its one row as an
+/// object; any other number is 406, and what the function wrote is rolled
+/// back, as for a singular write.
+#[tokio::test]
+async fn a_singular_call_answers_one_object_or_406_and_then_keeps_no_writes() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create function public.add_notes(bodies text[]) returns setof public.notes language sql volatile as \
+             $$ insert into public.notes select 100 + n, body from unnest(bodies) with ordinality as b(body, n) \
+             returning * $$;",
+        )
+        .await
+        .expect("function");
+    app.admin().await.batch_execute("notify pgrst, 'reload schema'").await.expect("notify");
+    let object = [("accept", "application/vnd.pgrst.object+json")];
+    let refused = |rows: usize| {
+        json!({"code": "PGRST116", "details": format!("The result contains {rows} rows"), "hint": null,
+               "message": "Cannot coerce the result to a single JSON object"})
+    };
+    let cases = [
+        (json!([]), 406, refused(0)),
+        (json!(["a", "b"]), 406, refused(2)),
+        (json!(["one"]), 200, json!({"id": 101, "body": "one"})),
+    ];
+    for (bodies, status, expected) in cases {
+        let answer =
+            rpc(&app, Method::POST, "/rpc/add_notes", Some(json!({"bodies": bodies})), &object).await;
+        assert_eq!(answer.status, status, "{bodies}: {}", answer.text);
+        assert_eq!(answer.json(), expected, "{bodies}");
+    }
+    let ids: Vec<i32> = app
+        .admin()
+        .await
+        .query("select id from public.notes order by id", &[])
+        .await
+        .expect("notes")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(ids, [1, 2, 101], "only the call of one row was kept");
+}
+
 #[tokio::test]
 async fn unknown_functions_and_arguments_are_pgrst202() {
     let app = spawn_shop().await;

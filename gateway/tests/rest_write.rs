@@ -239,6 +239,65 @@ async fn prefer_tx_rollback_and_max_affected_leave_nothing_behind() {
     assert_eq!(strict.json()["code"], "PGRST122");
 }
 
+/// Every product as one text, to show that a refused write left nothing.
+async fn products_text(app: &TestApp) -> String {
+    app.admin()
+        .await
+        .query_one("select string_agg(p::text, ';' order by id) from public.products as p", &[])
+        .await
+        .expect("products")
+        .get(0)
+}
+
+/// PostgreSQL checks a foreign key at the end of the write statement, after
+/// the rows it returns were read (here through `!inner`, which finds no
+/// brand for them); PostgREST counts those rows only after the statement, so
+/// the violation is its answer, not the count (found by
+/// `DIFFERENTIAL_SEED=2`).
+#[tokio::test]
+async fn a_foreign_key_violation_answers_before_the_count_of_a_singular_or_capped_write() {
+    let app = spawn_shop().await;
+    let object = ("accept", "application/vnd.pgrst.object+json");
+    let representation = ("prefer", "return=representation");
+    let capped = ("prefer", "handling=strict, max-affected=2");
+    let violation = json!({
+        "code": "23503",
+        // PostgreSQL leaves the key out: the caller is under row-level security.
+        "details": "Key is not present in table \"brands\".",
+        "hint": null,
+        "message": "insert or update on table \"products\" violates foreign key constraint \"products_brand_id_fkey\"",
+    });
+    let before = products_text(&app).await;
+    let cases = [
+        (
+            Method::POST,
+            "/products?select=*,brands!inner(*)",
+            vec![object, representation],
+            json!({"name": "Orphan", "brand_id": 999}),
+        ),
+        (
+            Method::POST,
+            "/products",
+            vec![object],
+            json!([{"name": "A", "brand_id": 999}, {"name": "B", "brand_id": 1}]),
+        ),
+        (
+            Method::PATCH,
+            "/products?id=eq.1&select=id,brands!inner(name)",
+            vec![object, representation],
+            json!({"brand_id": 999}),
+        ),
+        (Method::PATCH, "/products?id=lt.4", vec![capped], json!({"brand_id": 999})),
+    ];
+    for (method, path, headers, body) in cases {
+        let what = format!("{method} {path} {headers:?}");
+        let answer = send(&app, method, path, &headers, Some(body)).await;
+        assert_eq!(answer.status, 409, "{what}: {}", answer.text);
+        assert_eq!(answer.json(), violation, "{what}");
+        assert_eq!(products_text(&app).await, before, "{what}: nothing was written");
+    }
+}
+
 #[tokio::test]
 async fn put_replaces_the_row_its_primary_key_names() {
     let app = spawn_shop().await;
@@ -403,20 +462,32 @@ struct Case {
     status: u16,
     /// Products each request leaves behind.
     adds: i64,
+    /// Whether the rows it touches are checked (singular, `max-affected`): a
+    /// statement more.
+    checked: bool,
 }
 
 /// Writes end their transaction in the round trip of their statement
 /// (BEGIN, the settings, the statement and COMMIT or ROLLBACK pipelined),
-/// including those a check refuses: the statement checks the rows it touched
-/// itself, so its failure rolls it back in that same round trip.
+/// including those a check refuses: the statement that checks the rows a
+/// write touched goes out right behind it, before the COMMIT, so its failure
+/// rolls the write back in that same round trip.
 #[tokio::test]
 async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
     let (app, wire) = common::spawn_counted_shop().await;
     let object = ("accept", "application/vnd.pgrst.object+json");
     let representation = ("prefer", "return=representation");
-    let case = |method, path, headers, body, status, adds| Case { method, path, headers, body, status, adds };
+    let case = |method, path, headers, body, status, adds, checked| Case {
+        method,
+        path,
+        headers,
+        body,
+        status,
+        adds,
+        checked,
+    };
     let cases = [
-        case(Method::POST, "/products", vec![representation], Some(json!({"name": "One"})), 201, 1),
+        case(Method::POST, "/products", vec![representation], Some(json!({"name": "One"})), 201, 1, false),
         case(
             Method::POST,
             "/products",
@@ -424,6 +495,7 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             Some(json!({"name": "Ghost"})),
             201,
             0,
+            false,
         ),
         case(
             Method::POST,
@@ -432,8 +504,17 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             Some(json!({"name": "Single"})),
             201,
             1,
+            true,
         ),
-        case(Method::POST, "/products", vec![object], Some(json!([{"name": "A"}, {"name": "B"}])), 406, 0),
+        case(
+            Method::POST,
+            "/products",
+            vec![object],
+            Some(json!([{"name": "A"}, {"name": "B"}])),
+            406,
+            0,
+            true,
+        ),
         case(
             Method::DELETE,
             "/products?id=lt.4",
@@ -441,11 +522,12 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             None,
             400,
             0,
+            true,
         ),
-        case(Method::PATCH, "/products?id=eq.3", vec![], Some(json!({"quantity": 4})), 204, 0),
-        case(Method::GET, "/products?id=eq.3", vec![object], None, 200, 0),
+        case(Method::PATCH, "/products?id=eq.3", vec![], Some(json!({"quantity": 4})), 204, 0, false),
+        case(Method::GET, "/products?id=eq.3", vec![object], None, 200, 0, false),
     ];
-    for Case { method, path, headers, body, status, adds } in cases {
+    for Case { method, path, headers, body, status, adds, checked } in cases {
         let what = format!("{method} {path} {headers:?}");
         // The first request of a shape also prepares its statement.
         let first = send(&app, method.clone(), path, &headers, body.clone()).await;
@@ -457,7 +539,7 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             let answer = send(&app, method.clone(), path, &headers, body.clone()).await;
             let after = wire.counts();
             assert_eq!(answer.status, status, "{what}: {}", answer.text);
-            assert_eq!(after.statements - before.statements, 4, "{what}: statements");
+            assert_eq!(after.statements - before.statements, 4 + u64::from(checked), "{what}: statements");
             least = least.min(after.round_trips - before.round_trips);
         }
         assert_eq!(least, 1, "{what}: round trips");

@@ -9,7 +9,8 @@
 //!    `ALTER ROLE ... SET` settings (which `SET ROLE` does not apply), `role`,
 //!    `request.jwt.claims`, `request.method`, `request.path`, `request.headers`,
 //!    and `timezone` when the request asks for one,
-//! 3. the request's own statements,
+//! 3. the request's own statements (a write with bounds on the rows it touches
+//!    is followed by the statement that checks them, see [`Check`]),
 //! 4. `COMMIT` or `ROLLBACK`.
 //!
 //! Steps 1-3 are pipelined: tokio-postgres sends the messages of futures polled
@@ -22,10 +23,7 @@
 //!
 //! Bypassing row-level security takes the named call [`Db::as_service_role`].
 
-use std::pin::pin;
-
 use deadpool_postgres::Object;
-use futures::future::maybe_done;
 use serde_json::Value;
 use tokio_postgres::{Row, Statement, types::ToSql};
 
@@ -63,6 +61,12 @@ const MAX_PREPARED: usize = 256;
 
 const SET_CONFIG: &str =
     "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
+
+/// A statement, with its parameters, that checks what the statement before it
+/// did and fails the transaction if it disagrees. It runs after that
+/// statement has completed, end-of-statement checks (foreign keys, AFTER
+/// triggers) included, so their errors come first.
+pub type Check<'a> = (&'a str, &'a [&'a (dyn ToSql + Sync)]);
 
 /// What a request's transaction is run as; the texts are the settings' values.
 struct Context {
@@ -187,7 +191,7 @@ impl Session {
     /// transaction and applies the settings, in the same round trip. On error the
     /// transaction is rolled back and the session is finished.
     pub async fn query(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
-        let result = self.run(sql, params, None).await;
+        let result = self.run(sql, params, None, None).await;
         if result.is_err() {
             self.abort().await;
         }
@@ -199,13 +203,28 @@ impl Session {
     /// trip. As the session's first statement, `BEGIN` and the settings go with
     /// them: a read costs one round trip.
     pub async fn query_and_end(
-        mut self,
+        self,
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
         commit: bool,
     ) -> Result<Vec<Row>, ApiError> {
+        self.query_checked_and_end(sql, params, None, commit).await
+    }
+
+    /// [`Session::query_and_end`] with `check` sent between the statement and
+    /// the end of the transaction, in the same round trip. The first error is
+    /// the answer: after a failed statement the check fails only because the
+    /// transaction is aborted (25P02), and after a failed check the server
+    /// answers COMMIT with ROLLBACK.
+    pub async fn query_checked_and_end(
+        mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        check: Option<Check<'_>>,
+        commit: bool,
+    ) -> Result<Vec<Row>, ApiError> {
         let verb = if commit { "commit" } else { "rollback" };
-        match self.run(sql, params, Some(verb)).await {
+        match self.run(sql, params, check, Some(verb)).await {
             Ok(rows) => {
                 self.open = false;
                 Ok(rows)
@@ -221,6 +240,7 @@ impl Session {
         &mut self,
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
+        check: Option<Check<'_>>,
         end: Option<&'static str>,
     ) -> Result<Vec<Row>, ApiError> {
         let role = self.role;
@@ -232,9 +252,13 @@ impl Session {
                 None => None,
             };
             self.db.count_round_trip();
-            return statement_then_end(conn, sql, params, end.as_ref()).await.map_err(pg);
+            let (result, ended) = statement_check_end(conn, sql, params, check, end.as_ref()).await;
+            if ended {
+                self.open = false;
+            }
+            return result.map_err(pg);
         };
-        let (names, values) = self.settings(context).await?;
+        let settings = self.settings(context).await?;
         // A pooled connection may have died since it was last used (the database
         // restarted). Nothing was sent yet, so one retry on a fresh connection
         // cannot run anything twice.
@@ -243,7 +267,7 @@ impl Session {
             // From here a transaction may be open: failures roll it back.
             self.open = true;
             self.db.count_round_trip();
-            let (result, ended) = pipeline(conn, access, &names, &values, sql, params, end).await;
+            let (result, ended) = pipeline(conn, access, &settings, sql, params, check, end).await;
             if ended {
                 self.open = false;
             }
@@ -350,10 +374,10 @@ impl Drop for Session {
     }
 }
 
-/// `BEGIN`, the settings, the first statement and `end`, sent back to back.
-/// Also says whether the transaction ended: `end` went through, which it does
-/// even after a failed statement (the server answers COMMIT with ROLLBACK), so
-/// a refused write needs no further round trip to roll back.
+/// `BEGIN`, the settings, the first statement, its check and `end`, sent back
+/// to back. Also says whether the transaction ended: `end` went through, which
+/// it does even after a failed statement (the server answers COMMIT with
+/// ROLLBACK), so a refused write needs no further round trip to roll back.
 ///
 /// tokio-postgres sends a request when its future is first polled, and `join!`
 /// polls its futures in order, so the requests go out in that order before any
@@ -367,10 +391,10 @@ impl Drop for Session {
 async fn pipeline(
     conn: &Object,
     access: Access,
-    names: &Vec<String>,
-    values: &Vec<String>,
+    (names, values): &(Vec<String>, Vec<String>),
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
+    check: Option<Check<'_>>,
     end: Option<&'static str>,
 ) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
     if conn.statement_cache.size() > MAX_PREPARED {
@@ -388,51 +412,53 @@ async fn pipeline(
         Err(e) => return (Err(e), false),
     };
     let settings: [&(dyn ToSql + Sync); 2] = [names, values];
-    let statement = async {
-        let statement = match conn.prepare_cached(sql).await {
-            Ok(statement) => statement,
-            Err(e) => return (Err(e), false),
-        };
-        let end = async {
-            match &end {
-                Some(end) => Some(conn.execute(end, &[]).await),
-                None => None,
-            }
-        };
-        let (rows, end) = futures::join!(conn.query(&statement, params), end);
-        // A COMMIT that fails (a deferred constraint) ends the transaction
-        // too; only a broken connection leaves it open.
-        let ended = end.as_ref().is_some_and(|r| r.as_ref().err().is_none_or(|e| e.as_db_error().is_some()));
-        (rows.and_then(|rows| end.transpose().map(|_| rows)), ended)
-    };
-    let (begun, configured, (rows, ended)) =
-        futures::join!(conn.execute(&begin, &[]), conn.execute(&set_config, &settings), statement);
+    let (begun, configured, (rows, ended)) = futures::join!(
+        conn.execute(&begin, &[]),
+        conn.execute(&set_config, &settings),
+        statement_check_end(conn, sql, params, check, end.as_ref())
+    );
     // The first failure explains the rest (an aborted transaction refuses all).
     (begun.and(configured).and(rows), ended)
 }
 
-/// A statement and, if given, the end of the transaction right behind it on
-/// the wire. After a failed statement the server answers COMMIT with ROLLBACK,
-/// so the transaction ends either way.
-async fn statement_then_end(
+/// A statement, its check and the end of the transaction if given, sent back
+/// to back and all read to the end (see [`pipeline`]). The first failure is
+/// the answer. Also says whether the transaction ended.
+async fn statement_check_end(
     conn: &Object,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
+    check: Option<Check<'_>>,
     end: Option<&Statement>,
-) -> Result<Vec<Row>, tokio_postgres::Error> {
-    let statement = conn.prepare_cached(sql).await?;
-    let mut rows = pin!(maybe_done(conn.query(&statement, params)));
-    let _ = futures::poll!(rows.as_mut());
-    let ended = match end {
-        Some(end) => conn.execute(end, &[]).await.map(|_| ()),
-        None => Ok(()),
+) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
+    let prepared = futures::try_join!(conn.prepare_cached(sql), async {
+        match check {
+            Some((sql, params)) => conn.prepare_cached(sql).await.map(|statement| Some((statement, params))),
+            None => Ok(None),
+        }
+    });
+    let (statement, check) = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => return (Err(e), false),
     };
-    rows.as_mut().await;
-    match rows.as_mut().take_output() {
-        Some(Ok(rows)) => ended.map(|()| rows),
-        Some(Err(e)) => Err(e),
-        None => ended.map(|()| Vec::new()),
-    }
+    let check = async {
+        match &check {
+            Some((check, params)) => Some(conn.execute(check, params).await),
+            None => None,
+        }
+    };
+    let end = async {
+        match end {
+            Some(end) => Some(conn.execute(end, &[]).await),
+            None => None,
+        }
+    };
+    let (rows, checked, end) = futures::join!(conn.query(&statement, params), check, end);
+    // A COMMIT that fails (a deferred constraint) ends the transaction too;
+    // only a broken connection leaves it open.
+    let ended = end.as_ref().is_some_and(|r| r.as_ref().err().is_none_or(|e| e.as_db_error().is_some()));
+    let result = rows.and_then(|rows| checked.transpose().and_then(|_| end.transpose()).map(|_| rows));
+    (result, ended)
 }
 
 fn finished() -> ApiError {

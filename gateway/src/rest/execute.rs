@@ -3,7 +3,7 @@
 use bytes::BytesMut;
 use tokio_postgres::types::{Format, IsNull, ToSql, Type, to_sql_checked};
 
-use super::sql::{OUT_OF_BOUNDS, Statement};
+use super::sql::{OUT_OF_BOUNDS, Statement, Write};
 use crate::caller::Caller;
 use crate::db::{Access, Db, Session};
 use crate::error::ApiError;
@@ -50,14 +50,35 @@ pub struct Outcome {
 /// Runs `statement` as the session's last statement and ends the transaction
 /// (commit, or roll back), in one round trip when it is also the first.
 pub async fn run_and_end(session: Session, statement: &Statement, commit: bool) -> Result<Outcome, ApiError> {
+    run_checked_and_end(session, statement, None, commit).await
+}
+
+/// [`run_and_end`] for a write, with its check right behind it: the write's
+/// own error wins over the check's (which then only reports the aborted
+/// transaction).
+pub async fn run_write_and_end(session: Session, write: &Write, commit: bool) -> Result<Outcome, ApiError> {
+    run_checked_and_end(session, &write.statement, write.check.as_ref(), commit).await
+}
+
+async fn run_checked_and_end(
+    session: Session,
+    statement: &Statement,
+    check: Option<&Statement>,
+    commit: bool,
+) -> Result<Outcome, ApiError> {
     let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
     let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-    let rows = session.query_and_end(&statement.text, &refs, commit).await?;
+    let check_params: Vec<Untyped<'_>> =
+        check.map(|c| c.params.iter().map(|p| Untyped(p)).collect()).unwrap_or_default();
+    let check_refs: Vec<&(dyn ToSql + Sync)> =
+        check_params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let check = check.map(|c| (c.text.as_str(), check_refs.as_slice()));
+    let rows = session.query_checked_and_end(&statement.text, &refs, check, commit).await?;
     outcome(&rows)
 }
 
-/// How many rows a statement touched, when it failed for touching a number
-/// outside its [`super::sql::Bounds`].
+/// How many rows a write touched, when its check failed for a number outside
+/// its [`super::sql::Bounds`].
 pub fn out_of_bounds(error: &ApiError) -> Option<i64> {
     match error {
         ApiError::Database(db) if db.code == OUT_OF_BOUNDS => db.details.as_deref()?.parse().ok(),

@@ -217,26 +217,27 @@ fn commits(request: &RestRequest) -> bool {
 }
 
 /// Runs a write (or a call) as the caller, in the time zone it asked for, and
-/// ends its transaction as it asked in the same round trip (performance.md §4.6). `check` judges the rows it touched; the
-/// statement makes the same check itself (`sql::Bounds`), so a write that
-/// `check` refuses fails inside the transaction and is rolled back, never
-/// committed, and the answer is `check`'s error for that count.
+/// ends its transaction as it asked in the same round trip (performance.md
+/// §4.6). `check` judges the rows it touched; the write's check statement
+/// makes the same check (`sql::Bounds`) before the transaction ends, so a
+/// write that `check` refuses fails inside the transaction and is rolled
+/// back, never committed, and the answer is `check`'s error for that count.
 async fn write(
     state: &AppState,
     caller: &Caller,
     access: Access,
-    statement: &sql::Statement,
+    write: &sql::Write,
     request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
     let session = state.db.session(caller, access).await?.in_timezone(request.prefer.timezone.as_deref());
-    let outcome = execute::run_and_end(session, statement, commits(request)).await.map_err(|e| {
+    let outcome = execute::run_write_and_end(session, write, commits(request)).await.map_err(|e| {
         match execute::out_of_bounds(&e) {
             Some(touched) => check(touched).err().unwrap_or(e),
             None => e,
         }
     })?;
-    // A statement that wrote nothing carries no bounds: its check comes after.
+    // A statement that wrote nothing has no check statement: its check comes after.
     check(outcome.page)?;
     Ok(outcome)
 }
@@ -285,7 +286,7 @@ fn check_touched(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
     }
 }
 
-/// [`check_touched`] as bounds for the statement to check itself.
+/// [`check_touched`] as bounds for the write's check statement.
 fn touched_bounds(request: &RestRequest) -> Option<sql::Bounds> {
     let singular = request.media == Media::Object;
     let max = max_affected(request);
@@ -477,7 +478,7 @@ async fn update(
     let columns = plan::write_columns(node.table, None, &keys)?;
     let statement = if columns.is_empty() {
         // Nothing to set: read back nothing, as PostgREST does.
-        sql::read(&node, Some(0), false, returned(&request))
+        sql::Write::unchecked(sql::read(&node, Some(0), false, returned(&request)))
     } else {
         sql::update(&node, &columns, row.to_string(), write_report(&request))
     };

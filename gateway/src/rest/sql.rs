@@ -15,8 +15,10 @@
 //! `page` (rows in the page), `body` (JSON text, or the rows as CSV lines) and
 //! `extra` (the `Location` key of a created row, as JSON).
 //!
-//! A write whose answer depends on how many rows it touched checks that count
-//! itself ([`Bounds`]), so that it can commit in the same round trip.
+//! A write whose answer depends on how many rows it touched ([`Bounds`])
+//! records that count, and a check statement ([`Write::check`]) pipelined
+//! behind it judges it before the transaction ends, so that it can commit in
+//! the same round trip.
 
 use std::fmt::Write as _;
 
@@ -64,20 +66,29 @@ fn qualified(name: &QualifiedName) -> String {
     sql
 }
 
-/// Bounds on the rows a write (or call) may touch, checked inside its statement
-/// by `_gateway.rows_within` (`sql/003_rest_checks.sql`): outside them the
-/// statement fails with [`OUT_OF_BOUNDS`] and the count as the error's detail,
-/// which aborts the transaction, so the COMMIT sent behind it rolls the write
-/// back. The bounds are integers from the request, written as literals like
-/// limits.
+/// Bounds on the rows a write (or call) may touch. Its statement records how
+/// many it touched in the transaction-local setting [`ROWS_TOUCHED`], and
+/// [`Write::check`] (`_gateway.check_rows_touched`,
+/// `sql/004_rest_rows_check.sql`) runs behind it, before the transaction
+/// ends: outside the bounds it fails with [`OUT_OF_BOUNDS`] and the count as
+/// the error's detail, which aborts the transaction, so the COMMIT sent
+/// behind it rolls the write back. The check is a statement of its own, not a
+/// call inside the write's: PostgreSQL checks foreign keys (and runs the other
+/// AFTER triggers) at the end of the write statement, and their errors must
+/// come first, as in PostgREST, which counts after the statement. The bounds
+/// are integers from the request, written as literals like limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     pub at_least: i64,
     pub at_most: i64,
 }
 
-/// The SQLSTATE of a statement whose [`Bounds`] failed.
+/// The SQLSTATE of a check whose [`Bounds`] failed.
 pub const OUT_OF_BOUNDS: &str = "GW001";
+
+/// The setting in which a write with [`Bounds`] records the rows it touched
+/// for its check.
+pub const ROWS_TOUCHED: &str = "gateway.rows_touched";
 
 /// What a write's (or call's) one row reports besides the rows themselves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,11 +100,34 @@ pub struct Report {
     pub bounds: Option<Bounds>,
 }
 
-/// `page`, checked against `bounds` when there are any.
+/// A write (or call), and the statement that checks the rows it touched when
+/// it has [`Bounds`], to run right behind it in the same transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    pub statement: Statement,
+    pub check: Option<Statement>,
+}
+
+impl Write {
+    /// A statement that writes nothing, so has nothing to check.
+    pub fn unchecked(statement: Statement) -> Self {
+        Self { statement, check: None }
+    }
+
+    fn new(statement: Statement, bounds: Option<Bounds>) -> Self {
+        let check = bounds.map(|Bounds { at_least, at_most }| Statement {
+            text: format!("select _gateway.check_rows_touched({at_least}, {at_most})"),
+            params: Vec::new(),
+        });
+        Self { statement, check }
+    }
+}
+
+/// `page`, recorded in [`ROWS_TOUCHED`] when there are bounds to check.
 fn page_count(count: &str, bounds: Option<Bounds>) -> String {
     match bounds {
         None => count.to_owned(),
-        Some(Bounds { at_least, at_most }) => format!("_gateway.rows_within({count}, {at_least}, {at_most})"),
+        Some(_) => format!("pg_catalog.set_config('{ROWS_TOUCHED}', ({count})::text, true)::int8"),
     }
 }
 
@@ -594,7 +628,7 @@ pub enum Conflict {
 }
 
 /// `insert ... select from the JSON body`, then the read of what was written.
-pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Statement {
+pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Write {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let table = node.table;
@@ -666,7 +700,7 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
 }
 
 /// `update ... set <body's columns>`, then the read of what changed.
-pub fn update(node: &Node<'_>, columns: &[&Column], body: String, report: Report) -> Statement {
+pub fn update(node: &Node<'_>, columns: &[&Column], body: String, report: Report) -> Write {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
@@ -681,7 +715,7 @@ pub fn update(node: &Node<'_>, columns: &[&Column], body: String, report: Report
 }
 
 /// `delete ...`, then the read of what was deleted.
-pub fn delete(node: &Node<'_>, report: Report) -> Statement {
+pub fn delete(node: &Node<'_>, report: Report) -> Write {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let relation = qualified(&node.table.name);
@@ -717,7 +751,7 @@ fn finish_mutation(
     report: Report,
     location: &str,
     counts_inserts: bool,
-) -> Statement {
+) -> Write {
     // Embeds (and their `!inner`) only exist in the representation; without
     // one, every written row is counted.
     let returned_where = if matches!(report.body, BodyKind::None) {
@@ -760,7 +794,7 @@ fn finish_mutation(
          pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
          'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
     );
-    w.finish(text)
+    Write::new(w.finish(text), report.bounds)
 }
 
 /// How an RPC's result is read.
@@ -780,7 +814,7 @@ pub fn call(
     result: CallResult<'_>,
     max_rows: Option<i64>,
     report: Report,
-) -> Statement {
+) -> Write {
     let Report { count, body: returned, bounds } = report;
     let page = page_count("pg_catalog.count(*)", bounds);
     let mut w = Writer::new();
@@ -848,7 +882,7 @@ pub fn call(
             )
         }
     };
-    w.finish(text)
+    Write::new(w.finish(text), bounds)
 }
 
 #[cfg(test)]
@@ -993,6 +1027,89 @@ mod tests {
         let query = parse::parse_query(&pairs).expect("parses");
         let node = plan::read(&cache, "public", table, &query).expect("plans");
         read(&node, None, false, BodyKind::Array)
+    }
+
+    /// An insert, an update and a delete of `products` that return their rows
+    /// through `!inner`, each named by its verb.
+    fn products_writes(bounds: Option<Bounds>) -> Vec<(&'static str, Write)> {
+        use super::super::{parse, plan};
+        let cache = products();
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(b"id=eq.7&select=id,brands!inner(name)").into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", "products", &query).expect("plans");
+        let report = Report { count: false, body: BodyKind::Array, bounds };
+        let name = &cache.table("public", "products").expect("products").columns[1];
+        let names = Insert { columns: vec![name], missing_default: false, on_conflict: None };
+        vec![
+            ("insert", insert(&node, &names, r#"{"name":"x"}"#.to_owned(), report)),
+            ("update", update(&node, &[name], r#"{"name":"x"}"#.to_owned(), report)),
+            ("delete", delete(&node, report)),
+        ]
+    }
+
+    /// A write with bounds records the rows it returns in a transaction-local
+    /// setting, and comes with the check of that count: a statement of its
+    /// own, the bounds as literals. The write itself checks nothing, so that
+    /// its end-of-statement errors (foreign keys) come first.
+    #[test]
+    fn a_write_with_bounds_records_its_count_for_the_check_behind_it() {
+        let page = "(select pg_catalog.count(*) from pgrst_ret) as page";
+        let recorded = "pg_catalog.set_config('gateway.rows_touched', \
+                        ((select pg_catalog.count(*) from pgrst_ret))::text, true)::int8 as page";
+        let cases = [
+            (None, None, page),
+            (
+                Some(Bounds { at_least: 1, at_most: 1 }),
+                Some("select _gateway.check_rows_touched(1, 1)"),
+                recorded,
+            ),
+            (
+                Some(Bounds { at_least: 0, at_most: 2 }),
+                Some("select _gateway.check_rows_touched(0, 2)"),
+                recorded,
+            ),
+        ];
+        for (bounds, check, counted) in cases {
+            let plain = products_writes(None);
+            for ((verb, write), (_, plain)) in products_writes(bounds).into_iter().zip(plain) {
+                let what = format!("{verb} {bounds:?}");
+                let check = check.map(|text| Statement { text: text.to_owned(), params: Vec::new() });
+                assert_eq!(write.check, check, "{what}");
+                assert!(write.statement.text.contains(counted), "{what}: {}", write.statement.text);
+                assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
+                assert_eq!(write.statement.text, plain.statement.text.replace(page, counted), "{what}");
+                assert_eq!(write.statement.params, plain.statement.params, "{what}");
+            }
+        }
+    }
+
+    /// A singular call of a set-returning function, whatever it returns.
+    #[test]
+    fn a_call_with_bounds_records_its_count_for_the_check_behind_it() {
+        use super::super::schema::fixture::{catalog, row_function};
+        use super::super::{parse, plan};
+        let cache = catalog(Vec::new());
+        let function = row_function("filmography", "actors", Some("films"), false);
+        let query = parse::parse_query(&[("select".to_owned(), "title".to_owned())]).expect("parses");
+        let node = plan::read(&cache, "public", "films", &query).expect("plans");
+        let body = r#"{"id":1}"#;
+        let recorded =
+            "pg_catalog.set_config('gateway.rows_touched', (pg_catalog.count(*))::text, true)::int8 as page";
+        let check =
+            Statement { text: "select _gateway.check_rows_touched(1, 1)".to_owned(), params: Vec::new() };
+        for (what, result) in [("rows", CallResult::Rows(&node)), ("values", CallResult::Values)] {
+            let report = Report {
+                count: false,
+                body: BodyKind::Object,
+                bounds: Some(Bounds { at_least: 1, at_most: 1 }),
+            };
+            let write = call(&function, &[], body.to_owned(), result, Some(10), report);
+            assert_eq!(write.check.as_ref(), Some(&check), "{what}");
+            assert!(write.statement.text.contains(recorded), "{what}: {}", write.statement.text);
+            assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
+            assert_eq!(write.statement.params, vec![body.to_owned()], "{what}");
+        }
     }
 
     #[test]
