@@ -299,6 +299,39 @@ async fn storage_helpers_split_names_like_supabase() {
     assert_eq!(row.get::<_, Vec<String>>(3), Vec::<String>::new());
 }
 
+/// Public downloads read their row as the login role itself, outside any
+/// request transaction (`sql/021_storage_public_reads.sql`): it sees public
+/// buckets and their objects, and no table or private object.
+#[tokio::test]
+async fn the_login_role_reads_public_objects_and_nothing_else() {
+    let app = spawn_app().await;
+    sql(
+        &app,
+        "insert into storage.buckets (id, name, public) values ('open', 'open', true), ('shut', 'shut', false);
+         insert into storage.objects (bucket_id, name, version, metadata) values
+           ('open', 'a.png', 'v1', '{\"size\": 1}'), ('shut', 'b.png', 'v1', '{\"size\": 1}');",
+    )
+    .await;
+    let db = &app.state.db;
+    let names =
+        |rows: Vec<tokio_postgres::Row>| rows.iter().map(|r| r.get::<_, String>(0)).collect::<Vec<_>>();
+    let seen = db
+        .as_authenticator("select id from _gateway.public_buckets where id in ($1, $2)", &[&"open", &"shut"])
+        .await;
+    assert_eq!(names(seen.expect("public buckets")), ["open"]);
+    let seen = db
+        .as_authenticator(
+            "select name from _gateway.public_objects where bucket_id in ($1, $2)",
+            &[&"open", &"shut"],
+        )
+        .await;
+    assert_eq!(names(seen.expect("public objects")), ["a.png"]);
+    for table in ["storage.objects", "storage.buckets", "auth.users", "_gateway.migrations"] {
+        let refused = db.as_authenticator(&format!("select 1 from {table}"), &[]).await;
+        assert!(refused.is_err(), "the login role read {table}");
+    }
+}
+
 on_both_backends!(
     storage_policies_decide_every_operation,
     an_rls_denied_upload_answers_in_storage_shape_and_writes_zero_bytes,

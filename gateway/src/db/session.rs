@@ -135,9 +135,9 @@ impl Db {
     /// One statement as the pool's login role (`authenticator`) itself, outside
     /// any request transaction: one round trip with no `BEGIN`, settings or
     /// `COMMIT`. The authenticator can read no table of its own, so this is for
-    /// the gateway's `SECURITY DEFINER` functions in `_gateway` granted to it
-    /// alone, which answer reads that have no caller to judge (a public object's
-    /// row, `sql/021_storage_public_reads.sql`). Reads only: the statement runs
+    /// the gateway's views in `_gateway` granted to it alone, which answer
+    /// reads that have no caller to judge (a public object's row,
+    /// `sql/021_storage_public_reads.sql`). Reads only: the statement runs
     /// in an implicit transaction of its own, and a connection found closed is
     /// retried once on a new one.
     pub async fn as_authenticator(

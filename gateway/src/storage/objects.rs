@@ -213,14 +213,19 @@ pub async fn blob(session: Session, bucket: &str, name: &str) -> Result<Option<B
 }
 
 /// A public object to download, in one statement outside any transaction
-/// (`_gateway.public_blob`, `sql/021_storage_public_reads.sql`): no such public
-/// bucket is `NoSuchBucket`, a public bucket without the object `NoSuchKey`.
+/// (the views of `sql/021_storage_public_reads.sql`): no such public bucket is
+/// `NoSuchBucket`, a public bucket without the object `NoSuchKey`.
 pub async fn public_blob(db: &Db, bucket: &str, name: &str) -> Result<Blob, ApiError> {
-    let rows = db.as_authenticator("select * from _gateway.public_blob($1, $2)", &[&bucket, &name]).await?;
+    let sql = format!(
+        "select {BLOB}, o.id from _gateway.public_buckets b \
+         left join _gateway.public_objects o on o.bucket_id = b.id and o.name = $2 \
+         where b.id = $1"
+    );
+    let rows = db.as_authenticator(&sql, &[&bucket, &name]).await?;
     let Some(row) = rows.first() else {
         return Err(StorageError::no_such_bucket().into());
     };
-    if !row.get::<_, bool>(7) {
+    if row.get::<_, Option<Uuid>>(7).is_none() {
         return Err(StorageError::no_such_key().into());
     }
     Ok(blob_of(row))
