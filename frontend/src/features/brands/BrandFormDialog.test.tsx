@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
 import { BrandFormDialog } from './BrandFormDialog';
@@ -22,6 +22,9 @@ describe('the brand form', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Crear' }));
     expect(within(dialog).getByText('El nombre es requerido')).toBeInTheDocument();
     expect(within(dialog).getByText('La descripción es requerida')).toBeInTheDocument();
+    // The first field to fix takes the focus on the next frame; typing before
+    // that frame (a busy machine delays it) would lose keys to the move.
+    await waitFor(() => expect(within(dialog).getByLabelText('Nombre')).toHaveFocus());
 
     await user.type(within(dialog).getByLabelText('Descripción'), 'Teléfonos');
     expect(within(dialog).queryByText('La descripción es requerida')).not.toBeInTheDocument();

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { vi } from 'vitest';
 import { ProductFormDialog } from './ProductFormDialog';
@@ -39,6 +39,9 @@ describe('the product form', () => {
     ]) {
       expect(within(dialog).getByText(message)).toBeInTheDocument();
     }
+    // The first field to fix takes the focus on the next frame; typing
+    // elsewhere before that frame (a busy machine delays it) would lose keys.
+    await waitFor(() => expect(within(dialog).getByLabelText('Nombre')).toHaveFocus());
 
     await user.type(within(dialog).getByLabelText('Nombre'), 'Moto G');
     expect(within(dialog).queryByText('El nombre es requerido')).not.toBeInTheDocument();
