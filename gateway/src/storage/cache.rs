@@ -18,7 +18,7 @@ use quick_cache::{Weighter, sync::Cache};
 
 /// The largest object ever kept, whatever the cache's size: larger objects are
 /// streamed, not read whole (`download::serve`).
-pub const MAX_OBJECT: u64 = 1024 * 1024;
+pub const MAX_OBJECT: u64 = super::download::SMALL_OBJECT;
 
 pub struct BlobCache {
     blobs: Cache<String, Bytes, ByLength>,

@@ -163,8 +163,9 @@ pub async fn serve(
     Ok((status, common, Body::from_stream(result.into_stream())).into_response())
 }
 
-/// Objects up to this size are read whole before they are sent.
-const SMALL_OBJECT: u64 = 1024 * 1024;
+/// Objects up to this size are read whole before they are sent (and may be
+/// kept in memory, `storage::cache`); larger ones are streamed.
+pub const SMALL_OBJECT: u64 = 1024 * 1024;
 
 /// `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` over an object of `size`
 /// bytes, as the half-open range `start..end`; `None` when unsatisfiable or
