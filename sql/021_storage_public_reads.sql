@@ -1,4 +1,5 @@
--- A public download (`GET /storage/v1/object/public/{bucket}/{name}`) has no
+-- A public download (`GET /storage/v1/object/public/{bucket}/{name}`, and
+-- `/object/info/public/...`) has no
 -- caller to judge: its only questions are whether the bucket is public and
 -- which version of the object to send. Asking them in a request transaction
 -- costs four statements (BEGIN, the settings, the select, COMMIT) for one row;
@@ -18,7 +19,8 @@ create view _gateway.public_buckets as
   select b.id from storage.buckets b where b.public;
 
 create view _gateway.public_objects as
-  select o.id, o.bucket_id, o.name, o.version, o.metadata
+  select o.id, o.bucket_id, o.name, o.version, o.metadata, o.user_metadata,
+         o.created_at, o.updated_at, o.last_accessed_at
   from storage.objects o
   join storage.buckets b on b.id = o.bucket_id
   where b.public;

@@ -77,8 +77,7 @@ pub async fn info_public(
     State(state): State<AppState>,
     ObjectPath { bucket, key }: ObjectPath,
 ) -> Result<Json<Value>, ApiError> {
-    let session = state.db.as_service_role(Access::ReadOnly).await?;
-    Ok(Json(objects::public_info(session, &bucket, &key).await?))
+    Ok(Json(objects::public_info(&state.db, &bucket, &key).await?))
 }
 
 /// The bytes of `object`, honouring `Range` and `If-None-Match`.

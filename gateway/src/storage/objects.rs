@@ -296,15 +296,16 @@ pub async fn info(session: Session, bucket: &str, name: &str) -> Result<Option<V
 }
 
 /// `/object/info` of the object in a public bucket, or which of the two is
-/// missing, in one round trip. A private bucket looks exactly like a missing
-/// one, so its existence does not leak.
-pub async fn public_info(session: Session, bucket: &str, name: &str) -> Result<Value, ApiError> {
+/// missing, in one statement outside any transaction, like [`public_blob`]. A
+/// private bucket looks exactly like a missing one, so its existence does not
+/// leak.
+pub async fn public_info(db: &Db, bucket: &str, name: &str) -> Result<Value, ApiError> {
     let sql = format!(
-        "select o.id, {INFO} from storage.buckets b \
-         left join storage.objects o on o.bucket_id = b.id and o.name = $2 \
-         where b.id = $1 and b.public"
+        "select o.id, {INFO} from _gateway.public_buckets b \
+         left join _gateway.public_objects o on o.bucket_id = b.id and o.name = $2 \
+         where b.id = $1"
     );
-    let rows = session.query_and_end(&sql, &[&bucket, &name], true).await?;
+    let rows = db.as_authenticator(&sql, &[&bucket, &name]).await?;
     let Some(row) = rows.first() else {
         return Err(StorageError::no_such_bucket().into());
     };
