@@ -27,19 +27,47 @@ fn probes() -> Router<AppState> {
         .route("/_test/note", get(note))
 }
 
-async fn whoami(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    let rows = session
-        .query(
-            "select current_user::text, auth.uid()::text, auth.role(), auth.jwt(), \
-                    current_setting('request.method', true), current_setting('request.path', true), \
-                    current_setting('request.headers', true)::jsonb ->> 'x-probe', \
-                    current_setting('statement_timeout'), current_setting('transaction_read_only'), \
-                    current_setting('search_path')",
-            &[],
-        )
-        .await?;
+/// How a probe runs its statement: `?one=true` in a session of one statement
+/// that commits (as every REST request does: one implicit transaction once
+/// the connection has the statement prepared), else as a statement then a
+/// commit of their own (BEGIN, settings, statement, then COMMIT).
+#[derive(serde::Deserialize)]
+struct Way {
+    #[serde(default)]
+    one: bool,
+}
+
+/// The two ways, as query strings.
+const WAYS: [&str; 2] = ["", "?one=true"];
+
+async fn query_once_or_not(
+    state: &AppState,
+    caller: &Caller,
+    access: Access,
+    way: &Way,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Vec<tokio_postgres::Row>, ApiError> {
+    let mut session = state.db.session(caller, access).await?;
+    if way.one {
+        return session.query_and_end(sql, params, true).await;
+    }
+    let rows = session.query(sql, params).await?;
     session.commit().await?;
+    Ok(rows)
+}
+
+async fn whoami(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(way): Query<Way>,
+) -> Result<Json<Value>, ApiError> {
+    let sql = "select current_user::text, auth.uid()::text, auth.role(), auth.jwt(), \
+               current_setting('request.method', true), current_setting('request.path', true), \
+               current_setting('request.headers', true)::jsonb ->> 'x-probe', \
+               current_setting('statement_timeout'), current_setting('transaction_read_only'), \
+               current_setting('search_path'), current_setting('transaction_isolation')";
+    let rows = query_once_or_not(&state, &caller, Access::ReadOnly, &way, sql, &[]).await?;
     let row = &rows[0];
     Ok(Json(json!({
         "current_user": row.get::<_, String>(0),
@@ -52,6 +80,7 @@ async fn whoami(State(state): State<AppState>, caller: Caller) -> Result<Json<Va
         "statement_timeout": row.get::<_, String>(7),
         "read_only": row.get::<_, String>(8),
         "search_path": row.get::<_, String>(9),
+        "isolation": row.get::<_, String>(10),
     })))
 }
 
@@ -67,6 +96,8 @@ async fn abandon(State(state): State<AppState>, caller: Caller) -> Result<Json<V
 #[derive(serde::Deserialize)]
 struct Seconds {
     seconds: f64,
+    #[serde(default)]
+    one: bool,
 }
 
 async fn sleep(
@@ -74,16 +105,18 @@ async fn sleep(
     caller: Caller,
     Query(q): Query<Seconds>,
 ) -> Result<Json<Value>, ApiError> {
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    session.query("select pg_sleep($1)", &[&q.seconds]).await?;
-    session.commit().await?;
+    let way = Way { one: q.one };
+    query_once_or_not(&state, &caller, Access::ReadOnly, &way, "select pg_sleep($1)", &[&q.seconds]).await?;
     Ok(Json(json!({ "slept": q.seconds })))
 }
 
-async fn write(State(state): State<AppState>, caller: Caller) -> Result<Json<Value>, ApiError> {
-    let mut session = state.db.session(&caller, Access::ReadOnly).await?;
-    session.query("create table public.not_allowed_in_a_read (id int)", &[]).await?;
-    session.commit().await?;
+async fn write(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(way): Query<Way>,
+) -> Result<Json<Value>, ApiError> {
+    let sql = "create table public.not_allowed_in_a_read (id int)";
+    query_once_or_not(&state, &caller, Access::ReadOnly, &way, sql, &[]).await?;
     Ok(Json(json!({})))
 }
 
@@ -112,7 +145,12 @@ async fn probe_app(pool_size: usize) -> TestApp {
 }
 
 async fn whoami_as(app: &TestApp, token: Option<&str>) -> (u16, Value) {
-    let mut request = app.get("/_test/whoami").header("x-probe", "hello");
+    whoami_in(app, token, "").await
+}
+
+/// [`whoami_as`] one of the [`WAYS`].
+async fn whoami_in(app: &TestApp, token: Option<&str>, way: &str) -> (u16, Value) {
+    let mut request = app.get(&format!("/_test/whoami{way}")).header("x-probe", "hello");
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
@@ -125,17 +163,47 @@ async fn whoami_as(app: &TestApp, token: Option<&str>) -> (u16, Value) {
 async fn auth_uid_returns_the_jwt_sub_inside_a_request() {
     let app = probe_app(2).await;
     let sub = "5b0b6a4e-6f3c-4c3e-9d55-1f0d6b3c2a11";
-    let (status, body) = whoami_as(&app, Some(&app.user_token(sub))).await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["current_user"], "authenticated");
-    assert_eq!(body["uid"], sub);
-    assert_eq!(body["role"], "authenticated");
-    assert_eq!(body["jwt"]["email"], format!("{sub}@example.com"));
-    assert_eq!(body["method"], "GET");
-    assert_eq!(body["path"], "/_test/whoami");
-    assert_eq!(body["probe"], "hello");
-    assert_eq!(body["read_only"], "on");
-    assert_eq!(body["search_path"], "\"public\", \"extensions\"");
+    // Each way three times: the first prepares the statement, the others
+    // find it prepared.
+    for way in WAYS.repeat(3) {
+        let (status, body) = whoami_in(&app, Some(&app.user_token(sub)), way).await;
+        assert_eq!(status, 200, "{way}: {body}");
+        assert_eq!(body["current_user"], "authenticated", "{way}");
+        assert_eq!(body["uid"], sub, "{way}");
+        assert_eq!(body["role"], "authenticated", "{way}");
+        assert_eq!(body["jwt"]["email"], format!("{sub}@example.com"), "{way}");
+        assert_eq!(body["method"], "GET", "{way}");
+        assert_eq!(body["path"], "/_test/whoami", "{way}");
+        assert_eq!(body["probe"], "hello", "{way}");
+        assert_eq!(body["read_only"], "on", "{way}");
+        assert_eq!(body["search_path"], "\"public\", \"extensions\"", "{way}");
+        assert_eq!(body["isolation"], "read committed", "{way}");
+    }
+}
+
+/// PostgREST begins every transaction read committed; a request of one
+/// statement, which runs in an implicit transaction, gets it from the
+/// connection's settings, whatever the database's default.
+#[tokio::test]
+async fn requests_run_read_committed_whatever_the_database_default() {
+    let database = common::fresh_database().await;
+    let mut admin = common::cluster().cluster.pg_config(gateway::embedded::SUPERUSER);
+    admin.dbname(&database);
+    common::connect(&admin)
+        .await
+        .batch_execute(&format!(
+            "alter database {database} set default_transaction_isolation = 'serializable'"
+        ))
+        .await
+        .expect("alter database");
+    let mut api = common::cluster().cluster.pg_config("authenticator");
+    api.dbname(&database);
+    let app = spawn_app_with(Options { api: Some(api), routes: Some(probes()), ..Options::default() }).await;
+    for way in WAYS.repeat(2) {
+        let (status, body) = whoami_in(&app, Some(&app.anon_key), way).await;
+        assert_eq!(status, 200, "{way}: {body}");
+        assert_eq!(body["isolation"], "read committed", "{way}");
+    }
 }
 
 #[tokio::test]
@@ -159,25 +227,37 @@ async fn each_role_gets_its_own_statement_timeout() {
 #[tokio::test]
 async fn a_statement_over_the_role_timeout_is_cancelled_with_a_500() {
     let app = probe_app(1).await;
-    let response =
-        app.get("/_test/sleep?seconds=3.3").bearer_auth(&app.anon_key).send().await.expect("request");
-    assert_eq!(response.status().as_u16(), 500);
-    assert_eq!(response.headers()["proxy-status"], "PostgREST; error=57014");
-    let body: Value = response.json().await.expect("json");
-    assert_eq!(body["code"], "57014");
-    assert_eq!(body["message"], "canceling statement due to statement timeout");
-    // The connection is healthy afterwards.
-    let (status, _) = whoami_as(&app, Some(&app.anon_key)).await;
-    assert_eq!(status, 200);
+    for way in ["?", "?one=true&"] {
+        // A short sleep first, so that the statement is prepared.
+        let sleep = |seconds| format!("/_test/sleep{way}seconds={seconds}");
+        let response = app.get(&sleep(0.01)).bearer_auth(&app.anon_key).send().await.expect("request");
+        assert_eq!(response.status().as_u16(), 200, "{way}");
+        let response = app.get(&sleep(3.3)).bearer_auth(&app.anon_key).send().await.expect("request");
+        assert_eq!(response.status().as_u16(), 500, "{way}");
+        assert_eq!(response.headers()["proxy-status"], "PostgREST; error=57014", "{way}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["code"], "57014", "{way}");
+        assert_eq!(body["message"], "canceling statement due to statement timeout", "{way}");
+        // The connection is healthy afterwards.
+        let (status, _) = whoami_as(&app, Some(&app.anon_key)).await;
+        assert_eq!(status, 200, "{way}");
+    }
 }
 
 #[tokio::test]
 async fn reads_run_in_read_only_transactions() {
     let app = probe_app(1).await;
-    let response = app.get("/_test/write").bearer_auth(&app.service_key).send().await.expect("request");
-    assert_eq!(response.status().as_u16(), 405);
-    let body: Value = response.json().await.expect("json");
-    assert_eq!(body["code"], "25006");
+    for way in WAYS.repeat(3) {
+        let response = app
+            .get(&format!("/_test/write{way}"))
+            .bearer_auth(&app.service_key)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status().as_u16(), 405, "{way}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body["code"], "25006", "{way}");
+    }
 }
 
 #[tokio::test]
@@ -188,7 +268,7 @@ async fn two_thousand_requests_cycling_roles_on_one_connection_leak_nothing() {
         let role = roles[i % 3];
         let sub = format!("00000000-0000-4000-8000-{i:012}");
         let token = app.token_for(role, &sub);
-        let (status, body) = whoami_as(&app, Some(&token)).await;
+        let (status, body) = whoami_in(&app, Some(&token), WAYS[i % 2]).await;
         assert_eq!(status, 200, "request {i}: {body}");
         assert_eq!(body["current_user"], role.as_str(), "request {i}");
         assert_eq!(body["role"], role.as_str(), "request {i}");

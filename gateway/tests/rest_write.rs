@@ -462,32 +462,36 @@ struct Case {
     status: u16,
     /// Products each request leaves behind.
     adds: i64,
-    /// Whether the rows it touches are checked (singular, `max-affected`): a
-    /// statement more.
-    checked: bool,
+    /// Statements sent once the connection has prepared them.
+    statements: u64,
+    /// Times the server answered (and flushed) them.
+    answers: u64,
 }
 
-/// Writes end their transaction in the round trip of their statement
-/// (BEGIN, the settings, the statement and COMMIT or ROLLBACK pipelined),
+/// Writes end their transaction in the round trip of their statement,
 /// including those a check refuses: the statement that checks the rows a
-/// write touched goes out right behind it, before the COMMIT, so its failure
-/// rolls the write back in that same round trip.
+/// write touched goes out right behind it, so its failure rolls the write
+/// back in that same round trip. A request that commits sends the settings,
+/// its statement and the check as one pipeline with one `Sync`, which the
+/// server runs as one implicit transaction and answers once; `tx=rollback`
+/// sends BEGIN, the settings, the statement and ROLLBACK, answered each.
 #[tokio::test]
 async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
     let (app, wire) = common::spawn_counted_shop().await;
     let object = ("accept", "application/vnd.pgrst.object+json");
     let representation = ("prefer", "return=representation");
-    let case = |method, path, headers, body, status, adds, checked| Case {
+    let case = |method, path, headers, body, status, adds, statements, answers| Case {
         method,
         path,
         headers,
         body,
         status,
         adds,
-        checked,
+        statements,
+        answers,
     };
     let cases = [
-        case(Method::POST, "/products", vec![representation], Some(json!({"name": "One"})), 201, 1, false),
+        case(Method::POST, "/products", vec![representation], Some(json!({"name": "One"})), 201, 1, 2, 1),
         case(
             Method::POST,
             "/products",
@@ -495,7 +499,8 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             Some(json!({"name": "Ghost"})),
             201,
             0,
-            false,
+            4,
+            4,
         ),
         case(
             Method::POST,
@@ -504,7 +509,8 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             Some(json!({"name": "Single"})),
             201,
             1,
-            true,
+            3,
+            1,
         ),
         case(
             Method::POST,
@@ -513,7 +519,8 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             Some(json!([{"name": "A"}, {"name": "B"}])),
             406,
             0,
-            true,
+            3,
+            1,
         ),
         case(
             Method::DELETE,
@@ -522,12 +529,13 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
             None,
             400,
             0,
-            true,
+            3,
+            1,
         ),
-        case(Method::PATCH, "/products?id=eq.3", vec![], Some(json!({"quantity": 4})), 204, 0, false),
-        case(Method::GET, "/products?id=eq.3", vec![object], None, 200, 0, false),
+        case(Method::PATCH, "/products?id=eq.3", vec![], Some(json!({"quantity": 4})), 204, 0, 2, 1),
+        case(Method::GET, "/products?id=eq.3", vec![object], None, 200, 0, 2, 1),
     ];
-    for Case { method, path, headers, body, status, adds, checked } in cases {
+    for Case { method, path, headers, body, status, adds, statements, answers } in cases {
         let what = format!("{method} {path} {headers:?}");
         // The first request of a shape also prepares its statement.
         let first = send(&app, method.clone(), path, &headers, body.clone()).await;
@@ -535,11 +543,12 @@ async fn a_write_takes_one_round_trip_even_when_its_checks_roll_it_back() {
         let products = product_count(&app).await;
         let mut least = u64::MAX;
         for _ in 0..5 {
-            let before = wire.counts();
+            let before = wire.counts().await;
             let answer = send(&app, method.clone(), path, &headers, body.clone()).await;
-            let after = wire.counts();
+            let after = wire.counts().await;
             assert_eq!(answer.status, status, "{what}: {}", answer.text);
-            assert_eq!(after.statements - before.statements, 4 + u64::from(checked), "{what}: statements");
+            assert_eq!(after.statements - before.statements, statements, "{what}: statements");
+            assert_eq!(after.answers - before.answers, answers, "{what}: answers");
             least = least.min(after.round_trips - before.round_trips);
         }
         assert_eq!(least, 1, "{what}: round trips");

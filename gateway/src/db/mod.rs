@@ -49,10 +49,18 @@ impl Db {
     /// A pool over `pg` (which should log in as `authenticator`). Nothing
     /// connects until the first request.
     pub fn new(mut pg: tokio_postgres::Config, config: &Config) -> Result<Self, String> {
-        if pg.get_options().is_none() {
-            let millis = config.statement_timeout.0.as_millis();
-            pg.options(format!("-c statement_timeout={millis}"));
+        let mut options = match pg.get_options() {
+            Some(options) => options.to_owned(),
+            None => format!("-c statement_timeout={}", config.statement_timeout.0.as_millis()),
+        };
+        // A request of one statement runs in an implicit transaction, which
+        // takes this isolation level (PostgREST begins every transaction read
+        // committed; see `session`). Backslash-escaped as the server splits
+        // options at spaces.
+        if !options.contains("default_transaction_isolation") {
+            options.push_str(r" -c default_transaction_isolation=read\ committed");
         }
+        pg.options(options);
         if pg.get_application_name().is_none() {
             pg.application_name("gateway");
         }

@@ -15,8 +15,23 @@
 //!
 //! Steps 1-3 are pipelined: tokio-postgres sends the messages of futures polled
 //! together back to back, so they cost one round trip (performance.md §4.6).
-//! A session of one statement ([`Session::query_and_end`], every REST request)
-//! pipelines step 4 too.
+//!
+//! A session of one statement that commits ([`Session::query_and_end`], every
+//! REST request) goes further once its connection has prepared the statement:
+//! the settings, the statement and its check go out as one pipeline with a
+//! single `Sync` (`Client::query_pipeline`, patched into tokio-postgres, see
+//! `vendor/README.md`), which PostgreSQL runs as one implicit transaction,
+//! committed at the `Sync` or rolled back after an error
+//! (<https://www.postgresql.org/docs/current/protocol-flow.html#PROTOCOL-FLOW-PIPELINING>).
+//! There is no `BEGIN` or `COMMIT` to run, and the server answers and flushes
+//! once instead of once per statement. GET and HEAD get read only through the
+//! setting `transaction_read_only`, and the isolation level is read committed
+//! because every pooled connection logs in with
+//! `default_transaction_isolation` set so ([`super::Db::new`]). A statement
+//! the connection has not prepared yet takes steps 1-4 instead, so that it is
+//! parsed inside the transaction, as the caller's role (name lookups check
+//! schema privileges, and `search_path` is set by then).
+//!
 //! Everything is transaction-local, so nothing outlives the request on a pooled
 //! connection; a session dropped mid-transaction (a client that went away)
 //! discards its connection rather than return it to the pool dirty.
@@ -59,8 +74,9 @@ const SEARCH_PATH: &str = "\"public\", \"extensions\"";
 /// past this many the cache starts over rather than grow without bound.
 const MAX_PREPARED: usize = 256;
 
-const SET_CONFIG: &str =
-    "select pg_catalog.set_config(k, v, true) from unnest($1::text[], $2::text[]) as s(k, v)";
+/// Answers one row, not every value echoed back (the claims and headers are
+/// the longest).
+const SET_CONFIG: &str = "select pg_catalog.count(pg_catalog.set_config(k, v, true)) from unnest($1::text[], $2::text[]) as s(k, v)";
 
 /// A statement, with its parameters, that checks what the statement before it
 /// did and fails the transaction if it disagrees. It runs after that
@@ -264,10 +280,20 @@ impl Session {
         // cannot run anything twice.
         for attempt in 0..2 {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
+            if conn.statement_cache.size() > MAX_PREPARED {
+                conn.statement_cache.clear();
+            }
             // From here a transaction may be open: failures roll it back.
             self.open = true;
             self.db.count_round_trip();
-            let (result, ended) = pipeline(conn, access, &settings, sql, params, check, end).await;
+            let prepared = match end {
+                Some("commit") => prepared(conn, sql, check),
+                _ => None,
+            };
+            let (result, ended) = match prepared {
+                Some(prepared) => implicit(conn, access, &settings, &prepared, params).await,
+                None => pipeline(conn, access, &settings, sql, params, check, end).await,
+            };
             if ended {
                 self.open = false;
             }
@@ -397,9 +423,6 @@ async fn pipeline(
     check: Option<Check<'_>>,
     end: Option<&'static str>,
 ) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
-    if conn.statement_cache.size() > MAX_PREPARED {
-        conn.statement_cache.clear();
-    }
     let prepared =
         futures::try_join!(conn.prepare_cached(access.begin()), conn.prepare_cached(SET_CONFIG), async {
             match end {
@@ -419,6 +442,61 @@ async fn pipeline(
     );
     // The first failure explains the rest (an aborted transaction refuses all).
     (begun.and(configured).and(rows), ended)
+}
+
+/// A statement to run with its parameters.
+type Bound<'a> = (&'a Statement, &'a [&'a (dyn ToSql + Sync)]);
+
+/// What a session of one statement that commits runs in one pipeline.
+struct Prepared<'a> {
+    set_config: Statement,
+    statement: Statement,
+    check: Option<(Statement, &'a [&'a (dyn ToSql + Sync)])>,
+}
+
+/// The statements of a session of one statement that commits, if the
+/// connection has all of them prepared already: the settings, the statement
+/// and its check.
+fn prepared<'a>(conn: &Object, sql: &str, check: Option<Check<'a>>) -> Option<Prepared<'a>> {
+    let cached = |sql: &str| conn.statement_cache.get(sql, &[]);
+    let check = match check {
+        Some((sql, params)) => Some((cached(sql)?, params)),
+        None => None,
+    };
+    Some(Prepared { set_config: cached(SET_CONFIG)?, statement: cached(sql)?, check })
+}
+
+/// The settings, the statement and its check as one pipeline with one `Sync`:
+/// one implicit transaction, committed by the server at the `Sync` (see the
+/// module's documentation). Also says whether the transaction ended, which it
+/// did unless the connection broke.
+async fn implicit(
+    conn: &Object,
+    access: Access,
+    (names, values): &(Vec<String>, Vec<String>),
+    prepared: &Prepared<'_>,
+    params: &[&(dyn ToSql + Sync)],
+) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
+    let (mut names, mut values) = (names.clone(), values.clone());
+    if access == Access::ReadOnly {
+        // Allowed at any point of a transaction, unlike the isolation level
+        // (PostgreSQL's `check_transaction_read_only`).
+        names.push("transaction_read_only".to_owned());
+        values.push("on".to_owned());
+    }
+    let settings: [&(dyn ToSql + Sync); 2] = [&names, &values];
+    let mut statements: Vec<Bound<'_>> =
+        vec![(&prepared.set_config, &settings), (&prepared.statement, params)];
+    if let Some((check, params)) = &prepared.check {
+        statements.push((check, params));
+    }
+    match conn.query_pipeline(&statements).await {
+        Ok(mut results) => (Ok(results.swap_remove(1)), true),
+        Err(e) => {
+            let ended = e.as_db_error().is_some();
+            (Err(e), ended)
+        }
+    }
 }
 
 /// A statement, its check and the end of the transaction if given, sent back

@@ -3,6 +3,8 @@
 //! statements and round trips a request costs:
 //!
 //! - statements: the client's `Execute` and simple `Query` messages;
+//! - answers: the server's `ReadyForQuery` messages, one per `Sync` or
+//!   `Query`, each of which the server flushes to the socket by itself;
 //! - round trips: the times the client sent a request (`Sync` or `Query`)
 //!   with no answer outstanding, that is after waiting for everything it had
 //!   sent before. Requests sent behind unanswered ones (pipelined) are not
@@ -22,6 +24,7 @@ use tokio::net::{TcpListener, UnixStream};
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
     pub statements: u64,
+    pub answers: u64,
     pub round_trips: u64,
 }
 
@@ -59,7 +62,19 @@ impl WireCounter {
         Self { port, state }
     }
 
-    pub fn counts(&self) -> Counts {
+    /// The counts once every request sent so far is answered (a client may
+    /// stop reading at an error, before the server's `ReadyForQuery`), or
+    /// after a second.
+    pub async fn counts(&self) -> Counts {
+        for _ in 0..1000 {
+            {
+                let state = self.state.lock().expect("counts");
+                if state.outstanding == 0 {
+                    return state.counts;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
         self.state.lock().expect("counts").counts
     }
 }
@@ -100,7 +115,10 @@ async fn forward(
                         request(&mut state);
                     }
                     (Direction::ToServer, b'S') => request(&mut state),
-                    (Direction::ToClient, b'Z') => state.outstanding = state.outstanding.saturating_sub(1),
+                    (Direction::ToClient, b'Z') => {
+                        state.counts.answers += 1;
+                        state.outstanding = state.outstanding.saturating_sub(1);
+                    }
                     _ => {}
                 }
             }
