@@ -274,7 +274,7 @@ impl Session {
             }
             return result.map_err(pg);
         };
-        let settings = self.settings(context).await?;
+        let settings = self.settings(context, access).await?;
         // A pooled connection may have died since it was last used (the database
         // restarted). Nothing was sent yet, so one retry on a fresh connection
         // cannot run anything twice.
@@ -291,7 +291,7 @@ impl Session {
                 _ => None,
             };
             let (result, ended) = match prepared {
-                Some(prepared) => implicit(conn, access, &settings, &prepared, params).await,
+                Some(prepared) => implicit(conn, &settings, &prepared, params).await,
                 None => pipeline(conn, access, &settings, sql, params, check, end).await,
             };
             if ended {
@@ -309,13 +309,21 @@ impl Session {
         Err(ApiError::Unavailable("connection closed".to_owned()))
     }
 
-    /// The names and values for `set_config`, in PostgREST's order.
-    async fn settings(&self, context: Context) -> Result<(Vec<String>, Vec<String>), ApiError> {
+    /// The names and values for `set_config`, in PostgREST's order, and
+    /// `transaction_read_only` for a read: a transaction without `BEGIN`
+    /// becomes read only this way (allowed at any point of a transaction,
+    /// unlike the isolation level: PostgreSQL's `check_transaction_read_only`);
+    /// after `BEGIN ... READ ONLY` it changes nothing.
+    async fn settings(
+        &self,
+        context: Context,
+        access: Access,
+    ) -> Result<(Vec<String>, Vec<String>), ApiError> {
         let conn = self.conn.as_ref().ok_or_else(finished)?;
         let role_settings = self.db.role_settings(conn).await?;
         let own = role_settings.get(&context.role).map_or(&[][..], Vec::as_slice);
-        let mut names = Vec::with_capacity(own.len() + 7);
-        let mut values = Vec::with_capacity(own.len() + 7);
+        let mut names = Vec::with_capacity(own.len() + 8);
+        let mut values = Vec::with_capacity(own.len() + 8);
         names.push("search_path".to_owned());
         values.push(SEARCH_PATH.to_owned());
         for (name, value) in own {
@@ -335,6 +343,10 @@ impl Session {
         if let Some(zone) = context.timezone {
             names.push("timezone".to_owned());
             values.push(zone);
+        }
+        if access == Access::ReadOnly {
+            names.push("transaction_read_only".to_owned());
+            values.push("on".to_owned());
         }
         Ok((names, values))
     }
@@ -472,26 +484,18 @@ fn prepared<'a>(conn: &Object, sql: &str, check: Option<Check<'a>>) -> Option<Pr
 /// did unless the connection broke.
 async fn implicit(
     conn: &Object,
-    access: Access,
     (names, values): &(Vec<String>, Vec<String>),
     prepared: &Prepared<'_>,
     params: &[&(dyn ToSql + Sync)],
 ) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
-    let (mut names, mut values) = (names.clone(), values.clone());
-    if access == Access::ReadOnly {
-        // Allowed at any point of a transaction, unlike the isolation level
-        // (PostgreSQL's `check_transaction_read_only`).
-        names.push("transaction_read_only".to_owned());
-        values.push("on".to_owned());
-    }
-    let settings: [&(dyn ToSql + Sync); 2] = [&names, &values];
+    let settings: [&(dyn ToSql + Sync); 2] = [names, values];
     let mut statements: Vec<Bound<'_>> =
         vec![(&prepared.set_config, &settings), (&prepared.statement, params)];
     if let Some((check, params)) = &prepared.check {
         statements.push((check, params));
     }
     match conn.query_pipeline(&statements).await {
-        Ok(mut results) => (Ok(results.swap_remove(1)), true),
+        Ok(results) => (Ok(results.into_iter().nth(1).unwrap_or_default()), true),
         Err(e) => {
             let ended = e.as_db_error().is_some();
             (Err(e), ended)
