@@ -157,8 +157,12 @@ describe() {
 cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
 read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
 idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+# Linux's autogroups share CPU time between sessions first, and pg_ctl starts
+# PostgreSQL in a session of its own: on S1 that alone made the gateway's p99
+# at 8 connections 60-350 ms instead of about 5 (README, Benchmarks).
+autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
-  "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS"
+  "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
 printf '\n%-4s %5s | %9s %8s %8s %6s | %9s %8s %8s | %9s %8s | %7s %7s | %s\n' \
   scen conns gw_rps gw_p50 gw_p99 gw_us pgrst_rps pr_p50 pr_p99 pgbench lat_avg vs_pgrst vs_pgb non2xx
 for scenario in $SCENARIOS; do
