@@ -323,6 +323,15 @@ fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The rows of a body as the JSON array [`sql::insert`] takes: an object is
+/// one row.
+fn json_array(rows: &Value) -> String {
+    match rows {
+        Value::Array(_) => rows.to_string(),
+        row => format!("[{row}]"),
+    }
+}
+
 /// `Location` for a created row: `/products?id=eq.6`.
 fn location(table: &str, extra: Option<&str>) -> Option<String> {
     let extra: Value = serde_json::from_str(extra?).ok()?;
@@ -412,8 +421,9 @@ async fn create(
         columns,
         missing_default: request.prefer.missing == Some(ast::Missing::Default),
         on_conflict,
+        location: request.prefer.representation == Some(Representation::HeadersOnly),
     };
-    let statement = sql::insert(&node, &insert, rows.to_string(), write_report(&request));
+    let statement = sql::insert(&node, &insert, json_array(&rows), write_report(&request));
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
@@ -577,8 +587,9 @@ async fn put(
         columns: plan::write_columns(node.table, None, &keys)?,
         missing_default: false,
         on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
+        location: false,
     };
-    let statement = sql::insert(&node, &insert, row.to_string(), write_report(&request));
+    let statement = sql::insert(&node, &insert, json_array(&row), write_report(&request));
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;

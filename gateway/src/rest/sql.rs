@@ -619,6 +619,9 @@ pub struct Insert<'a> {
     /// Columns a row of the body leaves out get their default, not null.
     pub missing_default: bool,
     pub on_conflict: Option<(Vec<&'a Column>, Conflict)>,
+    /// The answer needs the written row's key for a `Location` header
+    /// (`Prefer: return=headers-only`).
+    pub location: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -628,6 +631,8 @@ pub enum Conflict {
 }
 
 /// `insert ... select from the JSON body`, then the read of what was written.
+/// `body` is a JSON array of the rows (a single object's caller wraps it), so
+/// that PostgreSQL parses it once.
 pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Write {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
@@ -658,15 +663,13 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
     let mut text = if insert.columns.is_empty() {
         // `{}`: a row of defaults.
         format!(
-            "with pgrst_mut as (insert into {relation} as t0 select from pg_catalog.json_array_elements(\
-             case when pg_catalog.json_typeof({body}::json) = 'array' then {body}::json \
-             else pg_catalog.json_build_array({body}::json) end) as _j"
+            "with pgrst_mut as (insert into {relation} as t0 select from \
+             pg_catalog.json_array_elements({body}::json) as _j"
         )
     } else {
         format!(
             "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
-             from pg_catalog.json_array_elements(case when pg_catalog.json_typeof({body}::json) = 'array' \
-             then {body}::json else pg_catalog.json_build_array({body}::json) end) as _j \
+             from pg_catalog.json_array_elements({body}::json) as _j \
              cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r"
         )
     };
@@ -695,8 +698,26 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
         }
     }
     let _ = write!(text, " returning t0.*, (t0.xmax = 0) as pgrst_inserted)");
-    let location = location_sql(table);
-    finish_mutation(w, text, node, report, &location, true)
+    // Only what the answer uses is computed: the key for `Location`, and for
+    // an upsert the rows inserted and written (200 when it only updated).
+    let location = if insert.location { location_sql(table) } else { "null::text".to_owned() };
+    let extra = if insert.location || insert.on_conflict.is_some() {
+        let (inserted, written) = if insert.on_conflict.is_some() {
+            (
+                "(select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text",
+                "(select pg_catalog.count(*) from pgrst_mut)",
+            )
+        } else {
+            ("null::text", "null::int8")
+        };
+        format!(
+            "pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
+             'written', {written})::text"
+        )
+    } else {
+        "null::text".to_owned()
+    };
+    finish_mutation(w, text, node, report, &extra, true)
 }
 
 /// `update ... set <body's columns>`, then the read of what changed.
@@ -744,12 +765,14 @@ fn location_sql(table: &Table) -> String {
     format!("(select pg_catalog.json_build_object({})::text from pgrst_mut as _m limit 1)", pairs.join(", "))
 }
 
+/// `extra` is the SQL of the `extra` column: a JSON object of what the answer
+/// needs beyond the rows (see [`insert`]), or null.
 fn finish_mutation(
     mut w: Writer,
     mut text: String,
     node: &Node<'_>,
     report: Report,
-    location: &str,
+    extra: &str,
     counts_inserts: bool,
 ) -> Write {
     // Embeds (and their `!inner`) only exist in the representation; without
@@ -779,21 +802,11 @@ fn finish_mutation(
     let items = items_sql(&mut w, node, "t0");
     let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
     let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
-    let inserted = if counts_inserts {
-        "(select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text"
-    } else {
-        "null::text"
-    };
     let body = match report.body {
         BodyKind::None => "null::text".to_owned(),
         kind => format!("(select {} from (select {items} from pgrst_ret as t0) as _r)", body_sql(kind)),
     };
-    let _ = write!(
-        text,
-        " select {total} as total, {page} as page, {body} as body, \
-         pg_catalog.json_build_object('location', {location}, 'inserted', {inserted}, \
-         'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra"
-    );
+    let _ = write!(text, " select {total} as total, {page} as page, {body} as body, {extra} as extra");
     Write::new(w.finish(text), report.bounds)
 }
 
@@ -1040,12 +1053,59 @@ mod tests {
         let node = plan::read(&cache, "public", "products", &query).expect("plans");
         let report = Report { count: false, body: BodyKind::Array, bounds };
         let name = &cache.table("public", "products").expect("products").columns[1];
-        let names = Insert { columns: vec![name], missing_default: false, on_conflict: None };
+        let names =
+            Insert { columns: vec![name], missing_default: false, on_conflict: None, location: false };
         vec![
-            ("insert", insert(&node, &names, r#"{"name":"x"}"#.to_owned(), report)),
+            ("insert", insert(&node, &names, r#"[{"name":"x"}]"#.to_owned(), report)),
             ("update", update(&node, &[name], r#"{"name":"x"}"#.to_owned(), report)),
             ("delete", delete(&node, report)),
         ]
+    }
+
+    /// An insert parses its body once, as an array, and computes only the
+    /// extras its answer reads: the key for `Location` with
+    /// `return=headers-only`, the rows inserted and written for an upsert's
+    /// status. Updates and deletes need none.
+    #[test]
+    fn a_write_computes_only_the_extras_its_answer_reads() {
+        use super::super::{parse, plan};
+        let cache = products();
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(b"select=id").into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", "products", &query).expect("plans");
+        let report = Report { count: false, body: BodyKind::None, bounds: None };
+        let products = cache.table("public", "products").expect("products");
+        let name = &products.columns[1];
+        let id = &products.columns[0];
+        let location = "'location', (select pg_catalog.json_build_object('id', _m.\"id\")::text from pgrst_mut as _m limit 1)";
+        let counts = "'inserted', (select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text, \
+                      'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra";
+        let cases = [
+            (false, None, None, None),
+            (true, None, Some(location), None),
+            (false, Some(Conflict::Merge), None, Some(counts)),
+            (true, Some(Conflict::Ignore), Some(location), Some(counts)),
+        ];
+        for (wants_location, conflict, has_location, has_counts) in cases {
+            let on_conflict = conflict.map(|c| (vec![id], c));
+            let spec =
+                Insert { columns: vec![name], missing_default: false, on_conflict, location: wants_location };
+            let text = insert(&node, &spec, "[]".to_owned(), report).statement.text;
+            let what = format!("location {wants_location}, conflict {conflict:?}");
+            assert!(text.contains("from pg_catalog.json_array_elements($1::json) as _j"), "{what}: {text}");
+            assert!(!text.contains("json_typeof"), "{what}: {text}");
+            assert_eq!(text.contains(location), has_location.is_some(), "{what}: {text}");
+            assert_eq!(text.contains(counts), has_counts.is_some(), "{what}: {text}");
+            if has_location.is_none() && has_counts.is_none() {
+                assert!(text.ends_with("null::text as extra"), "{what}: {text}");
+            }
+        }
+        for (verb, text) in [
+            ("update", update(&node, &[name], "{}".to_owned(), report).statement.text),
+            ("delete", delete(&node, report).statement.text),
+        ] {
+            assert!(text.ends_with("null::text as extra"), "{verb}: {text}");
+        }
     }
 
     /// A write with bounds records the rows it returns in a transaction-local
