@@ -121,12 +121,12 @@ wrk_run() {
     wrk -t"$THREADS" -c"$4" -d"$5"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
 }
 
-# pgbench_run <scenario> <connections> <seconds> -> "tps latency-average-ms"
+# pgbench_run <scenario> <connections> <seconds> -> "tps latency-average-ms transactions"
 pgbench_run() {
   local role=bench_anon
   [ "$1" = s4 ] && role=bench_user
   pgbench -n -M prepared -U "$role" -c "$2" -j "$THREADS" -T "$3" -f "bench/pgbench/$1.sql" bench 2>&1 |
-    awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} END {print tps, lat}'
+    awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} /actually processed/ {n=$NF} END {print tps, lat, n}'
 }
 
 # After a write scenario: back to the 2,000 products (performance.md §4.7).
@@ -140,6 +140,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 # request in microseconds: the gateway's own cost, which a busy machine skews
 # far less than its throughput.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# PostgreSQL's CPU: the postmaster, its live children, and the children it
+# has reaped (pgbench's backends end with their connections).
+pg_ticks() {
+  local postmaster
+  postmaster=$(head -n 1 "$work/pg/postmaster.pid")
+  { awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat"
+    for child in $(ps -o pid= --ppid "$postmaster"); do
+      awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null
+    done; } | awk '{t += $1} END {print t + 0}'
+}
 hz=$(getconf CLK_TCK)
 per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
 
@@ -163,27 +173,33 @@ idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
-printf '\n%-4s %5s | %9s %8s %8s %6s | %9s %8s %8s | %9s %8s | %7s %7s | %s\n' \
-  scen conns gw_rps gw_p50 gw_p99 gw_us pgrst_rps pr_p50 pr_p99 pgbench lat_avg vs_pgrst vs_pgb non2xx
+printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s | %9s %8s %6s | %7s %7s | %s\n' \
+  scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pgbench lat_avg pgb_pg vs_pgrst vs_pgb non2xx
 for scenario in $SCENARIOS; do
   echo "-- $(describe "$scenario")"
   for c in $CONNECTIONS; do
     wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$WARMUP" >/dev/null
     ticks=$(cpu_ticks "$gw_pid")
+    pg0=$(pg_ticks)
     read -r g_rps g_p50 g_p99 g_bad g_err g_n <<<"$(wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$DURATION")"
     g_us=$(per_request_us $(($(cpu_ticks "$gw_pid") - ticks)) "${g_n:-0}")
+    g_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${g_n:-0}")
     [ "$scenario" = s4 ] && reset
     wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$WARMUP" >/dev/null
     read -r p_rps p_p50 p_p99 p_bad p_err _ <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
     [ "$scenario" = s4 ] && reset
-    read -r b_tps b_lat <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
+    pg0=$(pg_ticks)
+    read -r b_tps b_lat b_n <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
+    b_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${b_n:-0}")
     [ "$scenario" = s4 ] && reset
-    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms | %7s %7s | gw %s/%s, pgrst %s/%s\n' \
-      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" "${b_tps:-0}" "${b_lat:-0}" \
+    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6s | %7s %7s | gw %s/%s, pgrst %s/%s\n' \
+      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "$g_pg" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" \
+      "${b_tps:-0}" "${b_lat:-0}" "$b_pg" \
       "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$g_bad" "$g_err" "$p_bad" "$p_err"
   done
 done
 echo
-echo "gw_us = the gateway's CPU time per request (user + system), in microseconds"
+echo "gw_us = the gateway's CPU time per request (user + system), in microseconds;"
+echo "gw_pg and pgb_pg = PostgreSQL's CPU time per gateway request and per pgbench transaction"
 echo "vs_pgrst = gateway rps / PostgREST rps (target >= 2); vs_pgb = gateway rps / pgbench tps"
 echo "(target >= 0.8 on S1, >= 0.5 on S2-S4); non2xx = non-2xx responses / socket errors."
