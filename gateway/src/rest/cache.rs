@@ -9,7 +9,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::schema::{ForeignKey, FunctionRow, QualifiedName, SchemaCache, Table, catalog};
+use super::schema::{ForeignKey, FunctionRow, Lineage, QualifiedName, SchemaCache, Table, catalog};
+use super::views::{self, RawView, Source};
 use crate::db::Db;
 use crate::error::ApiError;
 use crate::rest::error::RestError;
@@ -75,10 +76,11 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
     let pg = |e| ApiError::from_pg(e, crate::role::Role::ServiceRole);
     let schemas_param = schemas.to_vec();
     let params: [&(dyn tokio_postgres::types::ToSql + Sync); 1] = [&schemas_param];
-    let (tables, keys, foreign_keys, functions) = futures::try_join!(
+    let (tables, keys, foreign_keys, views, functions) = futures::try_join!(
         conn.query(catalog::TABLES, &params),
-        conn.query(catalog::KEYS, &params),
-        conn.query(catalog::FOREIGN_KEYS, &params),
+        conn.query(catalog::KEYS, &[]),
+        conn.query(catalog::FOREIGN_KEYS, &[]),
+        conn.query(catalog::VIEWS, &[]),
         conn.query(catalog::FUNCTIONS, &params),
     )
     .map_err(pg)?;
@@ -95,15 +97,46 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
             })
         })
         .collect::<Result<_, ApiError>>()?;
+    let mut lineage = Lineage::default();
     for row in &keys {
         let name = QualifiedName::new(row.get::<_, String>(0), row.get::<_, String>(1));
-        let Some(table) = tables.iter_mut().find(|t| t.name == name) else { continue };
         let columns: Vec<String> = row.get(3);
-        if row.get::<_, bool>(2) {
+        let primary = row.get::<_, bool>(2);
+        let keys = lineage.keys.entry(name.clone()).or_default();
+        if primary {
+            keys.primary_key = columns.clone();
+        }
+        keys.unique_keys.push(columns.clone());
+        let Some(table) = tables.iter_mut().find(|t| t.name == name) else { continue };
+        if primary {
             table.primary_key = columns.clone();
         }
         table.unique_keys.push(columns);
     }
+    let views = views
+        .iter()
+        .map(|row| {
+            let columns: String = row.get(3);
+            let sources: String = row.get(4);
+            let sources: Vec<(i64, i32, String, String, String)> =
+                serde_json::from_str(&sources).map_err(ApiError::internal)?;
+            Ok(RawView {
+                name: QualifiedName::new(row.get::<_, String>(0), row.get::<_, String>(1)),
+                definition: row.get(2),
+                columns: serde_json::from_str(&columns).map_err(ApiError::internal)?,
+                sources: sources
+                    .into_iter()
+                    .map(|(oid, attnum, schema, relation, column)| Source {
+                        oid,
+                        attnum,
+                        relation: QualifiedName::new(schema, relation),
+                        column,
+                    })
+                    .collect(),
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    lineage.view_columns = views::trace(&views);
     let foreign_keys = foreign_keys
         .iter()
         .map(|row| ForeignKey {
@@ -136,7 +169,7 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
             .into_function()
         })
         .collect();
-    Ok(SchemaCache::build(schemas.to_vec(), tables, foreign_keys, functions))
+    Ok(SchemaCache::build_with(schemas.to_vec(), tables, foreign_keys, functions, &lineage))
 }
 
 fn qualified_name(schema: Option<String>, name: Option<String>) -> Option<QualifiedName> {

@@ -20,6 +20,7 @@ pub mod response;
 pub mod schema;
 pub mod sql;
 pub mod timezones;
+pub mod views;
 
 use axum::{
     Router,

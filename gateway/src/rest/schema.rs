@@ -9,6 +9,8 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+pub use super::views::ViewColumn;
+
 /// A qualified name: schema and table (or function).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct QualifiedName {
@@ -53,12 +55,6 @@ pub struct Table {
 impl Table {
     pub fn column(&self, name: &str) -> Option<&Column> {
         self.columns.iter().find(|c| c.name == name)
-    }
-
-    fn is_unique(&self, columns: &[String]) -> bool {
-        self.unique_keys
-            .iter()
-            .any(|key| key.len() == columns.len() && key.iter().all(|k| columns.contains(k)))
     }
 }
 
@@ -207,7 +203,8 @@ pub mod catalog {
         where n.nspname = any($1) and c.relkind in ('r', 'v', 'm', 'f', 'p')
         group by n.nspname, c.relname, c.relkind";
 
-    /// Primary keys and unique indexes, each as an ordered column list.
+    /// Primary keys and unique indexes, each as an ordered column list, of
+    /// every schema's tables (a view may show a table of any schema).
     pub const KEYS: &str = "
         select n.nspname::text, c.relname::text, i.indisprimary,
                array(select a.attname::text
@@ -217,10 +214,11 @@ pub mod catalog {
         from pg_catalog.pg_index i
         join pg_catalog.pg_class c on c.oid = i.indrelid
         join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = any($1) and i.indisunique and i.indpred is null
-          and i.indexprs is null";
+        where n.nspname not in ('pg_catalog', 'information_schema') and i.indisunique
+          and i.indpred is null and i.indexprs is null";
 
-    /// Foreign keys with both column lists in key order.
+    /// Foreign keys with both column lists in key order, of every schema
+    /// (a view may show a table of any schema).
     pub const FOREIGN_KEYS: &str = "
         select con.conname::text,
                sn.nspname::text, s.relname::text,
@@ -238,7 +236,28 @@ pub mod catalog {
         join pg_catalog.pg_namespace sn on sn.oid = s.relnamespace
         join pg_catalog.pg_class t on t.oid = con.confrelid
         join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
-        where con.contype = 'f' and (sn.nspname = any($1) or tn.nspname = any($1))";
+        where con.contype = 'f' and sn.nspname not in ('pg_catalog', 'information_schema')";
+
+    /// Views and materialized views of every schema with their query trees,
+    /// their columns by number, and the relation columns they read, for
+    /// [`super::super::views::trace`].
+    pub const VIEWS: &str = "
+        select n.nspname::text, c.relname::text, r.ev_action::text,
+               coalesce((select json_agg(json_build_array(a.attnum, a.attname) order by a.attnum)
+                         from pg_catalog.pg_attribute a
+                         where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped), '[]')::text,
+               coalesce((select json_agg(json_build_array(d.refobjid::int8, d.refobjsubid, sn.nspname, s.relname, sa.attname))
+                         from pg_catalog.pg_depend d
+                         join pg_catalog.pg_class s on s.oid = d.refobjid
+                         join pg_catalog.pg_namespace sn on sn.oid = s.relnamespace
+                         join pg_catalog.pg_attribute sa on sa.attrelid = s.oid and sa.attnum = d.refobjsubid
+                         where d.classid = 'pg_catalog.pg_rewrite'::regclass and d.objid = r.oid
+                           and d.refclassid = 'pg_catalog.pg_class'::regclass and d.refobjsubid > 0), '[]')::text
+        from pg_catalog.pg_rewrite r
+        join pg_catalog.pg_class c on c.oid = r.ev_class
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where r.rulename = '_RETURN' and c.relkind in ('v', 'm')
+          and n.nspname not in ('pg_catalog', 'information_schema')";
 
     /// Functions with their input arguments.
     pub const FUNCTIONS: &str = "
@@ -340,57 +359,209 @@ pub struct ForeignKey {
     pub target_columns: Vec<String>,
 }
 
+/// What the catalog says beyond the exposed tables: the keys of tables in
+/// every schema (a view may show a table of a schema that is not exposed) and
+/// the view columns that show a table's column unchanged.
+#[derive(Clone, Debug, Default)]
+pub struct Lineage {
+    pub keys: HashMap<QualifiedName, TableKeys>,
+    pub view_columns: Vec<ViewColumn>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableKeys {
+    pub primary_key: Vec<String>,
+    /// Column sets with a unique index, the primary key included.
+    pub unique_keys: Vec<Vec<String>>,
+}
+
 impl SchemaCache {
-    /// Builds the cache from catalog rows. Each foreign key gives a relationship
-    /// in both directions; one whose columns are unique is one-to-one. Then come
-    /// the many-to-many relationships through junction tables and the computed
-    /// relationships, as PostgREST's `querySchemaCache` adds them.
+    /// Builds the cache from catalog rows, with no views traced.
     pub fn build(
         schemas: Vec<String>,
         tables: Vec<Table>,
         foreign_keys: Vec<ForeignKey>,
         functions: Vec<Function>,
     ) -> Self {
-        let tables: HashMap<QualifiedName, Table> = tables.into_iter().map(|t| (t.name.clone(), t)).collect();
+        Self::build_with(schemas, tables, foreign_keys, functions, &Lineage::default())
+    }
+
+    /// Builds the cache from catalog rows. Each foreign key gives a relationship
+    /// in both directions; one whose columns are unique is one-to-one. A view
+    /// that shows all the columns of either side of a foreign key takes that
+    /// side's place in a relationship of its own (both sides: view to view),
+    /// and a view that shows all of a table's primary key has it as its own,
+    /// as PostgREST's `addViewM2OAndO2ORels` and `addViewPrimaryKeys` do. Then
+    /// come the many-to-many relationships through junction tables (views
+    /// with keys included) and the computed relationships, as PostgREST's
+    /// `querySchemaCache` adds them. Only relationships between exposed tables
+    /// and views are kept (PostgREST's `removeInternal`).
+    pub fn build_with(
+        schemas: Vec<String>,
+        tables: Vec<Table>,
+        foreign_keys: Vec<ForeignKey>,
+        functions: Vec<Function>,
+        lineage: &Lineage,
+    ) -> Self {
+        let mut tables: HashMap<QualifiedName, Table> =
+            tables.into_iter().map(|t| (t.name.clone(), t)).collect();
+        let shown = ShownColumns::new(&lineage.view_columns);
+        let keys_of = |tables: &HashMap<QualifiedName, Table>, name: &QualifiedName| -> Option<TableKeys> {
+            match tables.get(name) {
+                Some(t) if !t.is_view => {
+                    Some(TableKeys { primary_key: t.primary_key.clone(), unique_keys: t.unique_keys.clone() })
+                }
+                Some(_) => None,
+                None => lineage.keys.get(name).cloned(),
+            }
+        };
+        let view_keys: Vec<(QualifiedName, Vec<String>)> = tables
+            .values()
+            .filter(|t| t.is_view && t.primary_key.is_empty())
+            .filter_map(|view| {
+                let key = shown.tables_of(&view.name).into_iter().find_map(|base| {
+                    let primary = keys_of(&tables, base)?.primary_key;
+                    if primary.is_empty() {
+                        return None;
+                    }
+                    primary.iter().map(|c| shown.first(&view.name, base, c)).collect::<Option<Vec<_>>>()
+                })?;
+                Some((view.name.clone(), key))
+            })
+            .collect();
+        for (view, key) in view_keys {
+            if let Some(table) = tables.get_mut(&view) {
+                table.unique_keys.push(key.clone());
+                table.primary_key = key;
+            }
+        }
         let mut relationships = Vec::new();
         for fk in &foreign_keys {
-            let unique = tables.get(&fk.source).is_some_and(|t| t.is_unique(&fk.columns));
-            let relationship = |source: &QualifiedName,
-                                columns: &[String],
-                                target: &QualifiedName,
-                                target_columns: &[String],
-                                cardinality| Relationship {
-                source: source.clone(),
-                columns: columns.to_vec(),
-                target: target.clone(),
-                target_columns: target_columns.to_vec(),
-                constraint: fk.constraint.clone(),
-                cardinality,
-                junction: None,
-                function: None,
-            };
-            relationships.push(relationship(
-                &fk.source,
-                &fk.columns,
-                &fk.target,
-                &fk.target_columns,
-                if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
-            ));
-            relationships.push(relationship(
-                &fk.target,
-                &fk.target_columns,
-                &fk.source,
-                &fk.columns,
-                if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
-            ));
+            let unique = keys_of(&tables, &fk.source).is_some_and(|k| is_unique(&k.unique_keys, &fk.columns));
+            let mut sources = vec![(fk.source.clone(), fk.columns.clone())];
+            sources.extend(shown.views_showing(&fk.source, &fk.columns));
+            let mut targets = vec![(fk.target.clone(), fk.target_columns.clone())];
+            targets.extend(shown.views_showing(&fk.target, &fk.target_columns));
+            for (source, columns) in &sources {
+                for (target, target_columns) in &targets {
+                    let relationship = |source: &QualifiedName,
+                                        columns: &[String],
+                                        target: &QualifiedName,
+                                        target_columns: &[String],
+                                        cardinality| Relationship {
+                        source: source.clone(),
+                        columns: columns.to_vec(),
+                        target: target.clone(),
+                        target_columns: target_columns.to_vec(),
+                        constraint: fk.constraint.clone(),
+                        cardinality,
+                        junction: None,
+                        function: None,
+                    };
+                    relationships.push(relationship(
+                        source,
+                        columns,
+                        target,
+                        target_columns,
+                        if unique { Cardinality::OneToOne } else { Cardinality::ManyToOne },
+                    ));
+                    relationships.push(relationship(
+                        target,
+                        target_columns,
+                        source,
+                        columns,
+                        if unique { Cardinality::OneToOne } else { Cardinality::OneToMany },
+                    ));
+                }
+            }
         }
         relationships.extend(many_to_many(&tables, &relationships));
+        relationships.retain(|r| tables.contains_key(&r.source) && tables.contains_key(&r.target));
         let mut by_name: HashMap<QualifiedName, Vec<Function>> = HashMap::new();
         for function in functions {
             by_name.entry(function.name.clone()).or_default().push(function);
         }
         add_computed(&tables, &by_name, &mut relationships);
         Self { schemas, tables, relationships, functions: by_name }
+    }
+}
+
+fn is_unique(unique_keys: &[Vec<String>], columns: &[String]) -> bool {
+    unique_keys.iter().any(|key| key.len() == columns.len() && key.iter().all(|k| columns.contains(k)))
+}
+
+/// The traced view columns, looked up by table and by view.
+struct ShownColumns<'a> {
+    /// table → its view columns, in the catalog's order.
+    by_table: HashMap<&'a QualifiedName, Vec<&'a ViewColumn>>,
+    by_view: HashMap<&'a QualifiedName, Vec<&'a ViewColumn>>,
+}
+
+impl<'a> ShownColumns<'a> {
+    fn new(columns: &'a [ViewColumn]) -> Self {
+        let mut by_table: HashMap<&QualifiedName, Vec<&ViewColumn>> = HashMap::new();
+        let mut by_view: HashMap<&QualifiedName, Vec<&ViewColumn>> = HashMap::new();
+        for column in columns {
+            by_table.entry(&column.table).or_default().push(column);
+            by_view.entry(&column.view).or_default().push(column);
+        }
+        Self { by_table, by_view }
+    }
+
+    /// The tables a view shows columns of, in the order of its columns.
+    fn tables_of(&self, view: &QualifiedName) -> Vec<&'a QualifiedName> {
+        let mut out: Vec<&QualifiedName> = Vec::new();
+        for column in self.by_view.get(view).into_iter().flatten() {
+            if !out.contains(&&column.table) {
+                out.push(&column.table);
+            }
+        }
+        out
+    }
+
+    /// The view's first column showing `table.column`.
+    fn first(&self, view: &QualifiedName, table: &QualifiedName, column: &str) -> Option<String> {
+        self.by_view
+            .get(view)?
+            .iter()
+            .find(|c| &c.table == table && c.table_column == column)
+            .map(|c| c.column.clone())
+    }
+
+    /// Each view showing all of `columns` of `table`, with the view's columns
+    /// in the same order; a view showing one of them twice gives each
+    /// combination, as PostgREST's `expandKeyDepCols` does.
+    fn views_showing(&self, table: &QualifiedName, columns: &[String]) -> Vec<(QualifiedName, Vec<String>)> {
+        let Some(shown) = self.by_table.get(table) else { return Vec::new() };
+        let mut views: Vec<&QualifiedName> = Vec::new();
+        for column in shown {
+            if !views.contains(&&column.view) {
+                views.push(&column.view);
+            }
+        }
+        let mut out = Vec::new();
+        for view in views {
+            let mut combinations: Vec<Vec<String>> = vec![Vec::new()];
+            for wanted in columns {
+                let options: Vec<&str> = shown
+                    .iter()
+                    .filter(|c| &c.view == view && &c.table_column == wanted)
+                    .map(|c| c.column.as_str())
+                    .collect();
+                combinations = combinations
+                    .into_iter()
+                    .flat_map(|prefix| {
+                        options.iter().map(move |option| {
+                            let mut next = prefix.clone();
+                            next.push((*option).to_owned());
+                            next
+                        })
+                    })
+                    .collect();
+            }
+            out.extend(combinations.into_iter().map(|c| (view.clone(), c)));
+        }
+        out
     }
 }
 
@@ -671,6 +842,175 @@ mod tests {
             primary_key,
             is_view: false,
         }
+    }
+
+    fn view_column(view: &str, column: &str, table: QualifiedName, table_column: &str) -> ViewColumn {
+        ViewColumn {
+            view: QualifiedName::new("public", view),
+            column: column.to_owned(),
+            table,
+            table_column: table_column.to_owned(),
+        }
+    }
+
+    fn public(name: &str) -> QualifiedName {
+        QualifiedName::new("public", name)
+    }
+
+    /// The fixture's catalog plus views: `film_list` shows films.id as `key`;
+    /// `casting` shows films_actors.film_id and actor_id, actor_id twice;
+    /// `secret_notes` shows a table of a schema that is not exposed.
+    fn with_views() -> SchemaCache {
+        let base = catalog(Vec::new());
+        let view = |name: &str, columns: &[&str]| Table {
+            name: public(name),
+            columns: columns
+                .iter()
+                .map(|c| Column {
+                    name: (*c).to_owned(),
+                    data_type: "integer".to_owned(),
+                    nullable: true,
+                    default: None,
+                })
+                .collect(),
+            primary_key: Vec::new(),
+            unique_keys: Vec::new(),
+            is_view: true,
+        };
+        let mut tables: Vec<Table> = base.tables.values().cloned().collect();
+        tables.push(view("film_list", &["key", "title"]));
+        tables.push(view("casting", &["film_id", "actor_id", "star_id"]));
+        tables.push(view("secret_notes", &["id", "film", "body"]));
+        let private = QualifiedName::new("private", "notes");
+        let lineage = Lineage {
+            keys: [(
+                private.clone(),
+                TableKeys { primary_key: vec!["id".to_owned()], unique_keys: vec![vec!["id".to_owned()]] },
+            )]
+            .into(),
+            view_columns: vec![
+                view_column("film_list", "key", public("films"), "id"),
+                view_column("film_list", "title", public("films"), "title"),
+                view_column("casting", "film_id", public("films_actors"), "film_id"),
+                view_column("casting", "actor_id", public("films_actors"), "actor_id"),
+                view_column("casting", "star_id", public("films_actors"), "actor_id"),
+                view_column("secret_notes", "id", private.clone(), "id"),
+                view_column("secret_notes", "film", private.clone(), "film_id"),
+            ],
+        };
+        let mut foreign_keys: Vec<ForeignKey> = [
+            ("films_actors_film_id_fkey", "films_actors", "film_id", "films"),
+            ("films_actors_actor_id_fkey", "films_actors", "actor_id", "actors"),
+        ]
+        .iter()
+        .map(|(constraint, source, column, target)| ForeignKey {
+            constraint: (*constraint).to_owned(),
+            source: public(source),
+            columns: vec![(*column).to_owned()],
+            target: public(target),
+            target_columns: vec!["id".to_owned()],
+        })
+        .collect();
+        foreign_keys.push(ForeignKey {
+            constraint: "notes_film_id_fkey".to_owned(),
+            source: private,
+            columns: vec!["film_id".to_owned()],
+            target: public("films"),
+            target_columns: vec!["id".to_owned()],
+        });
+        SchemaCache::build_with(vec!["public".to_owned()], tables, foreign_keys, Vec::new(), &lineage)
+    }
+
+    fn related(cache: &SchemaCache, from: &str, to: &str) -> Vec<(Cardinality, Vec<String>, Vec<String>)> {
+        let from = public(from);
+        let mut found: Vec<_> = cache
+            .relationships_from(&from)
+            .filter(|r| r.target == public(to))
+            .map(|r| (r.cardinality, r.columns.clone(), r.target_columns.clone()))
+            .collect();
+        found.sort_by(|a, b| (a.1.clone(), a.2.clone()).cmp(&(b.1.clone(), b.2.clone())));
+        found
+    }
+
+    fn names(columns: &[&str]) -> Vec<String> {
+        columns.iter().map(|c| (*c).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_view_showing_a_foreign_key_relates_as_its_table_both_ways() {
+        let cache = with_views();
+        assert_eq!(
+            related(&cache, "casting", "films"),
+            vec![(Cardinality::ManyToOne, names(&["film_id"]), names(&["id"]))]
+        );
+        assert_eq!(
+            related(&cache, "films", "casting"),
+            vec![(Cardinality::OneToMany, names(&["id"]), names(&["film_id"]))]
+        );
+    }
+
+    #[test]
+    fn a_view_showing_the_referenced_key_relates_and_so_do_two_views() {
+        let cache = with_views();
+        assert_eq!(
+            related(&cache, "films_actors", "film_list"),
+            vec![(Cardinality::ManyToOne, names(&["film_id"]), names(&["key"]))]
+        );
+        assert_eq!(
+            related(&cache, "casting", "film_list"),
+            vec![(Cardinality::ManyToOne, names(&["film_id"]), names(&["key"]))]
+        );
+        assert_eq!(
+            related(&cache, "film_list", "casting"),
+            vec![(Cardinality::OneToMany, names(&["key"]), names(&["film_id"]))]
+        );
+    }
+
+    #[test]
+    fn a_key_column_shown_twice_gives_a_relationship_for_each() {
+        let cache = with_views();
+        assert_eq!(
+            related(&cache, "casting", "actors"),
+            vec![
+                (Cardinality::ManyToOne, names(&["actor_id"]), names(&["id"])),
+                (Cardinality::ManyToOne, names(&["star_id"]), names(&["id"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_view_of_a_table_in_a_schema_not_exposed_relates_but_that_table_does_not() {
+        let cache = with_views();
+        assert_eq!(
+            related(&cache, "secret_notes", "films"),
+            vec![(Cardinality::ManyToOne, names(&["film"]), names(&["id"]))]
+        );
+        assert!(
+            cache.relationships.iter().all(|r| r.source.schema == "public" && r.target.schema == "public")
+        );
+    }
+
+    #[test]
+    fn a_view_showing_a_primary_key_has_it_as_its_own() {
+        let cache = with_views();
+        let key = |view: &str| cache.table("public", view).map(|t| t.primary_key.clone());
+        assert_eq!(key("film_list"), Some(names(&["key"])));
+        assert_eq!(key("secret_notes"), Some(names(&["id"])));
+        // films_actors' key is (film_id, actor_id): actor_id's first column.
+        assert_eq!(key("casting"), Some(names(&["film_id", "actor_id"])));
+        assert_eq!(key("films"), Some(names(&["id"])));
+    }
+
+    #[test]
+    fn a_view_with_both_keys_of_a_junction_in_its_key_is_a_junction_too() {
+        let cache = with_views();
+        let films = public("films");
+        let through: Vec<&str> = cache
+            .relationships_from(&films)
+            .filter_map(|r| Some(r.junction.as_ref()?.table.name.as_str()))
+            .collect();
+        assert!(through.contains(&"casting"), "{through:?}");
+        assert!(through.contains(&"films_actors"), "{through:?}");
     }
 
     #[test]

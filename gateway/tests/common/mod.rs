@@ -245,6 +245,13 @@ pub async fn spawn_shop() -> TestApp {
     app
 }
 
+/// A gateway over a fresh database holding the films fixture (`tests/fixtures/films.sql`).
+pub async fn spawn_films() -> TestApp {
+    let app = spawn_app().await;
+    app.admin().await.batch_execute(include_str!("../fixtures/films.sql")).await.expect("fixture");
+    app
+}
+
 /// [`spawn_shop`] with a pool of one connection that goes through a
 /// [`wire::WireCounter`].
 pub async fn spawn_counted_shop() -> (TestApp, wire::WireCounter) {
