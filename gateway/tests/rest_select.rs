@@ -103,3 +103,234 @@ async fn a_view_without_a_key_column_of_the_relationship_does_not_embed() {
         "Searched for a foreign key relationship between 'film_directors' and 'directors' in the schema 'public', but no matches were found."
     );
 }
+
+#[tokio::test]
+async fn aggregates_group_by_the_other_selected_columns_as_postgrest_does() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            ("/films?select=rating.sum()", json!([{"sum": 43.0}])),
+            ("/films?select=count()&title=like.*The*", json!([{"count": 2}])),
+            (
+                "/films?select=language,total:rating.sum(),count()&order=language",
+                json!([{"language": "en", "total": 43.0, "count": 5}, {"language": "fr", "total": null, "count": 1}]),
+            ),
+            // A cast of the result, and the aggregate's name as the key.
+            (
+                "/films?select=rating.avg()::int,language&order=language",
+                json!([{"avg": 9, "language": "en"}, {"avg": null, "language": "fr"}]),
+            ),
+            ("/films?select=id.count()::text", json!([{"count": "6"}])),
+            // Limit and offset cut the groups.
+            (
+                "/films?select=year,count()&order=year.desc&limit=2&offset=1",
+                json!([{"year": 1998, "count": 1}, {"year": 1994, "count": 2}]),
+            ),
+            // Inside an embed, per parent row.
+            (
+                "/directors?select=last_name,films(count(),best:rating.max())&order=id",
+                json!([
+                    {"last_name": "Tarantino", "films": [{"best": 8.9, "count": 2}]},
+                    {"last_name": "Darabont", "films": [{"best": 9.3, "count": 1}]},
+                    {"last_name": "Nolan", "films": [{"best": 9.0, "count": 2}]}
+                ]),
+            ),
+            // Grouped by an embedded object.
+            (
+                "/films?select=count(),directors(last_name)&director_id=eq.3",
+                json!([{"count": 2, "directors": {"last_name": "Nolan"}}]),
+            ),
+            ("/films?select=count(),directors(last_name)&director_id=is.null", json!([{"count": 1, "directors": null}])),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn aggregate_misuse_answers_postgrest_errors() {
+    let app = spawn_films().await;
+    // (path, status, body)
+    let cases = [
+        (
+            "/films?select=year,count()&order=title",
+            400,
+            json!({"code": "42803", "details": null, "hint": null,
+                   "message": "column \"t0.title\" must appear in the GROUP BY clause or be used in an aggregate function"}),
+        ),
+        (
+            "/films?select=title.sum()",
+            404,
+            json!({"code": "42883", "details": null,
+                   "hint": "No function matches the given name and argument types. You might need to add explicit type casts.",
+                   "message": "function sum(text) does not exist"}),
+        ),
+        (
+            "/films?select=total:.sum()",
+            400,
+            json!({"code": "PGRST100", "details": "unexpected \".\" expecting \":\" or field name (* or [a..z0..9_$])",
+                   "hint": null, "message": "\"failed to parse select parameter (total:.sum())\" (line 1, column 7)"}),
+        ),
+        (
+            "/films?select=rating.sum::int",
+            400,
+            json!({"code": "PGRST100", "details": "unexpected \":\" expecting \"()\"", "hint": null,
+                   "message": "\"failed to parse select parameter (rating.sum::int)\" (line 1, column 11)"}),
+        ),
+        // `sum()` with no column is an embed of a relation `sum`.
+        (
+            "/films?select=sum()",
+            400,
+            json!({"code": "PGRST200",
+                   "details": "Searched for a foreign key relationship between 'films' and 'sum' in the schema 'public', but no matches were found.",
+                   "hint": null, "message": "Could not find a relationship between 'films' and 'sum' in the schema cache"}),
+        ),
+    ];
+    for (path, status, body) in cases {
+        let answer = get(&app, path).await;
+        assert_eq!((answer.status, answer.json()), (status, body), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn aggregates_turned_off_answer_pgrst123_but_rel_count_still_counts() {
+    let mut config = common::test_config();
+    config.rest.aggregates_enabled = false;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/films.sql")).await.expect("fixture");
+    for path in ["/films?select=count()", "/films?select=rating.sum()", "/directors?select=films(id.max())"] {
+        let answer = get(&app, path).await;
+        assert_eq!(answer.status, 400, "{path}");
+        assert_eq!(
+            answer.json(),
+            json!({"code": "PGRST123", "details": null, "hint": null, "message": "Use of aggregate functions is not allowed"}),
+            "{path}"
+        );
+    }
+    answers_as_postgrest(
+        &app,
+        &[(
+            "/directors?select=last_name,films(count)&id=eq.1",
+            json!([{"last_name": "Tarantino", "films": [{"count": 2}]}]),
+        )],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_spread_puts_a_to_one_embeds_outputs_in_its_parent() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            (
+                "/films?select=title,...directors(first_name,last_name)&id=lte.2&order=id",
+                json!([
+                    {"title": "Pulp Fiction", "first_name": "Quentin", "last_name": "Tarantino"},
+                    {"title": "The Shawshank Redemption", "first_name": "Frank", "last_name": "Darabont"}
+                ]),
+            ),
+            (
+                "/films?select=title,...directors(*)&id=eq.1",
+                json!([{"title": "Pulp Fiction", "id": 1, "first_name": "Quentin", "last_name": "Tarantino"}]),
+            ),
+            // Two spreads, aliases, and nulls where nothing matches.
+            (
+                "/films?select=title,...directors(director:last_name),...technical_specs(camera)&id=in.(1,6)&order=id",
+                json!([
+                    {"title": "Pulp Fiction", "director": "Tarantino", "camera": "Arriflex"},
+                    {"title": "Orphan", "director": null, "camera": null}
+                ]),
+            ),
+            // A spread inside a spread.
+            (
+                "/roles?select=character,...films(title,...directors(last_name))&order=character&limit=2",
+                json!([
+                    {"character": "Andy", "title": "The Shawshank Redemption", "last_name": "Darabont"},
+                    {"character": "Batman", "title": "The Dark Knight", "last_name": "Nolan"}
+                ]),
+            ),
+            // Embedded filters, with and without !inner.
+            (
+                "/films?select=id,...directors(first_name)&directors.last_name=eq.Nolan&order=id&limit=3",
+                json!([{"id": 1, "first_name": null}, {"id": 2, "first_name": null}, {"id": 3, "first_name": "Christopher"}]),
+            ),
+            (
+                "/films?select=id,...directors!inner(first_name)&directors.last_name=eq.Nolan&order=id",
+                json!([{"id": 3, "first_name": "Christopher"}, {"id": 5, "first_name": "Christopher"}]),
+            ),
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_spread_s_aggregates_apply_at_its_parent_grouped_by_its_other_columns() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            (
+                "/films?select=title,...directors(n:id.count())&order=title&limit=3",
+                json!([{"title": "Following", "n": 1}, {"title": "Orphan", "n": 0}, {"title": "Pulp Fiction", "n": 1}]),
+            ),
+            ("/technical_specs?select=runtime.sum(),...films(language)", json!([{"sum": 448, "language": "en"}])),
+            (
+                "/films?select=count(),...directors(last_name)&director_id=eq.1&language=eq.en",
+                json!([{"count": 2, "last_name": "Tarantino"}]),
+            ),
+        ],
+    )
+    .await;
+}
+
+/// PostgREST 13 (not 12, which answers 400 PGRST119): a to-many spread
+/// gives each of its outputs as an array, in the embed's order.
+#[tokio::test]
+async fn a_to_many_spread_gives_an_array_per_column() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            (
+                "/directors?select=last_name,...films(title,year)&films.order=year&order=id",
+                json!([
+                    {"last_name": "Tarantino", "title": ["Reservoir Dogs", "Pulp Fiction"], "year": [1992, 1994]},
+                    {"last_name": "Darabont", "title": ["The Shawshank Redemption"], "year": [1994]},
+                    {"last_name": "Nolan", "title": ["Following", "The Dark Knight"], "year": [1998, 2008]}
+                ]),
+            ),
+            // Many-to-many, and [] when nothing matches.
+            (
+                "/films?select=title,...actors(first_name)&actors.order=first_name&id=in.(1,4)&order=id",
+                json!([
+                    {"title": "Pulp Fiction", "first_name": ["John", "Uma"]},
+                    {"title": "Reservoir Dogs", "first_name": []}
+                ]),
+            ),
+            (
+                "/directors?select=last_name,...films(title)&films.order=year.desc&films.limit=1&order=id",
+                json!([
+                    {"last_name": "Tarantino", "title": ["Pulp Fiction"]},
+                    {"last_name": "Darabont", "title": ["The Shawshank Redemption"]},
+                    {"last_name": "Nolan", "title": ["The Dark Knight"]}
+                ]),
+            ),
+        ],
+    )
+    .await;
+}
+
+/// A spread combined with a JSON-path or regex filter once sent more
+/// parameters than its statement had placeholders (500).
+#[tokio::test]
+async fn a_spread_with_json_path_and_regex_filters_reads_its_rows() {
+    let app = common::spawn_shop().await;
+    let answer = get(
+        &app,
+        "/products?select=name,...brands(brand:name)&specs->>ram=eq.8&name=match.^Gal&brands.name=imatch.^s",
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.json(), json!([{"name": "Galaxy S24", "brand": "Samsung"}]));
+}

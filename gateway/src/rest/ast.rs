@@ -96,6 +96,19 @@ pub enum Aggregate {
     Min,
 }
 
+impl Aggregate {
+    /// The SQL function's name, which is also the output's default key.
+    pub fn name(self) -> &'static str {
+        match self {
+            Aggregate::Sum => "sum",
+            Aggregate::Avg => "avg",
+            Aggregate::Count => "count",
+            Aggregate::Max => "max",
+            Aggregate::Min => "min",
+        }
+    }
+}
+
 /// An embedded resource in `select`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Embed {

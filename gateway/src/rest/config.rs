@@ -13,4 +13,11 @@ pub struct RestConfig {
     /// `db-max-rows`; Supabase's default is 1000).
     #[arg(long, env = "GATEWAY_MAX_ROWS", default_value_t = 1000)]
     pub max_rows: i64,
+
+    /// Whether `select` may use aggregate functions (`count()`, `price.sum()`,
+    /// ...; PostgREST's `db-aggregates-enabled`). PostgREST turns them off by
+    /// default; hosted Supabase, which this gateway stands in for, has them
+    /// on. Off, they answer 400 PGRST123 (`rel(count)` still works).
+    #[arg(long, env = "GATEWAY_DB_AGGREGATES_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
+    pub aggregates_enabled: bool,
 }

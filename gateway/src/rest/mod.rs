@@ -98,6 +98,22 @@ fn counting(request: &RestRequest) -> bool {
     request.prefer.count.is_some()
 }
 
+/// [`plan::read`], refusing aggregates when they are turned off
+/// (`GATEWAY_DB_AGGREGATES_ENABLED`).
+fn plan_read<'a>(
+    state: &AppState,
+    cache: &'a schema::SchemaCache,
+    schema: &str,
+    table: &str,
+    query: &QueryParams,
+) -> Result<plan::Node<'a>, ApiError> {
+    let node = plan::read(cache, schema, table, query)?;
+    if !state.config.rest.aggregates_enabled && node.uses_aggregates() {
+        return Err(plan::aggregates_disabled());
+    }
+    Ok(node)
+}
+
 /// `GET`/`HEAD /{table}`.
 async fn read(
     State(state): State<AppState>,
@@ -109,7 +125,7 @@ async fn read(
     let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     narrow(&request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
-    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
     let max_rows = state.config.rest.max_rows;
     let mut session =
@@ -192,23 +208,7 @@ fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String
         // No rows, no header line: PostgREST takes it from the first row.
         return Some("\n".to_owned());
     }
-    let header: Vec<String> = node
-        .items
-        .iter()
-        .flat_map(|item| match item {
-            plan::Item::Column { output, .. } | plan::Item::Count { output } => vec![output.clone()],
-            plan::Item::Embed(i) if node.embeds[*i].spread => node.embeds[*i]
-                .node
-                .items
-                .iter()
-                .map(|item| match item {
-                    plan::Item::Column { output, .. } | plan::Item::Count { output } => output.clone(),
-                    plan::Item::Embed(j) => node.embeds[*i].node.embeds[*j].output.clone(),
-                })
-                .collect(),
-            plan::Item::Embed(i) => vec![node.embeds[*i].output.clone()],
-        })
-        .collect();
+    let header = node.output_names();
     Some(format!("{}\n{body}", header.join(",")))
 }
 
@@ -406,7 +406,7 @@ async fn create(
         return Err(bad_body("All object keys must match"));
     }
     let cache = state.schema.get(&state.db).await?;
-    let node = plan::read(&cache, &request.schema, &table, &select_only(&query))?;
+    let node = plan_read(&state, &cache, &request.schema, &table, &select_only(&query))?;
     let columns = plan::write_columns(node.table, query.columns.as_deref(), &keys)?;
     let on_conflict = match request.prefer.resolution {
         Some(resolution) => Some((
@@ -484,7 +484,7 @@ async fn update(
         return Err(bad_body("Empty or invalid json"));
     }
     let cache = state.schema.get(&state.db).await?;
-    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
     require_filters(&node, "UPDATE")?;
     let columns = plan::write_columns(node.table, None, &keys)?;
     let statement = if columns.is_empty() {
@@ -510,7 +510,7 @@ async fn delete(
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let cache = state.schema.get(&state.db).await?;
-    let node = plan::read(&cache, &request.schema, &table, &query)?;
+    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
     require_filters(&node, "DELETE")?;
     let statement = sql::delete(&node, write_report(&request));
     let outcome =
@@ -538,7 +538,7 @@ async fn put(
         return Err(bad_body("Empty or invalid json"));
     };
     let cache = state.schema.get(&state.db).await?;
-    let node = plan::read(&cache, &request.schema, &table, &select_only(&query))?;
+    let node = plan_read(&state, &cache, &request.schema, &table, &select_only(&query))?;
     let pk = &node.table.primary_key;
     let key_filters: Vec<(&str, &str)> = query
         .root
@@ -634,7 +634,7 @@ async fn call(
         })
         .flatten();
     let node = match table {
-        Some(table) => Some(plan::read(&cache, &table.name.schema, &table.name.name, &query)?),
+        Some(table) => Some(plan_read(&state, &cache, &table.name.schema, &table.name.name, &query)?),
         None => None,
     };
     let result = match &node {

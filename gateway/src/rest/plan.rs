@@ -41,12 +41,74 @@ pub enum FieldRef {
 #[derive(Debug, Clone)]
 pub enum Item {
     /// A column or computed field (with a JSON path and a cast), named
-    /// `output` in the result.
-    Column { field: FieldRef, path: Vec<ast::JsonStep>, cast: Option<String>, output: String },
+    /// `output` in the result, or an aggregate of one (`price.sum()::int`).
+    Column {
+        field: FieldRef,
+        path: Vec<ast::JsonStep>,
+        cast: Option<String>,
+        output: String,
+        aggregate: Option<Aggregation>,
+    },
     /// The embed at this index of [`Node::embeds`].
     Embed(usize),
-    /// `count(*)` of the node's rows (`rel(count)` in an embed).
-    Count { output: String },
+    /// `count()`: the number of the node's rows (of each group), or
+    /// `rel(count)`, PostgREST's form from before aggregates (`legacy`), which
+    /// needs no `db-aggregates-enabled`.
+    Count { output: String, cast: Option<String>, legacy: bool },
+}
+
+/// An aggregate function over an item, and the cast of its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aggregation {
+    pub function: ast::Aggregate,
+    pub cast: Option<String>,
+}
+
+impl Item {
+    /// Whether the item is an aggregate, which the node's other outputs are
+    /// grouped by (PostgREST's automatic `GROUP BY`).
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self, Item::Column { aggregate: Some(_), .. } | Item::Count { .. })
+    }
+}
+
+impl Node<'_> {
+    /// Whether the node's rows are grouped: it aggregates, or a to-one spread
+    /// of it does (a spread's aggregates apply at its parent, PostgREST's
+    /// hoisting).
+    pub fn is_aggregated(&self) -> bool {
+        self.items.iter().any(|item| match item {
+            Item::Embed(i) => {
+                let embed = &self.embeds[*i];
+                embed.spread && embed.is_to_one() && embed.node.is_aggregated()
+            }
+            item => item.is_aggregate(),
+        })
+    }
+
+    /// Whether any node of the tree uses an aggregate other than `rel(count)`,
+    /// which `db-aggregates-enabled` gates.
+    pub fn uses_aggregates(&self) -> bool {
+        self.items.iter().any(|item| match item {
+            Item::Column { aggregate, .. } => aggregate.is_some(),
+            Item::Count { legacy, .. } => !legacy,
+            Item::Embed(_) => false,
+        }) || self.embeds.iter().any(|e| e.node.uses_aggregates())
+    }
+
+    /// The keys of the node's objects in order, spreads' keys in their place
+    /// (the CSV header).
+    pub fn output_names(&self) -> Vec<&str> {
+        let mut names = Vec::new();
+        for item in &self.items {
+            match item {
+                Item::Column { output, .. } | Item::Count { output, .. } => names.push(output.as_str()),
+                Item::Embed(i) if self.embeds[*i].spread => names.extend(self.embeds[*i].node.output_names()),
+                Item::Embed(i) => names.push(self.embeds[*i].output.as_str()),
+            }
+        }
+        names
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -245,6 +307,7 @@ fn plan_node<'a>(
                         path: Vec::new(),
                         cast: None,
                         output: column.name.clone(),
+                        aggregate: None,
                     });
                 }
             }
@@ -257,23 +320,36 @@ fn plan_node<'a>(
                     && c.aggregate.is_none()
                     && table.column("count").is_none() =>
             {
-                node.items
-                    .push(Item::Count { output: c.alias.clone().unwrap_or_else(|| "count".to_owned()) });
+                node.items.push(Item::Count {
+                    output: c.alias.clone().unwrap_or_else(|| "count".to_owned()),
+                    cast: c.cast.clone(),
+                    legacy: true,
+                });
             }
             SelectItem::Column(c) => {
-                if c.aggregate.is_some() {
-                    return Err(aggregates_disabled());
-                }
                 let field = find_field(cache, table, &c.field.name)?;
-                let output = c.alias.clone().unwrap_or_else(|| output_name(&c.field));
+                // An aggregate is named after its function (`sum`), PostgREST's
+                // default key, unless aliased.
+                let output = match (&c.alias, c.aggregate) {
+                    (Some(alias), _) => alias.clone(),
+                    (None, Some(function)) => function.name().to_owned(),
+                    (None, None) => output_name(&c.field),
+                };
                 node.items.push(Item::Column {
                     field,
                     path: c.field.json_path.clone(),
                     cast: c.cast.clone(),
                     output,
+                    aggregate: c
+                        .aggregate
+                        .map(|function| Aggregation { function, cast: c.aggregate_cast.clone() }),
                 });
             }
-            SelectItem::Count { .. } => return Err(aggregates_disabled()),
+            SelectItem::Count { alias, cast } => node.items.push(Item::Count {
+                output: alias.clone().unwrap_or_else(|| "count".to_owned()),
+                cast: cast.clone(),
+                legacy: false,
+            }),
             SelectItem::Embed(embed) => {
                 let relationship = resolve(cache, table, embed)?;
                 let output = embed.alias.clone().unwrap_or_else(|| embed.relation.clone());
@@ -284,19 +360,6 @@ fn plan_node<'a>(
                 path.push(output.clone());
                 let child = plan_node(cache, target, &embed.children, query, path, used)?;
                 path.pop();
-                if embed.spread && !relationship.is_to_one() {
-                    return Err(ApiError::Rest(RestError {
-                        details: Some(json!(format!(
-                            "'{}' and '{}' do not form a many-to-one or one-to-one relationship",
-                            table.name.name, relationship.target.name
-                        ))),
-                        ..rest(
-                            StatusCode::BAD_REQUEST,
-                            "PGRST119",
-                            format!("A spread operation on '{}' is not possible", relationship.target.name),
-                        )
-                    }));
-                }
                 let index = node.embeds.len();
                 node.embeds.push(EmbedNode {
                     relationship,
@@ -339,7 +402,8 @@ fn plan_node<'a>(
     Ok(node)
 }
 
-fn aggregates_disabled() -> ApiError {
+/// PostgREST's answer to an aggregate when `db-aggregates-enabled` is off.
+pub fn aggregates_disabled() -> ApiError {
     ApiError::Rest(rest(
         StatusCode::BAD_REQUEST,
         "PGRST123",
@@ -818,7 +882,7 @@ mod tests {
     }
 
     #[test]
-    fn many_to_many_embeds_take_filters_order_limits_and_inner_but_not_spread_or_related_order() {
+    fn many_to_many_embeds_take_filters_order_limits_inner_and_spread_but_not_related_order() {
         let cache = cache();
         let node = plan(
             &cache,
@@ -831,7 +895,9 @@ mod tests {
         assert_eq!(embed.node.order.len(), 1);
         assert_eq!(embed.node.limit, Some(2));
         assert!(matches!(node.conditions[..], [Condition::Related { embed: 0, exists: true }]));
-        assert_eq!(rest_error(plan(&cache, "films", "select=...actors(id)")).code, "PGRST119");
+        // PostgREST 13 spreads to-many embeds (as arrays per column).
+        let spread = plan(&cache, "films", "select=...actors(id)").expect("plans");
+        assert!(spread.embeds[0].spread && !spread.embeds[0].is_to_one());
         let e = rest_error(plan(&cache, "films", "select=actors(id)&order=actors(id)"));
         assert_eq!(e.code, "PGRST118");
         assert_eq!(

@@ -213,7 +213,8 @@ pub fn planned_count(node: &Node<'_>) -> Statement {
 }
 
 /// The rows of one page, projected: `select <items> from (<filtered, ordered,
-/// limited rows>) as alias`.
+/// limited rows>) as alias`. Aggregated rows are grouped first, so the page
+/// is cut from the groups: `select <items> from table ... group by ... limit`.
 fn page_sql(
     w: &mut Writer,
     node: &Node<'_>,
@@ -222,15 +223,27 @@ fn page_sql(
     where_clause: &str,
     max_rows: Option<i64>,
 ) -> String {
-    let order = order_sql(w, node, alias);
     let limit = match (node.limit, max_rows) {
         (Some(limit), Some(max)) => Some(limit.min(max)),
         (limit, max) => limit.or(max),
     };
+    if node.is_aggregated() {
+        let projection = projection(w, node, alias, false);
+        let order = order_sql(w, node, alias);
+        let mut rows = format!(
+            "select {} from {relation} as {alias}{}{where_clause}{}{order}",
+            projection.list(),
+            projection.joins,
+            projection.group_by()
+        );
+        push_range(&mut rows, limit, node.offset);
+        return rows;
+    }
+    let order = order_sql(w, node, alias);
     let mut rows = format!("select {alias}.* from {relation} as {alias}{where_clause}{order}");
     push_range(&mut rows, limit, node.offset);
-    let items = items_sql(w, node, alias);
-    format!("select {items} from ({rows}) as {alias}")
+    let projection = projection(w, node, alias, false);
+    format!("select {} from ({rows}) as {alias}{}", projection.list(), projection.joins)
 }
 
 fn push_range(sql: &mut String, limit: Option<i64>, offset: Option<i64>) {
@@ -329,12 +342,14 @@ fn embed_from(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str, child: &str) 
         let from = format!("{}({}) as {child}", qualified(function), row_sql(parent, &r.source));
         return (from, Vec::new());
     }
-    let mut from = format!("{} as {child}", qualified(&embed.node.table.name));
+    let mut from = String::new();
     let mut join = Vec::new();
     match &r.junction {
         Some(junction) => {
+            // The junction first: a spread's lateral join, which follows the
+            // `from` list, may read only its last item, the child.
             let through = w.alias();
-            let _ = write!(from, ", {} as {through}", qualified(&junction.table));
+            let _ = write!(from, "{} as {through}, ", qualified(&junction.table));
             for (own, theirs) in &junction.source_columns {
                 join.push(equal(&through, theirs, parent, own));
             }
@@ -348,6 +363,7 @@ fn embed_from(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str, child: &str) 
             }
         }
     }
+    let _ = write!(from, "{} as {child}", qualified(&embed.node.table.name));
     (from, join)
 }
 
@@ -371,50 +387,146 @@ fn row_sql(alias: &str, table: &QualifiedName) -> String {
     format!("{alias}::{}", qualified(table))
 }
 
-/// The projection of a node: `expr as "name", ...`.
-fn items_sql(w: &mut Writer, node: &Node<'_>, alias: &str) -> String {
-    let items = item_exprs(w, node, alias);
-    if items.is_empty() {
-        // A row with no columns still counts (`select=rel()`).
-        return "1 as \"\"".to_owned();
-    }
-    let length: usize = items.iter().map(|(expr, name)| expr.len() + name.len() + 8).sum();
-    let mut sql = String::with_capacity(length);
-    for (expr, name) in items {
-        if !sql.is_empty() {
-            sql.push_str(", ");
-        }
-        sql.push_str(&expr);
-        sql.push_str(" as ");
-        push_ident(&mut sql, name);
-    }
-    sql
+/// One output of a node's select list.
+struct Output<'n> {
+    expr: String,
+    name: &'n str,
+    /// An aggregate applied here: the other outputs are grouped by.
+    aggregate: bool,
+    /// An aggregate left for the parent to apply to this raw value: inside a
+    /// to-one spread, whose aggregates PostgREST applies at the parent
+    /// (function, cast of the result).
+    hoisted: Option<(&'static str, Option<&'n str>)>,
 }
 
-/// Each output of a node: its expression and its name.
-fn item_exprs<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str) -> Vec<(String, &'n str)> {
-    let mut out = Vec::with_capacity(node.items.len());
+/// A node's select list, and the lateral joins its spreads add to its `from`.
+struct Projection<'n> {
+    outputs: Vec<Output<'n>>,
+    joins: String,
+}
+
+impl Projection<'_> {
+    /// `expr as "name", ...`.
+    fn list(&self) -> String {
+        if self.outputs.is_empty() {
+            // A row with no columns still counts (`select=rel()`).
+            return "1 as \"\"".to_owned();
+        }
+        let length: usize = self.outputs.iter().map(|o| o.expr.len() + o.name.len() + 8).sum();
+        let mut sql = String::with_capacity(length);
+        for output in &self.outputs {
+            if !sql.is_empty() {
+                sql.push_str(", ");
+            }
+            sql.push_str(&output.expr);
+            sql.push_str(" as ");
+            push_ident(&mut sql, output.name);
+        }
+        sql
+    }
+
+    /// ` group by` the positions of the outputs that are not aggregates, when
+    /// some are (PostgREST's automatic `GROUP BY`); nothing otherwise.
+    fn group_by(&self) -> String {
+        if !self.outputs.iter().any(|o| o.aggregate && o.hoisted.is_none()) {
+            return String::new();
+        }
+        let positions: Vec<String> = self
+            .outputs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.aggregate)
+            .map(|(i, _)| (i + 1).to_string())
+            .collect();
+        if positions.is_empty() { String::new() } else { format!(" group by {}", positions.join(", ")) }
+    }
+}
+
+/// `sum(expr)`, cast when asked: `(sum(expr))::int`. Unqualified, as
+/// PostgREST writes it, so that PostgreSQL's errors name it as PostgREST's do
+/// (`function sum(text) does not exist`); `pg_catalog` comes first in the
+/// request's search path unless a schema of its own names it.
+fn aggregate_sql(function: &str, expr: &str, cast: Option<&str>) -> String {
+    let applied = format!("{function}({expr})");
+    match cast {
+        Some(cast) => format!("({applied})::{cast}"),
+        None => applied,
+    }
+}
+
+/// The projection of a node read as `alias`. With `hoist`, the node is a
+/// to-one spread whose aggregates its parent applies: they are left raw.
+fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) -> Projection<'n> {
+    let mut outputs = Vec::with_capacity(node.items.len());
+    let mut joins = String::new();
     for item in &node.items {
         match item {
-            Item::Column { field, path, cast, output } => {
+            Item::Column { field, path, cast, output, aggregate } => {
                 let mut expr = field_sql(w, alias, field, path);
                 if let Some(cast) = cast {
                     expr = format!("({expr})::{cast}");
                 }
-                out.push((expr, output.as_str()));
+                let name = output.as_str();
+                outputs.push(match aggregate {
+                    None => Output { expr, name, aggregate: false, hoisted: None },
+                    Some(a) if hoist => Output {
+                        expr,
+                        name,
+                        aggregate: true,
+                        hoisted: Some((a.function.name(), a.cast.as_deref())),
+                    },
+                    Some(a) => Output {
+                        expr: aggregate_sql(a.function.name(), &expr, a.cast.as_deref()),
+                        name,
+                        aggregate: true,
+                        hoisted: None,
+                    },
+                });
             }
-            Item::Count { output } => out.push(("pg_catalog.count(*)".to_owned(), output.as_str())),
+            Item::Count { output, cast, .. } => outputs.push(if hoist {
+                // Counted at the parent: one non-null value per matching row.
+                Output {
+                    expr: "1".to_owned(),
+                    name: output,
+                    aggregate: true,
+                    hoisted: Some(("count", cast.as_deref())),
+                }
+            } else {
+                Output {
+                    expr: aggregate_sql("count", "*", cast.as_deref()),
+                    name: output,
+                    aggregate: true,
+                    hoisted: None,
+                }
+            }),
             Item::Embed(index) => {
                 let embed = &node.embeds[*index];
                 if embed.spread {
-                    out.extend(spread_exprs(w, embed, alias));
+                    let (join, spread) = spread_sql(w, embed, alias);
+                    joins.push_str(&join);
+                    for output in spread {
+                        outputs.push(match output.hoisted {
+                            Some((function, cast)) if !hoist => Output {
+                                expr: aggregate_sql(function, &output.expr, cast),
+                                aggregate: true,
+                                hoisted: None,
+                                ..output
+                            },
+                            _ => output,
+                        });
+                    }
                 } else {
-                    out.push((embed_sql(w, embed, alias), embed.output.as_str()));
+                    outputs.push(Output {
+                        expr: embed_sql(w, embed, alias),
+                        name: embed.output.as_str(),
+                        aggregate: false,
+                        hoisted: None,
+                    });
                 }
             }
         }
     }
-    out
+    Projection { outputs, joins }
 }
 
 /// An embed as one JSON value: an object or null for to-one, an array for
@@ -424,31 +536,64 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let child = w.alias();
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
-    let items = items_sql(w, &embed.node, &child);
+    let projection = projection(w, &embed.node, &child, false);
+    let (items, joins, group) = (projection.list(), &projection.joins, projection.group_by());
     if embed.is_to_one() {
         format!(
-            "(select pg_catalog.row_to_json(_e)::jsonb from (select {items} from {from}{where_clause} limit 1) as _e)"
+            "(select pg_catalog.row_to_json(_e)::jsonb from (select {items} from {from}{joins}{where_clause}{group} limit 1) as _e)"
         )
     } else {
         let order = order_sql(w, &embed.node, &child);
-        let mut rows = format!("select {items} from {from}{where_clause}{order}");
+        let mut rows = format!("select {items} from {from}{joins}{where_clause}{group}{order}");
         push_range(&mut rows, embed.node.limit, embed.node.offset);
         format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
     }
 }
 
-/// `...rel(a, b)`: each output of a to-one embed as a column of the parent.
-fn spread_exprs<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> Vec<(String, &'n str)> {
-    let count = item_exprs(&mut Writer::new(), &embed.node, "t").len();
-    (0..count)
-        .map(|i| {
-            let child = w.alias();
-            let (from, join) = embed_from(w, embed, parent, &child);
-            let where_clause = where_sql(w, &embed.node, &child, &join);
-            let (expr, name) = item_exprs(w, &embed.node, &child).swap_remove(i);
-            (format!("(select {expr} from {from}{where_clause} limit 1)"), name)
+/// `...rel(a, b)`: a lateral join of the embed's row, whose outputs become
+/// the parent's (`alias."a"`, ...), as PostgREST joins a spread. A to-one
+/// spread's aggregates are left for the parent to apply; a to-many spread
+/// (PostgREST 13) gives each output as an array of the rows' values, in the
+/// embed's order, `[]` when none.
+fn spread_sql<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> (String, Vec<Output<'n>>) {
+    let child = w.alias();
+    let (from, join) = embed_from(w, embed, parent, &child);
+    let where_clause = where_sql(w, &embed.node, &child, &join);
+    let to_one = embed.is_to_one();
+    let inner = projection(w, &embed.node, &child, to_one);
+    let lateral = w.alias();
+    let (list, joins) = (inner.list(), &inner.joins);
+    let join = if to_one {
+        format!(
+            " left join lateral (select {list} from {from}{joins}{where_clause} limit 1) as {lateral} on true"
+        )
+    } else {
+        let group = inner.group_by();
+        let order = order_sql(w, &embed.node, &child);
+        let mut rows = format!("select {list} from {from}{joins}{where_clause}{group}{order}");
+        push_range(&mut rows, embed.node.limit, embed.node.offset);
+        let arrays: Vec<String> = inner
+            .outputs
+            .iter()
+            .map(|o| {
+                let name = quote_ident(o.name);
+                format!("coalesce(pg_catalog.json_agg(_s.{name}), '[]')::jsonb as {name}")
+            })
+            .collect();
+        let arrays = if arrays.is_empty() { "1 as \"\"".to_owned() } else { arrays.join(", ") };
+        format!(" left join lateral (select {arrays} from ({rows}) as _s) as {lateral} on true")
+    };
+    let outputs = inner
+        .outputs
+        .into_iter()
+        .map(|o| Output {
+            expr: format!("{lateral}.{}", quote_ident(o.name)),
+            name: o.name,
+            aggregate: false,
+            hoisted: if to_one { o.hoisted } else { None },
         })
-        .collect()
+        .collect();
+    (join, outputs)
 }
 
 /// `alias."col"` (or `"schema"."function"(alias)` for a computed field) with
@@ -503,9 +648,9 @@ fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condi
         }
         Condition::Related { embed, exists } => {
             let embed = &node.embeds[*embed];
-            // A counting embed always has its one row (of the count), as in
-            // PostgREST's lateral join of the aggregate.
-            if embed.node.items.iter().any(|item| matches!(item, Item::Count { .. })) {
+            // An embed of aggregates only always has its one row (of the
+            // aggregates), as in PostgREST's lateral join of the aggregate.
+            if !embed.node.items.is_empty() && embed.node.items.iter().all(Item::is_aggregate) {
                 return if *exists { "true" } else { "false" }.to_owned();
             }
             let child = w.alias();
@@ -799,12 +944,18 @@ fn finish_mutation(
         "t0.*".to_owned()
     };
     let _ = write!(text, ", pgrst_ret as (select {columns} from pgrst_mut as t0{returned_where})");
-    let items = items_sql(&mut w, node, "t0");
+    let projection = projection(&mut w, node, "t0", false);
     let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
     let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
     let body = match report.body {
         BodyKind::None => "null::text".to_owned(),
-        kind => format!("(select {} from (select {items} from pgrst_ret as t0) as _r)", body_sql(kind)),
+        kind => format!(
+            "(select {} from (select {} from pgrst_ret as t0{}{}) as _r)",
+            body_sql(kind),
+            projection.list(),
+            projection.joins,
+            projection.group_by()
+        ),
     };
     let _ = write!(text, " select {total} as total, {page} as page, {body} as body, {extra} as extra");
     Write::new(w.finish(text), report.bounds)
@@ -870,12 +1021,15 @@ pub fn call(
             };
             let mut rows = format!("select {alias}.* from {from}{where_clause}{order}");
             push_range(&mut rows, limit, node.offset);
-            let items = items_sql(&mut w, node, &alias);
+            let projection = projection(&mut w, node, &alias, false);
             let body = if function.returns_set { body_sql(returned) } else { body_sql(BodyKind::Object) };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
                 "select {total} as total, {page} as page, {body} as body, null::text as extra \
-                 from (select {items} from ({rows}) as {alias}) as _r"
+                 from (select {} from ({rows}) as {alias}{}{}) as _r",
+                projection.list(),
+                projection.joins,
+                projection.group_by()
             )
         }
         CallResult::Values => {
@@ -943,7 +1097,10 @@ mod tests {
                         column("specs", "jsonb"),
                     ],
                 ),
-                table("brands", vec![column("id", "bigint"), column("name", "text")]),
+                table(
+                    "brands",
+                    vec![column("id", "bigint"), column("name", "text"), column("meta", "jsonb")],
+                ),
             ],
             vec![ForeignKey {
                 constraint: "products_brand_id_fkey".to_owned(),
@@ -1172,12 +1329,86 @@ mod tests {
         }
     }
 
+    /// Every parameter a statement sends is used, numbered in order, and no
+    /// placeholder is left without one: spreads once rendered expressions
+    /// they then dropped, whose parameters stayed.
+    #[test]
+    fn every_parameter_is_used_and_numbered_once_whatever_the_select() {
+        use super::super::{parse, plan};
+        let cache = products();
+        for query in [
+            "select=name,...brands(name)&specs->>ram=eq.8&name=match.^G",
+            "select=specs->>ram,...brands(id,name)&brands.name=imatch.^s&specs->colors->>0=eq.black",
+            "select=name,...brands(a:name,b:name)&brands.name=in.(x,y)",
+            "select=name,...brands(meta->>country,meta->size->>0,name)&specs->>ram=eq.8&brands.meta->>x=match.y",
+            "select=specs->>ram.count(),...brands(name)&name=like.*a*",
+        ] {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let parsed = parse::parse_query(&pairs).expect("parses");
+            let node = plan::read(&cache, "public", "products", &parsed).expect("plans");
+            let statement = read(&node, Some(10), true, BodyKind::Array);
+            for n in 1..=statement.params.len() {
+                assert!(
+                    statement.text.contains(&format!("${n}")),
+                    "{query}: ${n} unused in {}",
+                    statement.text
+                );
+            }
+            let over = format!("${}", statement.params.len() + 1);
+            assert!(!statement.text.contains(&over), "{query}: {over} has no value in {}", statement.text);
+        }
+    }
+
+    #[test]
+    fn aggregates_group_by_the_other_outputs_and_a_to_one_spread_aggregates_at_its_parent() {
+        let statement = films_read("films", "select=year,n:id.count()::text,count()");
+        assert!(
+            statement.text.contains(
+                "select t0.\"year\" as \"year\", (count(t0.\"id\"))::text as \"n\", count(*) as \"count\" \
+                 from \"public\".\"films\" as t0 group by 1"
+            ),
+            "{}",
+            statement.text
+        );
+        // Only aggregates: one group, no GROUP BY.
+        let statement = films_read("films", "select=year.max()");
+        assert!(
+            statement.text.contains("select max(t0.\"year\") as \"max\" from \"public\".\"films\" as t0)")
+        );
+        // The spread's row is read raw; its parent counts it and groups by title.
+        let statement = films_read("films_actors", "select=role,...films(n:id.count())");
+        assert!(
+            statement.text.contains("count(t2.\"n\") as \"n\"") && statement.text.contains("group by 1"),
+            "{}",
+            statement.text
+        );
+        assert!(
+            statement.text.contains("left join lateral (select t1.\"id\" as \"n\" from"),
+            "{}",
+            statement.text
+        );
+    }
+
+    #[test]
+    fn a_to_many_spread_gives_an_array_per_output() {
+        let statement = films_read("films", "select=title,...actors(last_name)&actors.order=last_name");
+        assert!(
+            statement.text.contains(
+                "left join lateral (select coalesce(pg_catalog.json_agg(_s.\"last_name\"), '[]')::jsonb as \"last_name\" from ("
+            ),
+            "{}",
+            statement.text
+        );
+        assert!(statement.text.contains("order by t1.\"last_name\""), "{}", statement.text);
+    }
+
     #[test]
     fn a_many_to_many_embed_joins_its_table_to_the_junction() {
         let statement = films_read("films", "select=title,actors(last_name)&actors.last_name=eq.Reno");
         assert!(
             statement.text.contains(
-                "from \"public\".\"actors\" as t1, \"public\".\"films_actors\" as t2 \
+                "from \"public\".\"films_actors\" as t2, \"public\".\"actors\" as t1 \
                  where t2.\"film_id\" = t0.\"id\" and t2.\"actor_id\" = t1.\"id\" and t1.\"last_name\" = $1"
             ),
             "{}",
