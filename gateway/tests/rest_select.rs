@@ -334,3 +334,95 @@ async fn a_spread_with_json_path_and_regex_filters_reads_its_rows() {
     assert_eq!(answer.status, 200, "{}", answer.text);
     assert_eq!(answer.json(), json!([{"name": "Galaxy S24", "brand": "Samsung"}]));
 }
+
+async fn get_as(app: &TestApp, path: &str, accept: &str) -> Answer {
+    let request = app.rest(Method::GET, path, None).header("accept", accept);
+    Answer::from(request.send().await.expect("request")).await
+}
+
+#[tokio::test]
+async fn a_plan_is_postgresql_s_explain_of_the_read_when_plans_are_enabled() {
+    let mut config = common::test_config();
+    config.rest.plan_enabled = true;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/films.sql")).await.expect("fixture");
+    let path = "/films?select=title,directors(last_name)&id=eq.1";
+
+    let text = get_as(&app, path, "application/vnd.pgrst.plan").await;
+    assert_eq!(text.status, 200);
+    assert_eq!(
+        text.content_type.as_deref(),
+        Some("application/vnd.pgrst.plan+text; for=\"application/json\"; charset=utf-8")
+    );
+    assert!(text.text.contains("Index Cond: (id = 1)") && text.text.ends_with('\n'), "{}", text.text);
+    assert!(!text.text.contains("actual time"), "{}", text.text);
+
+    let json = get_as(
+        &app,
+        path,
+        "application/vnd.pgrst.plan+json; for=\"text/csv\"; options=analyze|verbose|buffers",
+    )
+    .await;
+    assert_eq!(json.status, 200);
+    assert_eq!(
+        json.content_type.as_deref(),
+        Some(
+            "application/vnd.pgrst.plan+json; for=\"text/csv\"; options=analyze|verbose|buffers; charset=utf-8"
+        )
+    );
+    let plan = json.json();
+    let top = &plan[0]["Plan"];
+    assert_eq!(top["Node Type"], "Aggregate", "{plan}");
+    assert!(
+        top["Actual Rows"].is_number() && top["Output"].is_array() && top["Shared Hit Blocks"].is_number(),
+        "{plan}"
+    );
+    // CSV's statement is the one explained.
+    assert!(top["Output"].to_string().contains("string_agg"), "{plan}");
+
+    // Not of a media type that cannot be produced, nor (yet) of a write.
+    let other = get_as(&app, path, "application/vnd.pgrst.plan; for=\"text/xml\"").await;
+    assert_eq!((other.status, other.json()["code"].clone()), (406, json!("PGRST107")));
+    let write = app
+        .rest(Method::POST, "/films", None)
+        .header("accept", "application/vnd.pgrst.plan")
+        .json(&json!({"id": 99, "title": "x"}))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(write.status(), 406);
+}
+
+#[tokio::test]
+async fn plans_are_unavailable_by_default_and_geojson_without_postgis() {
+    let app = spawn_films().await;
+    for accept in ["application/vnd.pgrst.plan", "application/geo+json"] {
+        let answer = get_as(&app, "/films?select=title", accept).await;
+        assert_eq!(answer.status, 406, "{accept}");
+        assert_eq!(
+            answer.json(),
+            json!({"code": "PGRST107", "details": null, "hint": null,
+                   "message": format!("None of these media types are available: {accept}")}),
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_singular_object_may_strip_its_nulls() {
+    let app = spawn_films().await;
+    let answer = get_as(
+        &app,
+        "/films?select=title,rating,directors(last_name)&id=eq.6",
+        "application/vnd.pgrst.object+json;nulls=stripped",
+    )
+    .await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.content_type.as_deref(),
+        Some("application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8")
+    );
+    assert_eq!(answer.json(), json!({"title": "Orphan"}));
+    let many =
+        get_as(&app, "/films?select=title&id=gt.4", "application/vnd.pgrst.object+json;nulls=stripped").await;
+    assert_eq!((many.status, many.json()["code"].clone()), (406, json!("PGRST116")));
+}

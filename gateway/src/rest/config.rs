@@ -20,4 +20,10 @@ pub struct RestConfig {
     /// on. Off, they answer 400 PGRST123 (`rel(count)` still works).
     #[arg(long, env = "GATEWAY_DB_AGGREGATES_ENABLED", default_value_t = true, action = clap::ArgAction::Set)]
     pub aggregates_enabled: bool,
+
+    /// Whether `Accept: application/vnd.pgrst.plan` answers with PostgreSQL's
+    /// `EXPLAIN` of a read (PostgREST's `db-plan-enabled`, off by default
+    /// there and on hosted Supabase, since a plan tells about the data).
+    #[arg(long, env = "GATEWAY_DB_PLAN_ENABLED", default_value_t = false, action = clap::ArgAction::Set)]
+    pub plan_enabled: bool,
 }

@@ -1,7 +1,7 @@
 //! Running a rendered statement in the caller's session.
 
 use bytes::BytesMut;
-use tokio_postgres::types::{Format, IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres::types::{Format, FromSql, IsNull, ToSql, Type, to_sql_checked};
 
 use super::sql::{OUT_OF_BOUNDS, Statement, Write};
 use crate::caller::Caller;
@@ -75,6 +75,36 @@ async fn run_checked_and_end(
     let check = check.map(|c| (c.text.as_str(), check_refs.as_slice()));
     let rows = session.query_checked_and_end(&statement.text, &refs, check, commit).await?;
     outcome(&rows)
+}
+
+/// Runs an `EXPLAIN` (from [`super::sql::explain`]) and ends the transaction;
+/// its lines (text) or its one JSON document, each followed by a newline, as
+/// PostgREST answers a plan.
+pub async fn plan_and_end(session: Session, statement: &Statement, commit: bool) -> Result<String, ApiError> {
+    let params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
+    let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+    let rows = session.query_and_end(&statement.text, &refs, commit).await?;
+    let mut text = String::new();
+    for row in &rows {
+        let Verbatim(line) = row.try_get(0).map_err(ApiError::internal)?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// A `text` or `json` value as PostgreSQL sent it (`EXPLAIN`'s one column
+/// is either, by format), so that a JSON plan keeps PostgreSQL's layout.
+struct Verbatim(String);
+
+impl<'a> FromSql<'a> for Verbatim {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(Self(String::from_utf8(raw.to_vec())?))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        matches!(*ty, Type::TEXT | Type::JSON)
+    }
 }
 
 /// How many rows a write touched, when its check failed for a number outside

@@ -80,7 +80,9 @@ fn body_kind(media: Media) -> BodyKind {
         Media::Json | Media::OpenApi => BodyKind::Array,
         Media::JsonStripped => BodyKind::ArrayStripped,
         Media::Object => BodyKind::Object,
+        Media::ObjectStripped => BodyKind::ObjectStripped,
         Media::Csv => BodyKind::Csv,
+        Media::Plan(plan) => body_kind(plan.target.media()),
     }
 }
 
@@ -144,6 +146,19 @@ async fn read(
         _ => false,
     };
     let statement = sql::read(&node, Some(max_rows), exact, body);
+    if let Media::Plan(plan) = request.media {
+        let plan = execute::plan_and_end(session, &sql::explain(&statement, plan), commits(&request)).await?;
+        return Ok(Reply {
+            status: StatusCode::OK,
+            body: (!request.is_head()).then_some(plan),
+            media: Some(request.media),
+            content_range: None,
+            preference_applied: None,
+            location: None,
+            profile: request.schema.clone(),
+        }
+        .into_response());
+    }
     // A read commits in the same round trip as its statement.
     let mut outcome = execute::run_and_end(session, &statement, commits(&request)).await?;
     if outcome.total.is_none() {
@@ -289,7 +304,7 @@ fn check_touched(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
 
 /// [`check_touched`] as bounds for the write's check statement.
 fn touched_bounds(request: &RestRequest) -> Option<sql::Bounds> {
-    let singular = request.media == Media::Object;
+    let singular = request.media.is_singular();
     let max = max_affected(request);
     (singular || max.is_some()).then(|| sql::Bounds {
         at_least: if singular { 1 } else { 0 },
@@ -311,6 +326,25 @@ fn returned(request: &RestRequest) -> BodyKind {
 
 /// Unknown preferences under `handling=strict` are an error (PGRST122), on
 /// every request, before anything else about it is looked at.
+/// A plan is answered for reads of tables and views only, so far: a write or
+/// a function call asked for one is refused as a media type it cannot
+/// produce (PostgREST explains those too).
+fn refuse_plan(request: &RestRequest) -> Result<(), ApiError> {
+    if !matches!(request.media, Media::Plan(_)) {
+        return Ok(());
+    }
+    Err(ApiError::Rest(RestError {
+        status: StatusCode::NOT_ACCEPTABLE,
+        code: "PGRST107",
+        message: format!(
+            "None of these media types are available: {}",
+            request.accept.as_deref().unwrap_or_default()
+        ),
+        details: None,
+        hint: None,
+    }))
+}
+
 fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
     if request.prefer.handling == Some(Handling::Strict) && !request.prefer.invalid.is_empty() {
         return Err(ApiError::Rest(RestError {
@@ -395,6 +429,7 @@ async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (rows, keys) = json_rows(&body)?;
     if query.columns.is_none()
@@ -478,6 +513,7 @@ async fn update(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (row, keys) = json_rows(&body)?;
     if !row.is_object() {
@@ -508,6 +544,7 @@ async fn delete(
     Path(table): Path<String>,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let cache = state.schema.get(&state.db).await?;
     let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
@@ -532,6 +569,7 @@ async fn put(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (row, keys) = json_rows(&body)?;
     let Value::Object(object) = &row else {
@@ -607,6 +645,7 @@ async fn call(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    refuse_plan(&request)?;
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
     let (mut query, args): (QueryParams, Value) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
@@ -644,7 +683,7 @@ async fn call(
     let returned =
         if request.is_head() || function.returns_void { BodyKind::None } else { body_kind(request.media) };
     // Only a set can have other than one row.
-    let singular = function.returns_set && request.media == Media::Object;
+    let singular = function.returns_set && request.media.is_singular();
     let report = sql::Report {
         count: counting(&request),
         body: returned,

@@ -19,44 +19,118 @@ pub enum Media {
     JsonStripped,
     /// `application/vnd.pgrst.object+json`: exactly one row, as an object.
     Object,
+    /// `application/vnd.pgrst.object+json;nulls=stripped`.
+    ObjectStripped,
     Csv,
     OpenApi,
+    /// `application/vnd.pgrst.plan`: PostgreSQL's plan of the statement that
+    /// would answer in another media type, when `GATEWAY_DB_PLAN_ENABLED`.
+    Plan(Plan),
 }
 
-impl Media {
-    pub fn content_type(self) -> &'static str {
+/// What `application/vnd.pgrst.plan[+text|+json]; for="..."; options=...` asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// `+json`: `EXPLAIN (FORMAT JSON)`; else text.
+    pub json: bool,
+    /// The media type whose statement is explained (`for`, JSON by default).
+    pub target: PlanTarget,
+    pub options: PlanOptions,
+}
+
+/// The media types a plan can be asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanTarget {
+    Json,
+    JsonStripped,
+    Object,
+    ObjectStripped,
+    Csv,
+}
+
+impl PlanTarget {
+    pub fn media(self) -> Media {
         match self {
-            Media::Json => "application/json; charset=utf-8",
-            Media::JsonStripped => "application/vnd.pgrst.array+json; nulls=stripped; charset=utf-8",
-            Media::Object => "application/vnd.pgrst.object+json; charset=utf-8",
-            Media::Csv => "text/csv; charset=utf-8",
-            Media::OpenApi => "application/openapi+json; charset=utf-8",
+            PlanTarget::Json => Media::Json,
+            PlanTarget::JsonStripped => Media::JsonStripped,
+            PlanTarget::Object => Media::Object,
+            PlanTarget::ObjectStripped => Media::ObjectStripped,
+            PlanTarget::Csv => Media::Csv,
         }
     }
 }
 
+/// `EXPLAIN`'s options a plan may ask for, in PostgREST's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    pub analyze: bool,
+    pub verbose: bool,
+    pub settings: bool,
+    pub buffers: bool,
+    pub wal: bool,
+}
+
+impl PlanOptions {
+    /// The options' names in PostgREST's order.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (self.analyze, "analyze"),
+            (self.verbose, "verbose"),
+            (self.settings, "settings"),
+            (self.buffers, "buffers"),
+            (self.wal, "wal"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+}
+
+impl Media {
+    /// The media type without its charset, as PostgREST's `toMime` writes it.
+    fn mime(self) -> String {
+        match self {
+            Media::Json => "application/json".to_owned(),
+            Media::JsonStripped => "application/vnd.pgrst.array+json;nulls=stripped".to_owned(),
+            Media::Object => "application/vnd.pgrst.object+json".to_owned(),
+            Media::ObjectStripped => "application/vnd.pgrst.object+json;nulls=stripped".to_owned(),
+            Media::Csv => "text/csv".to_owned(),
+            Media::OpenApi => "application/openapi+json".to_owned(),
+            Media::Plan(plan) => {
+                let mut mime = format!(
+                    "application/vnd.pgrst.plan+{}; for=\"{}\"",
+                    if plan.json { "json" } else { "text" },
+                    plan.target.media().mime()
+                );
+                let options = plan.options.names();
+                if !options.is_empty() {
+                    mime.push_str("; options=");
+                    mime.push_str(&options.join("|"));
+                }
+                mime
+            }
+        }
+    }
+
+    pub fn content_type(self) -> String {
+        format!("{}; charset=utf-8", self.mime())
+    }
+
+    /// `application/vnd.pgrst.object+json`, nulls stripped or not: one row.
+    pub fn is_singular(self) -> bool {
+        matches!(self, Media::Object | Media::ObjectStripped)
+    }
+}
+
 /// The first media type of `Accept` that can be produced; none at all means
-/// JSON. PGRST107 when nothing listed can be.
-pub fn negotiate(accept: Option<&str>) -> Result<Media, ApiError> {
+/// JSON. PGRST107 when nothing listed can be. A plan can be produced only
+/// when plans are enabled, and only of a media type that can be.
+pub fn negotiate(accept: Option<&str>, plans: bool) -> Result<Media, ApiError> {
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(Media::Json);
     };
     for entry in accept.split(',') {
-        let mut parts = entry.split(';').map(str::trim);
-        let essence = parts.next().unwrap_or("").to_ascii_lowercase();
-        let stripped = parts.any(|p| p.replace(' ', "").eq_ignore_ascii_case("nulls=stripped"));
-        let media = match essence.as_str() {
-            "application/json" | "application/*" | "*/*" => Some(Media::Json),
-            "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" if stripped => {
-                Some(Media::JsonStripped)
-            }
-            "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" => Some(Media::Json),
-            "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => Some(Media::Object),
-            "text/csv" => Some(Media::Csv),
-            "application/openapi+json" => Some(Media::OpenApi),
-            _ => None,
-        };
-        if let Some(media) = media {
+        if let Some(media) = media_type(entry, plans) {
             return Ok(media);
         }
     }
@@ -67,6 +141,63 @@ pub fn negotiate(accept: Option<&str>) -> Result<Media, ApiError> {
         details: None,
         hint: None,
     }))
+}
+
+/// One media type of `Accept`, with its parameters: names are matched in
+/// any case, a quoted value is unquoted.
+fn media_type(entry: &str, plans: bool) -> Option<Media> {
+    let mut parts = entry.split(';').map(str::trim);
+    let essence = parts.next().unwrap_or("").to_ascii_lowercase();
+    let params: Vec<(String, String)> = parts
+        .filter_map(|p| {
+            let (name, value) = p.split_once('=')?;
+            Some((name.trim().to_ascii_lowercase(), value.trim().trim_matches('"').to_owned()))
+        })
+        .collect();
+    let param = |name: &str| params.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    let stripped = param("nulls") == Some("stripped");
+    match essence.as_str() {
+        "application/json" | "application/*" | "*/*" => Some(Media::Json),
+        "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" if stripped => {
+            Some(Media::JsonStripped)
+        }
+        "application/vnd.pgrst.array+json" | "application/vnd.pgrst.array" => Some(Media::Json),
+        "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" if stripped => {
+            Some(Media::ObjectStripped)
+        }
+        "application/vnd.pgrst.object+json" | "application/vnd.pgrst.object" => Some(Media::Object),
+        "text/csv" => Some(Media::Csv),
+        "application/openapi+json" => Some(Media::OpenApi),
+        "application/vnd.pgrst.plan"
+        | "application/vnd.pgrst.plan+text"
+        | "application/vnd.pgrst.plan+json"
+            if plans =>
+        {
+            let target = match param("for").map(|f| media_type(f, false)) {
+                None => PlanTarget::Json,
+                Some(Some(Media::Json)) => PlanTarget::Json,
+                Some(Some(Media::JsonStripped)) => PlanTarget::JsonStripped,
+                Some(Some(Media::Object)) => PlanTarget::Object,
+                Some(Some(Media::ObjectStripped)) => PlanTarget::ObjectStripped,
+                Some(Some(Media::Csv)) => PlanTarget::Csv,
+                Some(_) => return None,
+            };
+            let options: Vec<&str> = param("options").map(|o| o.split('|').collect()).unwrap_or_default();
+            let on = |name: &str| options.contains(&name);
+            Some(Media::Plan(Plan {
+                json: essence.ends_with("+json"),
+                target,
+                options: PlanOptions {
+                    analyze: on("analyze"),
+                    verbose: on("verbose"),
+                    settings: on("settings"),
+                    buffers: on("buffers"),
+                    wal: on("wal"),
+                },
+            }))
+        }
+        _ => None,
+    }
 }
 
 /// The request, as far as the REST API cares, before any parsing of the query.
@@ -84,6 +215,8 @@ pub struct RestRequest {
     /// The first `Range` header of a GET; PostgREST reads it for no other
     /// method (see [`super::range`]).
     pub range: Option<String>,
+    /// The `Accept` header, for errors that quote it.
+    pub accept: Option<String>,
 }
 
 impl RestRequest {
@@ -120,11 +253,12 @@ where
         };
         // The schema is checked before the media type, as PostgREST does.
         let schema = choose_schema(state.schema.schemas(), header(&parts.headers, profile))?;
-        let media = negotiate(header(&parts.headers, "accept"))?;
+        let media = negotiate(header(&parts.headers, "accept"), state.config.rest.plan_enabled)?;
         let range = (parts.method == Method::GET)
             .then(|| header(&parts.headers, "range").map(str::to_owned))
             .flatten();
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range })
+        let accept = header(&parts.headers, "accept").map(str::to_owned);
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, accept })
     }
 }
 
@@ -153,18 +287,50 @@ mod tests {
 
     #[test]
     fn accept_headers_pick_the_first_media_type_we_can_produce() {
+        let plan = |json, target, options| Some(Media::Plan(Plan { json, target, options }));
         let cases = [
             (None, Some(Media::Json)),
             (Some("*/*"), Some(Media::Json)),
             (Some("application/vnd.pgrst.object+json"), Some(Media::Object)),
             (Some("application/vnd.pgrst.array+json;nulls=stripped"), Some(Media::JsonStripped)),
+            (Some("application/vnd.pgrst.object+json; nulls=stripped"), Some(Media::ObjectStripped)),
             (Some("text/csv"), Some(Media::Csv)),
             (Some("text/xml, application/json"), Some(Media::Json)),
             (Some("text/xml"), None),
+            (Some("application/geo+json"), None),
+            (Some("application/vnd.pgrst.plan"), plan(false, PlanTarget::Json, PlanOptions::default())),
+            (
+                Some("application/vnd.pgrst.plan+json; for=\"text/csv\"; options=analyze|buffers"),
+                plan(
+                    true,
+                    PlanTarget::Csv,
+                    PlanOptions { analyze: true, buffers: true, ..PlanOptions::default() },
+                ),
+            ),
+            (Some("application/vnd.pgrst.plan; for=\"text/xml\""), None),
         ];
         for (accept, expected) in cases {
-            assert_eq!(negotiate(accept).ok(), expected, "{accept:?}");
+            assert_eq!(negotiate(accept, true).ok(), expected, "{accept:?}");
         }
+        // Plans turned off are not available.
+        assert!(negotiate(Some("application/vnd.pgrst.plan"), false).is_err());
+    }
+
+    #[test]
+    fn content_types_are_postgrest_s() {
+        let plan = Media::Plan(Plan {
+            json: false,
+            target: PlanTarget::Csv,
+            options: PlanOptions { analyze: true, wal: true, ..PlanOptions::default() },
+        });
+        assert_eq!(
+            plan.content_type(),
+            "application/vnd.pgrst.plan+text; for=\"text/csv\"; options=analyze|wal; charset=utf-8"
+        );
+        assert_eq!(
+            Media::JsonStripped.content_type(),
+            "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub fn read_status(offset: i64, page: i64, total: Option<i64>) -> Result<StatusC
 
 /// 406 PGRST116 unless exactly one row (PostgREST 13+ wording).
 pub fn check_singular(media: Media, page: i64) -> Result<(), ApiError> {
-    if media == Media::Object && page != 1 {
+    if media.is_singular() && page != 1 {
         return Err(ApiError::Rest(RestError {
             status: StatusCode::NOT_ACCEPTABLE,
             code: "PGRST116",
@@ -84,7 +84,9 @@ impl IntoResponse for Reply {
         let headers = response.headers_mut();
         match self.media {
             Some(media) => {
-                headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media.content_type()));
+                if let Ok(value) = HeaderValue::from_str(&media.content_type()) {
+                    headers.insert(header::CONTENT_TYPE, value);
+                }
             }
             None => {
                 headers.remove(header::CONTENT_TYPE);

@@ -27,6 +27,7 @@ use super::ast::{
     Quantifier,
 };
 use super::plan::{Condition, EmbedNode, FieldRef, Item, Node, Order};
+use super::request::Plan;
 use super::schema::{Column, Function, QualifiedName, Table};
 
 /// SQL text and its parameters, in order.
@@ -140,6 +141,8 @@ pub enum BodyKind {
     ArrayStripped,
     /// The first row as a JSON object (the caller checks there is exactly one).
     Object,
+    /// [`BodyKind::Object`] without its null members.
+    ObjectStripped,
     /// CSV lines of the rows, without the header.
     Csv,
     /// No body (HEAD, `return=minimal`).
@@ -198,6 +201,18 @@ pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind)
         body_sql(body)
     );
     w.finish(text)
+}
+
+/// `EXPLAIN` of a statement, as `Accept: application/vnd.pgrst.plan` asks
+/// (PostgREST's `explainF`): its format, then its options in PostgREST's
+/// order. The statement keeps its parameters.
+pub fn explain(statement: &Statement, plan: Plan) -> Statement {
+    let mut options = vec![if plan.json { "format json" } else { "format text" }];
+    options.extend(plan.options.names());
+    Statement {
+        text: format!("explain ({}) {}", options.join(", "), statement.text),
+        params: statement.params.clone(),
+    }
 }
 
 /// `explain` of the rows a read would count, for `count=planned`.
@@ -262,6 +277,7 @@ fn body_sql(body: BodyKind) -> &'static str {
             "coalesce(pg_catalog.json_strip_nulls(pg_catalog.json_agg(_r)), '[]')::text"
         }
         BodyKind::Object => "(pg_catalog.json_agg(_r) -> 0)::text",
+        BodyKind::ObjectStripped => "pg_catalog.json_strip_nulls(pg_catalog.json_agg(_r) -> 0)::text",
         BodyKind::Csv => {
             "coalesce(pg_catalog.string_agg(substring(_r::text, 2, length(_r::text) - 2), chr(10)), '')"
         }
