@@ -426,3 +426,38 @@ async fn a_singular_object_may_strip_its_nulls() {
         get_as(&app, "/films?select=title&id=gt.4", "application/vnd.pgrst.object+json;nulls=stripped").await;
     assert_eq!((many.status, many.json()["code"].clone()), (406, json!("PGRST116")));
 }
+
+#[tokio::test]
+async fn a_missing_relationship_or_table_hints_at_the_closest_name() {
+    let app = spawn_films().await;
+    // (path, PostgREST's hint): PGRST200's are PostgREST 12's answers,
+    // PGRST205's PostgREST 13's wording.
+    let cases = [
+        (
+            "/films?select=title,director(*)",
+            "PGRST200",
+            Some("Perhaps you meant 'directors' instead of 'director'."),
+        ),
+        ("/films?select=title,rol(*)", "PGRST200", Some("Perhaps you meant 'roles' instead of 'rol'.")),
+        (
+            "/films?select=title,film_list(*)",
+            "PGRST200",
+            Some("Perhaps you meant 'film_stats' instead of 'film_list'."),
+        ),
+        ("/reviews?select=*,film(*)", "PGRST200", Some("Perhaps you meant 'films' instead of 'film'.")),
+        (
+            "/film_directors?select=title,directors(*)",
+            "PGRST200",
+            Some("Perhaps you meant 'actors' instead of 'directors'."),
+        ),
+        ("/films?select=title,xyzzy(*)", "PGRST200", None),
+        ("/flms", "PGRST205", Some("Perhaps you meant the table 'public.films'")),
+        ("/technical_spec", "PGRST205", Some("Perhaps you meant the table 'public.technical_specs'")),
+        ("/xyz", "PGRST205", None),
+    ];
+    for (path, code, hint) in cases {
+        let answer = get(&app, path).await;
+        assert_eq!(answer.json()["code"], code, "{path}");
+        assert_eq!(answer.json()["hint"], json!(hint), "{path}");
+    }
+}

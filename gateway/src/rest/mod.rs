@@ -11,6 +11,7 @@ pub mod cache;
 pub mod config;
 pub mod error;
 pub mod execute;
+pub mod fuzzy;
 pub mod openapi;
 pub mod parse;
 pub mod plan;

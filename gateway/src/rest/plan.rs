@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::ast::{self, EmbedPath, Field, JoinType, NodeParams, OrderDirection, QueryParams, SelectItem};
 use super::error::RestError;
+use super::fuzzy;
 use super::schema::{Cardinality, Column, Function, QualifiedName, Relationship, SchemaCache, Table};
 use crate::error::ApiError;
 
@@ -161,14 +162,20 @@ pub struct Order {
     pub nulls: Option<ast::NullsOrder>,
 }
 
-/// The errors planning can raise.
-pub fn table_not_found(name: &QualifiedName) -> ApiError {
+/// PostgREST 13's PGRST205, with the table of the schema named most like
+/// it when one is close (`tableNotFoundHint`: a score of 0.75, and only in
+/// schemas of fewer than 500 tables and views).
+pub fn table_not_found(cache: &SchemaCache, name: &QualifiedName) -> ApiError {
+    const MAX_TABLES: usize = 500;
+    let names: Vec<&str> =
+        cache.tables.keys().filter(|t| t.schema == name.schema).map(|t| t.name.as_str()).collect();
+    let closest = (names.len() < MAX_TABLES).then(|| fuzzy::best(&names, &name.name, 0.75)).flatten();
     ApiError::Rest(RestError {
         status: StatusCode::NOT_FOUND,
         code: "PGRST205",
         message: format!("Could not find the table '{name}' in the schema cache"),
         details: None,
-        hint: None,
+        hint: closest.map(|table| format!("Perhaps you meant the table '{}.{table}'", name.schema)),
     })
 }
 
@@ -258,7 +265,7 @@ pub fn read<'a>(
 }
 
 pub fn find_table<'a>(cache: &'a SchemaCache, schema: &str, table: &str) -> Result<&'a Table, ApiError> {
-    cache.table(schema, table).ok_or_else(|| table_not_found(&QualifiedName::new(schema, table)))
+    cache.table(schema, table).ok_or_else(|| table_not_found(cache, &QualifiedName::new(schema, table)))
 }
 
 /// Parameters for an embed that `select` does not embed are an error
@@ -356,7 +363,7 @@ fn plan_node<'a>(
                 let target = cache
                     .tables
                     .get(&relationship.target)
-                    .ok_or_else(|| table_not_found(&relationship.target))?;
+                    .ok_or_else(|| table_not_found(cache, &relationship.target))?;
                 path.push(output.clone());
                 let child = plan_node(cache, target, &embed.children, query, path, used)?;
                 path.pop();
@@ -556,6 +563,7 @@ fn resolve<'a>(
             };
             Err(ApiError::Rest(RestError {
                 details: Some(json!(details)),
+                hint: no_relationship_hint(cache, table, name),
                 ..rest(
                     StatusCode::BAD_REQUEST,
                     "PGRST200",
@@ -591,6 +599,27 @@ fn resolve<'a>(
             }))
         }
     }
+}
+
+/// PostgREST's `noRelBetweenHint`: when the table has relationships, the
+/// related table named most like the embed (unless one has its very name);
+/// else the table with relationships in the schema named most like this one.
+fn no_relationship_hint(cache: &SchemaCache, table: &Table, name: &str) -> Option<String> {
+    let mut children: Vec<&str> =
+        cache.relationships_from(&table.name).map(|r| r.target.name.as_str()).collect();
+    if !children.is_empty() {
+        children.dedup();
+        let (score, child) = *fuzzy::matches(&children, name, fuzzy::DEFAULT_MIN_SCORE).first()?;
+        return (score < 1.0).then(|| format!("Perhaps you meant '{child}' instead of '{name}'."));
+    }
+    let mut parents: Vec<&str> = Vec::new();
+    for r in cache.relationships.iter().filter(|r| r.source.schema == table.name.schema) {
+        if !parents.contains(&r.source.name.as_str()) {
+            parents.push(&r.source.name);
+        }
+    }
+    let parent = fuzzy::best(&parents, &table.name.name, fuzzy::DEFAULT_MIN_SCORE)?;
+    Some(format!("Perhaps you meant '{parent}' instead of '{}'.", table.name.name))
 }
 
 /// Whether `r` is what `name!hint` means (see [`resolve`]).
