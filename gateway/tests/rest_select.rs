@@ -461,3 +461,86 @@ async fn a_missing_relationship_or_table_hints_at_the_closest_name() {
         assert_eq!(answer.json()["hint"], json!(hint), "{path}");
     }
 }
+
+#[tokio::test]
+async fn self_references_and_twin_foreign_keys_embed_by_hint_as_postgrest_does() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            // The table's name with a column hint: the one-to-many side.
+            (
+                "/employees?select=name,reports:employees!manager_id(name)&order=id",
+                json!([
+                    {"name": "Ada", "reports": [{"name": "Bob"}, {"name": "Cy"}]},
+                    {"name": "Bob", "reports": [{"name": "Di"}]},
+                    {"name": "Cy", "reports": []},
+                    {"name": "Di", "reports": []}
+                ]),
+            ),
+            // The foreign-key column: the many-to-one side, twice.
+            (
+                "/employees?select=name,mentor:mentor_id(name),manager:manager_id(name)&order=id",
+                json!([
+                    {"name": "Ada", "mentor": null, "manager": null},
+                    {"name": "Bob", "mentor": null, "manager": {"name": "Ada"}},
+                    {"name": "Cy", "mentor": {"name": "Bob"}, "manager": {"name": "Ada"}},
+                    {"name": "Di", "mentor": {"name": "Cy"}, "manager": {"name": "Bob"}}
+                ]),
+            ),
+            (
+                "/employees?select=name,manager:manager_id!inner(name)&manager.name=eq.Ada&order=id",
+                json!([{"name": "Bob", "manager": {"name": "Ada"}}, {"name": "Cy", "manager": {"name": "Ada"}}]),
+            ),
+            (
+                "/directors?select=last_name,home_games:matches!home(id),away_games:matches!away(id)&order=id",
+                json!([
+                    {"last_name": "Tarantino", "home_games": [{"id": 1}], "away_games": []},
+                    {"last_name": "Darabont", "home_games": [{"id": 2}], "away_games": [{"id": 1}]},
+                    {"last_name": "Nolan", "home_games": [], "away_games": [{"id": 2}]}
+                ]),
+            ),
+        ],
+    )
+    .await;
+    // (path, status, body) of PostgREST's refusals.
+    let cases = [
+        // A constraint hint does not pick a side of a self-reference.
+        (
+            "/employees?select=name,manager:employees!employees_manager_id_fkey(name)",
+            400,
+            json!({"code": "PGRST200",
+                   "details": "Searched for a foreign key relationship between 'employees' and 'employees' using the hint 'employees_manager_id_fkey' in the schema 'public', but no matches were found.",
+                   "hint": null,
+                   "message": "Could not find a relationship between 'employees' and 'employees' in the schema cache"}),
+        ),
+        (
+            "/matches?select=id,directors(last_name)",
+            300,
+            json!({"code": "PGRST201",
+                   "details": [
+                       {"cardinality": "many-to-one", "embedding": "matches with directors", "relationship": "matches_away_fkey using matches(away) and directors(id)"},
+                       {"cardinality": "many-to-one", "embedding": "matches with directors", "relationship": "matches_home_fkey using matches(home) and directors(id)"}
+                   ],
+                   "hint": "Try changing 'directors' to one of the following: 'directors!matches_away_fkey', 'directors!matches_home_fkey'. Find the desired relationship in the 'details' key.",
+                   "message": "Could not embed because more than one relationship was found for 'matches' and 'directors'"}),
+        ),
+        // The same name twice in one object: PostgreSQL refuses PostgREST's two joins of one name.
+        (
+            "/matches?select=id,directors!home(last_name),directors!away(last_name)",
+            400,
+            json!({"code": "42712", "details": null, "hint": null,
+                   "message": "table name \"matches_directors_1\" specified more than once"}),
+        ),
+        (
+            "/directors?select=id,matches!home(id,...directors!home(a:id),...directors!away(b:id))",
+            400,
+            json!({"code": "42712", "details": null, "hint": null,
+                   "message": "table name \"matches_directors_2\" specified more than once"}),
+        ),
+    ];
+    for (path, status, body) in cases {
+        let answer = get(&app, path).await;
+        assert_eq!((answer.status, answer.json()), (status, body), "{path}");
+    }
+}

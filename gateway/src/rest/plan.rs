@@ -261,7 +261,31 @@ pub fn read<'a>(
     let mut used = BTreeSet::new();
     let node = plan_node(cache, table, &query.select, query, &mut Vec::new(), &mut used)?;
     check_all_paths_used(query, &used)?;
+    check_embeds_named_once(&node, 1)?;
     Ok(node)
+}
+
+/// Two embeds of one object under one name (`rel!a(..),rel!b(..)`, without
+/// aliases) would give it the same key twice. PostgREST's statement then
+/// names both joins alike (`<parent>_<name>_<depth>`), which PostgreSQL
+/// refuses when the statement runs, after everything else was checked:
+/// 400 42712, as here.
+fn check_embeds_named_once(node: &Node<'_>, depth: usize) -> Result<(), ApiError> {
+    for (i, embed) in node.embeds.iter().enumerate() {
+        if node.embeds[..i].iter().any(|e| e.output == embed.output) {
+            return Err(ApiError::Database(crate::error::DbError {
+                code: "42712".to_owned(),
+                message: format!(
+                    "table name \"{}_{}_{depth}\" specified more than once",
+                    node.table.name.name, embed.output
+                ),
+                details: None,
+                hint: None,
+                role: crate::role::Role::Authenticated,
+            }));
+        }
+    }
+    node.embeds.iter().try_for_each(|e| check_embeds_named_once(&e.node, depth + 1))
 }
 
 pub fn find_table<'a>(cache: &'a SchemaCache, schema: &str, table: &str) -> Result<&'a Table, ApiError> {
