@@ -1,14 +1,17 @@
 //! The gateway answers as a real PostgREST 12.0.2 does: thousands of generated
 //! requests (reads of every kind, and writes both servers roll back) are sent
-//! to both, on one fixture database, and their status, `Content-Range`,
+//! to both, on one fixture database (the shop, `tests/fixtures/shop.sql`, then
+//! the catalog, `tests/fixtures/catalog.sql`, each in a test of its own that
+//! shares the runner below), and their status, `Content-Range`,
 //! `Content-Type` and decoded body must be identical, except where
 //! `differential/allowlist.rs` names a PostgREST 12 -> 13+ change that the
 //! gateway follows on purpose (reliability.md §5.14).
 //!
 //! PostgREST comes from npm (`scripts/postgrest.sh`, cached under `target/`).
 //! A failure prints each difference with both answers (`DIFFERENTIAL_SHOW=N`
-//! for more than 40); the seed below replays the same requests, and
-//! `DIFFERENTIAL_SEED=<n>` generates others.
+//! for more than 40); the seeds below replay the same requests, and
+//! `DIFFERENTIAL_SEED=<n>` generates others. `DIFFERENTIAL_DUMP=<file>` writes
+//! every request with both statuses.
 
 mod common;
 mod differential;
@@ -16,14 +19,17 @@ mod differential;
 use futures::StreamExt;
 use serde_json::json;
 
-use common::{SECRET, TestApp, spawn_shop};
+use common::{SECRET, TestApp, spawn_catalog, spawn_shop};
 use differential::allowlist::ALLOWLIST;
 use differential::compare::{Answer, Request, Who, same};
 use differential::generate::{self, Rng};
+use differential::generate_catalog;
 
 const SEED: u64 = 0x5EED_2026;
 const READS: usize = 2400;
 const WRITES: usize = 400;
+const CATALOG_SEED: u64 = 0xCA7A_1065;
+const CATALOG_READS: usize = 7400;
 
 struct Tokens {
     anon: String,
@@ -108,28 +114,24 @@ enum Verdict {
     Differs,
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_gateway_answers_as_postgrest_12_does() {
-    let app = spawn_shop().await;
+/// The seed of a test's generated requests: `DIFFERENTIAL_SEED` explores
+/// other requests; CI uses the fixed one.
+fn seed(fixed: u64) -> u64 {
+    std::env::var("DIFFERENTIAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(fixed)
+}
+
+/// Sends `requests` to the gateway of `app` and to a PostgREST 12.0.2 on its
+/// database, the first `reads` four at a time and the rest (writes) one at a
+/// time, so that rolled-back transactions never wait on (or deadlock with)
+/// each other's row locks; prints a summary and the differences, and fails on
+/// any difference that the allow-list does not name.
+async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], reads: usize) {
     let postgrest = differential::postgrest::start(&app.database, SECRET).await;
-    let tokens = Tokens::new(&app);
+    let tokens = Tokens::new(app);
     let gateway_base = format!("{}/rest/v1", app.address);
-
-    // `DIFFERENTIAL_SEED` explores other requests; CI uses the fixed seed.
-    let seed = std::env::var("DIFFERENTIAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED);
-    let mut rng = Rng::new(seed);
-    let mut requests: Vec<Request> = (0..READS).map(|_| generate::read(&mut rng)).collect();
-    requests.extend(generate::junctions_and_computed());
-    requests.extend(generate::headers());
-    let reads = requests.len();
-    requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
-    requests.extend(generate::junction_writes());
-
     let client = reqwest::Client::new();
     let targets =
         Targets { client: &client, gateway: &gateway_base, postgrest: &postgrest.url, tokens: &tokens };
-    // Reads four at a time; writes one at a time, so that rolled-back
-    // transactions never wait on (or deadlock with) each other's row locks.
     let mut answers: Vec<(Answer, Answer)> =
         futures::stream::iter(&requests[..reads]).map(|r| targets.both(r)).buffered(4).collect().await;
     for request in &requests[reads..] {
@@ -138,8 +140,11 @@ async fn the_gateway_answers_as_postgrest_12_does() {
 
     let mut identical = 0;
     let mut allowed: Vec<(&'static str, usize)> = ALLOWLIST.iter().map(|d| (d.name, 0)).collect();
+    let mut statuses: std::collections::BTreeMap<u16, usize> = std::collections::BTreeMap::new();
     let mut differing = Vec::new();
+    let mut verdicts = Vec::new();
     for (request, (reference, ours)) in requests.iter().zip(&answers) {
+        *statuses.entry(reference.status).or_default() += 1;
         let verdict = if same(request, reference, ours) {
             Verdict::Identical
         } else {
@@ -148,6 +153,11 @@ async fn the_gateway_answers_as_postgrest_12_does() {
                 .find(|delta| (delta.applies)(request, reference, ours))
                 .map_or(Verdict::Differs, |delta| Verdict::Allowed(delta.name))
         };
+        verdicts.push(match verdict {
+            Verdict::Identical => '=',
+            Verdict::Allowed(_) => 'a',
+            Verdict::Differs => 'D',
+        });
         match verdict {
             Verdict::Identical => identical += 1,
             Verdict::Allowed(name) => {
@@ -159,14 +169,38 @@ async fn the_gateway_answers_as_postgrest_12_does() {
         }
     }
 
+    // `DIFFERENTIAL_DUMP=<file>`: every request, a line each: `=` (identical),
+    // `a` (allow-listed) or `D` (differs), both statuses and codes, the request.
+    if let Ok(file) = std::env::var("DIFFERENTIAL_DUMP") {
+        let lines: String = requests
+            .iter()
+            .zip(&answers)
+            .zip(&verdicts)
+            .map(|((request, (reference, ours)), verdict)| {
+                format!(
+                    "{verdict} {} {} {} {} {} {}\n",
+                    reference.status,
+                    reference.code().unwrap_or("-"),
+                    ours.status,
+                    ours.code().unwrap_or("-"),
+                    request.method,
+                    request.path
+                )
+            })
+            .collect();
+        std::fs::write(&file, lines).expect("write DIFFERENTIAL_DUMP");
+    }
+
     let allowed_total: usize = allowed.iter().map(|(_, n)| n).sum();
     println!(
-        "differential vs PostgREST 12.0.2 (seed {seed:#x}): {} requests compared, {identical} identical, \
-         {allowed_total} allow-listed, {} differing",
+        "differential vs PostgREST 12.0.2 on the {fixture} (seed {seed:#x}): {} requests compared, \
+         {identical} identical, {allowed_total} allow-listed, {} differing",
         requests.len(),
         differing.len()
     );
-    for (name, count) in &allowed {
+    let statuses: Vec<String> = statuses.iter().map(|(status, n)| format!("{status}: {n}")).collect();
+    println!("  PostgREST answered {}", statuses.join(", "));
+    for (name, count) in allowed.iter().filter(|(_, count)| *count > 0) {
         println!("  allow-listed {count:>4}  {name}");
     }
     let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
@@ -202,6 +236,44 @@ async fn the_gateway_answers_as_postgrest_12_does() {
             ours.body
         );
     }
+    assert!(
+        differing.is_empty(),
+        "{} requests on the {fixture} answered differently from PostgREST 12.0.2",
+        differing.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_answers_as_postgrest_12_does() {
+    let app = spawn_shop().await;
+    let seed = seed(SEED);
+    let mut rng = Rng::new(seed);
+    let mut requests: Vec<Request> = (0..READS).map(|_| generate::read(&mut rng)).collect();
+    requests.extend(generate::junctions_and_computed());
+    requests.extend(generate::headers());
+    let reads = requests.len();
+    requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
+    requests.extend(generate::junction_writes());
     assert!(requests.len() >= 2000);
-    assert!(differing.is_empty(), "{} requests answered differently from PostgREST 12.0.2", differing.len());
+    run(&app, "shop", seed, &requests, reads).await;
+}
+
+/// The same comparison on a second fixture unlike the shop
+/// (`tests/fixtures/catalog.sql`): reads only, through self-references, two
+/// foreign keys to one table, one-to-one, composite keys, junctions, views
+/// (renamed keys, joins, views of views, a column shown twice, a view over an
+/// unexposed schema), a materialized view, a partitioned table, computed
+/// fields and relationships, and accented and quoted names
+/// (`differential/generate_catalog.rs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_answers_as_postgrest_12_does_on_the_catalog() {
+    let app = spawn_catalog().await;
+    let seed = seed(CATALOG_SEED);
+    let mut rng = Rng::new(seed);
+    let mut requests: Vec<Request> = (0..CATALOG_READS).map(|_| generate_catalog::read(&mut rng)).collect();
+    requests.extend(generate_catalog::shapes());
+    requests.extend(generate_catalog::failures());
+    assert!(requests.len() >= 7600);
+    let reads = requests.len();
+    run(&app, "catalog", seed, &requests, reads).await;
 }

@@ -156,7 +156,7 @@ async fn aggregate_misuse_answers_postgrest_errors() {
             "/films?select=year,count()&order=title",
             400,
             json!({"code": "42803", "details": null, "hint": null,
-                   "message": "column \"t0.title\" must appear in the GROUP BY clause or be used in an aggregate function"}),
+                   "message": "column \"films.title\" must appear in the GROUP BY clause or be used in an aggregate function"}),
         ),
         (
             "/films?select=title.sum()",
@@ -543,4 +543,19 @@ async fn self_references_and_twin_foreign_keys_embed_by_hint_as_postgrest_does()
         let answer = get(&app, path).await;
         assert_eq!((answer.status, answer.json()), (status, body), "{path}");
     }
+}
+
+/// The statement reads each table by PostgREST's name for it (so that
+/// PostgreSQL's errors read as PostgREST's); a row passed to a computed
+/// field is `alias.*`, never the bare name, which an output may share.
+#[tokio::test]
+async fn a_computed_field_reads_its_row_even_beside_an_output_named_as_the_table() {
+    let app = spawn_films().await;
+    let request = app
+        .rest(Method::GET, "/employees?select=id,employees!manager_id(id)&initial=eq.B&order=id", None)
+        .header("prefer", "count=exact");
+    let answer = Answer::from(request.send().await.expect("request")).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.content_range.as_deref(), Some("0-0/1"));
+    assert_eq!(answer.json(), json!([{"id": 2, "employees": [{"id": 4}]}]));
 }

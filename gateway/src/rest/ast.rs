@@ -23,6 +23,10 @@ pub struct QueryParams {
     pub root: NodeParams,
     /// The same for embedded resources (`brands.name=eq.x`, `brands.order=…`, `brands.limit=…`).
     pub embedded: BTreeMap<EmbedPath, NodeParams>,
+    /// Each embedded parameter's kind and path, in the order of the query
+    /// string: PostgREST routes them one by one, and each moves the embed it
+    /// reaches to the front (see `plan::route`).
+    pub embedded_order: Vec<(ParamKind, EmbedPath)>,
     /// `columns=` of an insert or upsert: the payload keys to use, duplicates dropped.
     pub columns: Option<Vec<String>>,
     /// `on_conflict=` of an upsert.
@@ -37,6 +41,15 @@ impl QueryParams {
     pub fn node(&self, path: &[String]) -> Option<&NodeParams> {
         if path.is_empty() { Some(&self.root) } else { self.embedded.get(path) }
     }
+}
+
+/// The kinds of an embed's parameters, in the order PostgREST applies them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ParamKind {
+    Filter,
+    Order,
+    Range,
+    Logic,
 }
 
 /// Conditions and shaping that apply to one resource: the top level or one embed.

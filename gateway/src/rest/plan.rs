@@ -6,12 +6,14 @@
 //! `brand_id(*)`), a hint (`brands!products_brand_id_fkey`, `brands!brand_id`)
 //! picks among several foreign keys; none is PGRST200, several PGRST201.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use axum::http::StatusCode;
 use serde_json::json;
 
-use super::ast::{self, EmbedPath, Field, JoinType, NodeParams, OrderDirection, QueryParams, SelectItem};
+use super::ast::{
+    self, EmbedPath, Field, JoinType, NodeParams, OrderDirection, ParamKind, QueryParams, SelectItem,
+};
 use super::error::RestError;
 use super::fuzzy;
 use super::schema::{Cardinality, Column, Function, QualifiedName, Relationship, SchemaCache, Table};
@@ -21,6 +23,10 @@ use crate::error::ApiError;
 #[derive(Debug, Clone)]
 pub struct Node<'a> {
     pub table: &'a Table,
+    /// The name PostgREST's statement reads the table by, which PostgreSQL's
+    /// errors about its columns use: the table's name at the top and for a
+    /// many-to-many, `<table>_<depth>` for other embeds.
+    pub alias: String,
     pub items: Vec<Item>,
     pub embeds: Vec<EmbedNode<'a>>,
     pub conditions: Vec<Condition>,
@@ -67,9 +73,11 @@ pub struct Aggregation {
 
 impl Item {
     /// Whether the item is an aggregate, which the node's other outputs are
-    /// grouped by (PostgREST's automatic `GROUP BY`).
+    /// grouped by (PostgREST's automatic `GROUP BY`). `rel(count)`, the form
+    /// from before aggregates, groups nothing: beside a column it is
+    /// PostgreSQL's 42803, as in PostgREST.
     pub fn is_aggregate(&self) -> bool {
-        matches!(self, Item::Column { aggregate: Some(_), .. } | Item::Count { .. })
+        matches!(self, Item::Column { aggregate: Some(_), .. } | Item::Count { legacy: false, .. })
     }
 }
 
@@ -117,6 +125,9 @@ pub struct EmbedNode<'a> {
     pub relationship: &'a Relationship,
     /// The key the embed takes in its parent's object.
     pub output: String,
+    /// The name of PostgREST's join of the embed, `<parent>_<key>_<depth>`
+    /// (`addRels`'s `aggAlias`), which PostgreSQL's errors name.
+    pub join: String,
     /// `...rel(cols)`: the embed's outputs go into the parent object.
     pub spread: bool,
     /// `!inner`: parents without a matching row are left out.
@@ -180,19 +191,20 @@ pub fn table_not_found(cache: &SchemaCache, name: &QualifiedName) -> ApiError {
 }
 
 /// PostgreSQL's own message, which PostgREST passes through, with its hint.
-pub fn column_not_found(table: &Table, column: &str) -> ApiError {
+/// `alias` is the name PostgREST's statement reads the table by, which
+/// PostgreSQL's message uses: see [`Node::alias`].
+pub fn column_not_found(table: &Table, alias: &str, column: &str) -> ApiError {
     let hint = similar_columns(table, column);
     let hint = match hint.as_slice() {
-        [one] => Some(format!("Perhaps you meant to reference the column \"{}.{one}\".", table.name.name)),
+        [one] => Some(format!("Perhaps you meant to reference the column \"{alias}.{one}\".")),
         [one, two] => Some(format!(
-            "Perhaps you meant to reference the column \"{0}.{one}\" or the column \"{0}.{two}\".",
-            table.name.name
+            "Perhaps you meant to reference the column \"{alias}.{one}\" or the column \"{alias}.{two}\"."
         )),
         _ => None,
     };
     ApiError::Database(crate::error::DbError {
         code: "42703".to_owned(),
-        message: format!("column {}.{} does not exist", table.name.name, column),
+        message: format!("column {alias}.{column} does not exist"),
         details: None,
         hint,
         role: crate::role::Role::Authenticated,
@@ -258,10 +270,10 @@ pub fn read<'a>(
     query: &QueryParams,
 ) -> Result<Node<'a>, ApiError> {
     let table = find_table(cache, schema, table)?;
-    let mut used = BTreeSet::new();
-    let node = plan_node(cache, table, &query.select, query, &mut Vec::new(), &mut used)?;
-    check_all_paths_used(query, &used)?;
-    check_embeds_named_once(&node, 1)?;
+    let mut walk = Walk { query, routing: route(query), used: BTreeSet::new() };
+    let node = plan_node(cache, table, table.name.name.clone(), &query.select, &mut walk, &mut Vec::new())?;
+    check_all_paths_used(query, &walk.used)?;
+    check_embeds_named_once(&node)?;
     Ok(node)
 }
 
@@ -270,22 +282,19 @@ pub fn read<'a>(
 /// names both joins alike (`<parent>_<name>_<depth>`), which PostgreSQL
 /// refuses when the statement runs, after everything else was checked:
 /// 400 42712, as here.
-fn check_embeds_named_once(node: &Node<'_>, depth: usize) -> Result<(), ApiError> {
+fn check_embeds_named_once(node: &Node<'_>) -> Result<(), ApiError> {
     for (i, embed) in node.embeds.iter().enumerate() {
         if node.embeds[..i].iter().any(|e| e.output == embed.output) {
             return Err(ApiError::Database(crate::error::DbError {
                 code: "42712".to_owned(),
-                message: format!(
-                    "table name \"{}_{}_{depth}\" specified more than once",
-                    node.table.name.name, embed.output
-                ),
+                message: format!("table name \"{}\" specified more than once", embed.join),
                 details: None,
                 hint: None,
                 role: crate::role::Role::Authenticated,
             }));
         }
     }
-    node.embeds.iter().try_for_each(|e| check_embeds_named_once(&e.node, depth + 1))
+    node.embeds.iter().try_for_each(|e| check_embeds_named_once(&e.node))
 }
 
 pub fn find_table<'a>(cache: &'a SchemaCache, schema: &str, table: &str) -> Result<&'a Table, ApiError> {
@@ -312,13 +321,14 @@ fn check_all_paths_used(query: &QueryParams, used: &BTreeSet<EmbedPath>) -> Resu
 fn plan_node<'a>(
     cache: &'a SchemaCache,
     table: &'a Table,
+    alias: String,
     select: &[SelectItem],
-    query: &QueryParams,
+    walk: &mut Walk<'_>,
     path: &mut EmbedPath,
-    used: &mut BTreeSet<EmbedPath>,
 ) -> Result<Node<'a>, ApiError> {
     let mut node = Node {
         table,
+        alias,
         items: Vec::new(),
         embeds: Vec::new(),
         conditions: Vec::new(),
@@ -358,7 +368,7 @@ fn plan_node<'a>(
                 });
             }
             SelectItem::Column(c) => {
-                let field = find_field(cache, table, &c.field.name)?;
+                let field = find_field(cache, table, &node.alias, &c.field.name)?;
                 // An aggregate is named after its function (`sum`), PostgREST's
                 // default key, unless aliased.
                 let output = match (&c.alias, c.aggregate) {
@@ -389,11 +399,19 @@ fn plan_node<'a>(
                     .get(&relationship.target)
                     .ok_or_else(|| table_not_found(cache, &relationship.target))?;
                 path.push(output.clone());
-                let child = plan_node(cache, target, &embed.children, query, path, used)?;
+                // PostgREST reads an embedded table as `<table>_<depth>`, but a
+                // many-to-many's by its name (`addRels`).
+                let alias = if relationship.junction.is_some() {
+                    target.name.name.clone()
+                } else {
+                    format!("{}_{}", target.name.name, path.len())
+                };
+                let child = plan_node(cache, target, alias, &embed.children, walk, path)?;
                 path.pop();
                 let index = node.embeds.len();
                 node.embeds.push(EmbedNode {
                     relationship,
+                    join: format!("{}_{}_{}", table.name.name, output, path.len() + 1),
                     output,
                     spread: embed.spread,
                     inner: embed.join == Some(JoinType::Inner),
@@ -409,12 +427,14 @@ fn plan_node<'a>(
             }
         }
     }
-    let empty = NodeParams::default();
+    put_embeds_last(&mut node, walk.routing.embed_order.get(path.as_slice()));
+    let merged;
     let params = if path.is_empty() {
-        &query.root
+        &walk.query.root
     } else {
-        used.insert(path.clone());
-        query.embedded.get(path.as_slice()).unwrap_or(&empty)
+        walk.used.insert(path.clone());
+        merged = embedded_params(walk, path);
+        &merged
     };
     for filter in &params.filters {
         let condition = plan_filter(cache, &node, filter)?;
@@ -431,6 +451,157 @@ fn plan_node<'a>(
     node.limit = params.limit;
     node.offset = params.offset;
     Ok(node)
+}
+
+/// What planning carries down the tree: the query, where its embedded
+/// parameters go, and which of them found their embed.
+struct Walk<'q> {
+    query: &'q QueryParams,
+    routing: Routing,
+    used: BTreeSet<EmbedPath>,
+}
+
+/// Where PostgREST 12-14 apply embedded parameters, and in what order each
+/// object's embeds come out.
+///
+/// PostgREST (`updateNode` in `Plan.hs`) applies them one by one: filters,
+/// then orders, ranges and logic trees, each kind from the last parameter
+/// to the first; each finds its embed, level by level, as the first child
+/// whose relation or alias has the name, and moves it to the front of its
+/// siblings. So with `seats:desks(id),desks(id)`, `desks.order=` may order
+/// `seats`, and an embed with parameters comes out before the others (its
+/// object's plain columns come first in any case). PostgREST 16 matches
+/// aliases alone when `url-use-legacy-target-names` is off.
+#[derive(Debug, Default)]
+struct Routing {
+    /// Each embedded parameter as applied: its kind, its key as sent, and the
+    /// keys (outputs) of the embed it reached.
+    applied: Vec<(ParamKind, EmbedPath, EmbedPath)>,
+    /// The keys of an object's embeds, in output order, by the object's path.
+    embed_order: HashMap<EmbedPath, Vec<String>>,
+}
+
+/// An embed of `select` as routing sees it.
+struct Routed<'q> {
+    relation: &'q str,
+    alias: Option<&'q str>,
+    output: String,
+    children: Vec<usize>,
+}
+
+fn route(query: &QueryParams) -> Routing {
+    fn add<'q>(nodes: &mut Vec<Routed<'q>>, items: &'q [SelectItem]) -> Vec<usize> {
+        let mut children = Vec::new();
+        for item in items {
+            if let SelectItem::Embed(e) = item {
+                let grandchildren = add(nodes, &e.children);
+                nodes.push(Routed {
+                    relation: &e.relation,
+                    alias: e.alias.as_deref(),
+                    output: e.alias.clone().unwrap_or_else(|| e.relation.clone()),
+                    children: grandchildren,
+                });
+                children.push(nodes.len() - 1);
+            }
+        }
+        children
+    }
+    let mut nodes: Vec<Routed<'_>> = Vec::new();
+    let top = add(&mut nodes, &query.select);
+    nodes.push(Routed { relation: "", alias: None, output: String::new(), children: top });
+    let root = nodes.len() - 1;
+
+    let mut routing = Routing::default();
+    for kind in [ParamKind::Filter, ParamKind::Order, ParamKind::Range, ParamKind::Logic] {
+        for (_, key) in query.embedded_order.iter().rev().filter(|(k, _)| *k == kind) {
+            let mut at = root;
+            let mut outputs = Vec::with_capacity(key.len());
+            let mut found = true;
+            for name in key {
+                let siblings = &nodes[at].children;
+                let Some(position) = siblings
+                    .iter()
+                    .position(|&c| nodes[c].relation == name || nodes[c].alias == Some(name.as_str()))
+                else {
+                    found = false;
+                    break;
+                };
+                let child = siblings[position];
+                let siblings = &mut nodes[at].children;
+                siblings.remove(position);
+                siblings.insert(0, child);
+                outputs.push(nodes[child].output.clone());
+                at = child;
+            }
+            if found {
+                routing.applied.push((kind, key.clone(), outputs));
+            }
+        }
+    }
+    fn orders(
+        nodes: &[Routed<'_>],
+        at: usize,
+        path: &mut EmbedPath,
+        out: &mut HashMap<EmbedPath, Vec<String>>,
+    ) {
+        out.insert(path.clone(), nodes[at].children.iter().map(|&c| nodes[c].output.clone()).collect());
+        for &child in &nodes[at].children {
+            path.push(nodes[child].output.clone());
+            orders(nodes, child, path, out);
+            path.pop();
+        }
+    }
+    orders(&nodes, root, &mut Vec::new(), &mut routing.embed_order);
+    routing
+}
+
+/// The parameters [`route`] sent to the embed at `path`, applied in its
+/// order: filters and logic trees add up, an order or a range replaces the
+/// one before (PostgREST's `addOrderToNode`, `addRangeToNode`).
+fn embedded_params(walk: &mut Walk<'_>, path: &[String]) -> NodeParams {
+    let mut params = NodeParams::default();
+    let mut added: Vec<(ParamKind, &EmbedPath)> = Vec::new();
+    for (kind, key, _) in walk.routing.applied.iter().filter(|(_, _, target)| target.as_slice() == path) {
+        walk.used.insert(key.clone());
+        let Some(sent) = walk.query.embedded.get(key) else { continue };
+        match kind {
+            // A key's filters (or trees, or range) all at once, the first time
+            // it reaches here.
+            ParamKind::Filter | ParamKind::Logic if added.contains(&(*kind, key)) => {}
+            ParamKind::Filter => params.filters.extend(sent.filters.iter().cloned()),
+            ParamKind::Logic => params.logic.extend(sent.logic.iter().cloned()),
+            ParamKind::Order => params.order = sent.order.clone(),
+            // A range is one unit, limit and offset: PostgREST keeps
+            // ranges in a hash map by path, whose order this follows only
+            // as far as the query string's.
+            ParamKind::Range if added.contains(&(*kind, key)) => {}
+            ParamKind::Range => {
+                params.limit = sent.limit;
+                params.offset = sent.offset;
+            }
+        }
+        added.push((*kind, key));
+    }
+    params
+}
+
+/// PostgREST's output order: the object's own columns, counts and
+/// aggregates first, in `select`'s order, then its embeds (spreads too) in
+/// `order`, the order [`route`] left them in.
+fn put_embeds_last(node: &mut Node<'_>, order: Option<&Vec<String>>) {
+    let (mut items, embeds): (Vec<Item>, Vec<Item>) =
+        std::mem::take(&mut node.items).into_iter().partition(|item| !matches!(item, Item::Embed(_)));
+    let mut embeds: Vec<Option<Item>> = embeds.into_iter().map(Some).collect();
+    for output in order.into_iter().flatten() {
+        let slot = embeds
+            .iter_mut()
+            .find(|slot| matches!(slot, Some(Item::Embed(i)) if node.embeds[*i].output == *output));
+        if let Some(item) = slot.and_then(Option::take) {
+            items.push(item);
+        }
+    }
+    items.extend(embeds.into_iter().flatten());
+    node.items = items;
 }
 
 /// PostgREST's answer to an aggregate when `db-aggregates-enabled` is off.
@@ -464,12 +635,12 @@ fn output_name(field: &Field) -> String {
 }
 
 fn find_column<'a>(table: &'a Table, name: &str) -> Result<&'a Column, ApiError> {
-    table.column(name).ok_or_else(|| column_not_found(table, name))
+    table.column(name).ok_or_else(|| column_not_found(table, &table.name.name, name))
 }
 
 /// A column, else a computed field of that name; a column wins, as in
 /// PostgreSQL's `row.name`, which PostgREST writes for both.
-fn find_field(cache: &SchemaCache, table: &Table, name: &str) -> Result<FieldRef, ApiError> {
+fn find_field(cache: &SchemaCache, table: &Table, alias: &str, name: &str) -> Result<FieldRef, ApiError> {
     if let Some(column) = table.column(name) {
         return Ok(FieldRef::Column(column.name.clone()));
     }
@@ -477,7 +648,7 @@ fn find_field(cache: &SchemaCache, table: &Table, name: &str) -> Result<FieldRef
         Some(function) => {
             Ok(FieldRef::Computed { function: function.name.clone(), table: table.name.clone() })
         }
-        None => Err(column_not_found(table, name)),
+        None => Err(column_not_found(table, alias, name)),
     }
 }
 
@@ -490,7 +661,7 @@ fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Re
         return Ok(Condition::Related { embed: index, exists });
     }
     Ok(Condition::Filter {
-        field: find_field(cache, node.table, &filter.field.name)?,
+        field: find_field(cache, node.table, &node.alias, &filter.field.name)?,
         path: filter.field.json_path.clone(),
         negated: filter.negated,
         operation: filter.operation.clone(),
@@ -510,7 +681,7 @@ fn plan_logic(cache: &SchemaCache, node: &Node<'_>, tree: &ast::LogicTree) -> Re
 
 fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
     let (embed, field) = match &term.relation {
-        None => (None, find_field(cache, node.table, &term.field.name)?),
+        None => (None, find_field(cache, node.table, &node.alias, &term.field.name)?),
         Some(relation) => {
             let index = node.embeds.iter().position(|e| &e.output == relation).ok_or_else(|| {
                 ApiError::Rest(RestError {
@@ -538,7 +709,8 @@ fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Re
                     )
                 }));
             }
-            (Some(index), find_field(cache, embed.node.table, &term.field.name)?)
+            // PostgREST orders by the column of the embed's join.
+            (Some(index), find_field(cache, embed.node.table, &embed.join, &term.field.name)?)
         }
     };
     Ok(Order {
@@ -871,6 +1043,58 @@ mod tests {
             Err(ApiError::Rest(e)) => e,
             other => panic!("expected a PostgREST error, got {other:?}"),
         }
+    }
+
+    /// The node's outputs in order, embeds by key.
+    fn outputs(node: &Node<'_>) -> Vec<String> {
+        node.output_names().into_iter().map(str::to_owned).collect()
+    }
+
+    fn ordered_by(node: &Node<'_>, embed: &str) -> Option<OrderDirection> {
+        let e = node.embeds.iter().find(|e| e.output == embed)?;
+        e.node.order.first().map(|o| o.direction.unwrap_or(OrderDirection::Asc))
+    }
+
+    #[test]
+    fn embedded_parameters_go_where_postgrest_12_to_14_send_them() {
+        let cache = cache();
+        // (query, direction of `actors`, direction of `cast`, output order)
+        let cases = [
+            // Each by its own name.
+            (
+                "select=title,actors(id),cast:actors(id)&cast.order=id.desc",
+                None,
+                Some(OrderDirection::Desc),
+                "title cast actors",
+            ),
+            // A relation's name reaches the first embed of that relation, in the
+            // order the parameters before it (applied last to first) left them.
+            (
+                "select=title,cast:actors(id),actors(id)&actors.order=id.desc",
+                None,
+                Some(OrderDirection::Desc),
+                "title cast actors",
+            ),
+            (
+                "select=title,actors(id),cast:actors(id)&actors.order=id.desc&cast.order=id",
+                None,
+                Some(OrderDirection::Desc),
+                "title cast actors",
+            ),
+            // Plain columns come first, then embeds, those with parameters first.
+            ("select=actors(id),title,cast:actors(id),id&cast.limit=1", None, None, "title id cast actors"),
+        ];
+        for (query, actors, cast, order) in cases {
+            let node = plan(&cache, "films", query).expect(query);
+            assert_eq!(ordered_by(&node, "actors"), actors, "{query}");
+            assert_eq!(ordered_by(&node, "cast"), cast, "{query}");
+            assert_eq!(outputs(&node).join(" "), order, "{query}");
+        }
+        // A name that reaches nothing is PGRST108.
+        assert_eq!(
+            rest_error(plan(&cache, "films", "select=title,cast:actors(id)&crew.order=id")).code,
+            "PGRST108"
+        );
     }
 
     #[test]

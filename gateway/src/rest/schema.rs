@@ -218,7 +218,10 @@ pub mod catalog {
           and i.indpred is null and i.indexprs is null";
 
     /// Foreign keys with both column lists in key order, of every schema
-    /// (a view may show a table of any schema).
+    /// (a view may show a table of any schema). The copies PostgreSQL makes
+    /// of a partitioned table's foreign keys on its partitions (and on the
+    /// partitions of a partitioned table they reference) are left out, so a
+    /// partition has no relationships, as in PostgREST.
     pub const FOREIGN_KEYS: &str = "
         select con.conname::text,
                sn.nspname::text, s.relname::text,
@@ -236,7 +239,8 @@ pub mod catalog {
         join pg_catalog.pg_namespace sn on sn.oid = s.relnamespace
         join pg_catalog.pg_class t on t.oid = con.confrelid
         join pg_catalog.pg_namespace tn on tn.oid = t.relnamespace
-        where con.contype = 'f' and sn.nspname not in ('pg_catalog', 'information_schema')";
+        where con.contype = 'f' and con.conparentid = 0
+          and sn.nspname not in ('pg_catalog', 'information_schema')";
 
     /// Views and materialized views of every schema with their query trees,
     /// their columns by number, and the relation columns they read, for
@@ -928,7 +932,7 @@ mod tests {
             .filter(|r| r.target == public(to))
             .map(|r| (r.cardinality, r.columns.clone(), r.target_columns.clone()))
             .collect();
-        found.sort_by(|a, b| (a.1.clone(), a.2.clone()).cmp(&(b.1.clone(), b.2.clone())));
+        found.sort_by_key(|a| (a.1.clone(), a.2.clone()));
         found
     }
 

@@ -169,9 +169,11 @@ impl Writer {
         placeholder
     }
 
+    /// An alias of the statement's own (a junction, a function call), which
+    /// no node alias (a table's name) is likely to be.
     fn alias(&mut self) -> String {
-        let mut alias = String::with_capacity(4);
-        let _ = write!(alias, "t{}", self.aliases);
+        let mut alias = String::with_capacity(5);
+        let _ = write!(alias, "_t{}", self.aliases);
         self.aliases += 1;
         alias
     }
@@ -184,7 +186,7 @@ impl Writer {
 /// A read of `node` (a table or view), at most `max_rows` rows at the top.
 pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind) -> Statement {
     let mut w = Writer::new();
-    let alias = w.alias();
+    let alias = quote_ident(&node.alias);
     let relation = qualified(&node.table.name);
     let where_clause = where_sql(&mut w, node, &alias, &[]);
     let total = if count {
@@ -218,7 +220,7 @@ pub fn explain(statement: &Statement, plan: Plan) -> Statement {
 /// `explain` of the rows a read would count, for `count=planned`.
 pub fn planned_count(node: &Node<'_>) -> Statement {
     let mut w = Writer::new();
-    let alias = w.alias();
+    let alias = quote_ident(&node.alias);
     let where_clause = where_sql(&mut w, node, &alias, &[]);
     let text = format!(
         "explain (format json) select 1 from {} as {alias}{where_clause}",
@@ -324,7 +326,7 @@ fn order_term(w: &mut Writer, node: &Node<'_>, alias: &str, order: &Order) -> St
         None => field_sql(w, alias, &order.field, &order.path),
         Some(index) => {
             let embed = &node.embeds[index];
-            let child = w.alias();
+            let child = quote_ident(&embed.node.alias);
             let (from, join) = embed_from(w, embed, alias, &child);
             let field = field_sql(w, &child, &order.field, &order.path);
             // The embed's own filters apply: a filtered-out row orders as null.
@@ -399,8 +401,10 @@ fn equal(left: &str, left_column: &str, right: &str, right_column: &str) -> Stri
 
 /// The row `alias` as a value of `table`'s type, for a function of the row.
 /// The cast makes a subquery's row (of type `record`) the table's type.
+/// `alias.*`, not `alias`: a bare name is first a column of any enclosing
+/// query, and aliases are tables' names, which an output may have too.
 fn row_sql(alias: &str, table: &QualifiedName) -> String {
-    format!("{alias}::{}", qualified(table))
+    format!("({alias}.*)::{}", qualified(table))
 }
 
 /// One output of a node's select list.
@@ -499,7 +503,7 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
                     },
                 });
             }
-            Item::Count { output, cast, .. } => outputs.push(if hoist {
+            Item::Count { output, cast, legacy } => outputs.push(if hoist {
                 // Counted at the parent: one non-null value per matching row.
                 Output {
                     expr: "1".to_owned(),
@@ -511,7 +515,7 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
                 Output {
                     expr: aggregate_sql("count", "*", cast.as_deref()),
                     name: output,
-                    aggregate: true,
+                    aggregate: !legacy,
                     hoisted: None,
                 }
             }),
@@ -549,7 +553,7 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
 /// to-many. As `jsonb`, like PostgREST's: its key order and `"k": v` spacing
 /// show in the text (and in CSV cells).
 fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
-    let child = w.alias();
+    let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
     let projection = projection(w, &embed.node, &child, false);
@@ -572,12 +576,12 @@ fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
 /// (PostgREST 13) gives each output as an array of the rows' values, in the
 /// embed's order, `[]` when none.
 fn spread_sql<'n>(w: &mut Writer, embed: &'n EmbedNode<'_>, parent: &str) -> (String, Vec<Output<'n>>) {
-    let child = w.alias();
+    let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
     let to_one = embed.is_to_one();
     let inner = projection(w, &embed.node, &child, to_one);
-    let lateral = w.alias();
+    let lateral = quote_ident(&embed.join);
     let (list, joins) = (inner.list(), &inner.joins);
     let join = if to_one {
         format!(
@@ -666,10 +670,11 @@ fn condition_sql(w: &mut Writer, node: &Node<'_>, alias: &str, condition: &Condi
             let embed = &node.embeds[*embed];
             // An embed of aggregates only always has its one row (of the
             // aggregates), as in PostgREST's lateral join of the aggregate.
-            if !embed.node.items.is_empty() && embed.node.items.iter().all(Item::is_aggregate) {
+            let counts = |item: &Item| item.is_aggregate() || matches!(item, Item::Count { .. });
+            if !embed.node.items.is_empty() && embed.node.items.iter().all(counts) {
                 return if *exists { "true" } else { "false" }.to_owned();
             }
-            let child = w.alias();
+            let child = quote_ident(&embed.node.alias);
             let (from, join) = embed_from(w, embed, alias, &child);
             let where_clause = where_sql(w, &embed.node, &child, &join);
             // The embed's own limit and offset bound what can match, as in
@@ -1381,8 +1386,8 @@ mod tests {
         let statement = films_read("films", "select=year,n:id.count()::text,count()");
         assert!(
             statement.text.contains(
-                "select t0.\"year\" as \"year\", (count(t0.\"id\"))::text as \"n\", count(*) as \"count\" \
-                 from \"public\".\"films\" as t0 group by 1"
+                "select \"films\".\"year\" as \"year\", (count(\"films\".\"id\"))::text as \"n\", count(*) as \"count\" \
+                 from \"public\".\"films\" as \"films\" group by 1"
             ),
             "{}",
             statement.text
@@ -1390,17 +1395,20 @@ mod tests {
         // Only aggregates: one group, no GROUP BY.
         let statement = films_read("films", "select=year.max()");
         assert!(
-            statement.text.contains("select max(t0.\"year\") as \"max\" from \"public\".\"films\" as t0)")
+            statement.text.contains(
+                "select max(\"films\".\"year\") as \"max\" from \"public\".\"films\" as \"films\")"
+            )
         );
         // The spread's row is read raw; its parent counts it and groups by title.
         let statement = films_read("films_actors", "select=role,...films(n:id.count())");
         assert!(
-            statement.text.contains("count(t2.\"n\") as \"n\"") && statement.text.contains("group by 1"),
+            statement.text.contains("count(\"films_actors_films_1\".\"n\") as \"n\"")
+                && statement.text.contains("group by 1"),
             "{}",
             statement.text
         );
         assert!(
-            statement.text.contains("left join lateral (select t1.\"id\" as \"n\" from"),
+            statement.text.contains("left join lateral (select \"films_1\".\"id\" as \"n\" from"),
             "{}",
             statement.text
         );
@@ -1416,7 +1424,7 @@ mod tests {
             "{}",
             statement.text
         );
-        assert!(statement.text.contains("order by t1.\"last_name\""), "{}", statement.text);
+        assert!(statement.text.contains("order by \"actors\".\"last_name\""), "{}", statement.text);
     }
 
     #[test]
@@ -1424,8 +1432,9 @@ mod tests {
         let statement = films_read("films", "select=title,actors(last_name)&actors.last_name=eq.Reno");
         assert!(
             statement.text.contains(
-                "from \"public\".\"films_actors\" as t2, \"public\".\"actors\" as t1 \
-                 where t2.\"film_id\" = t0.\"id\" and t2.\"actor_id\" = t1.\"id\" and t1.\"last_name\" = $1"
+                "from \"public\".\"films_actors\" as _t0, \"public\".\"actors\" as \"actors\" \
+                 where _t0.\"film_id\" = \"films\".\"id\" and _t0.\"actor_id\" = \"actors\".\"id\" \
+                 and \"actors\".\"last_name\" = $1"
             ),
             "{}",
             statement.text
@@ -1438,7 +1447,8 @@ mod tests {
         let statement = films_read("shelves", "select=label,editions(title)");
         assert!(
             statement.text.contains(
-                "where t2.\"shelf_id\" = t0.\"id\" and t2.\"isbn\" = t1.\"isbn\" and t2.\"lang\" = t1.\"lang\""
+                "where _t0.\"shelf_id\" = \"shelves\".\"id\" and _t0.\"isbn\" = \"editions\".\"isbn\" \
+                 and _t0.\"lang\" = \"editions\".\"lang\""
             ),
             "{}",
             statement.text
@@ -1448,7 +1458,7 @@ mod tests {
     #[test]
     fn a_computed_field_is_its_function_of_the_row_cast_to_the_table() {
         let statement = films_read("actors", "select=id,full_name&full_name=like.A*&order=full_name");
-        let call = "\"public\".\"full_name\"(t0::\"public\".\"actors\")";
+        let call = "\"public\".\"full_name\"((\"actors\".*)::\"public\".\"actors\")";
         assert!(statement.text.contains(&format!("{call} as \"full_name\"")), "{}", statement.text);
         assert!(statement.text.contains(&format!("where {call} like $1")), "{}", statement.text);
         assert!(statement.text.contains(&format!("order by {call}")), "{}", statement.text);
@@ -1457,14 +1467,16 @@ mod tests {
     #[test]
     fn a_computed_relationship_reads_its_function_of_the_parent_row() {
         let statement = films_read("actors", "select=filmography!inner(title),latest_film(title)");
-        let from = "from \"public\".\"filmography\"(t0::\"public\".\"actors\") as t";
+        let from = "from \"public\".\"filmography\"((\"actors\".*)::\"public\".\"actors\") as \"films_1\"";
         assert!(statement.text.contains(from), "{}", statement.text);
         assert!(
-            statement.text.contains("from \"public\".\"latest_film\"(t0::\"public\".\"actors\") as t"),
+            statement.text.contains(
+                "from \"public\".\"latest_film\"((\"actors\".*)::\"public\".\"actors\") as \"films_1\""
+            ),
             "{}",
             statement.text
         );
         // No join condition: the function picks the rows.
-        assert!(!statement.text.contains(" where t0.\"id\""), "{}", statement.text);
+        assert!(!statement.text.contains(" where \"actors\".\"id\""), "{}", statement.text);
     }
 }

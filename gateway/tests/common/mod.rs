@@ -252,6 +252,14 @@ pub async fn spawn_films() -> TestApp {
     app
 }
 
+/// A gateway over a fresh database holding the second REST fixture
+/// (`tests/fixtures/catalog.sql`), for the differential test.
+pub async fn spawn_catalog() -> TestApp {
+    let app = spawn_app().await;
+    app.admin().await.batch_execute(include_str!("../fixtures/catalog.sql")).await.expect("catalog fixture");
+    app
+}
+
 /// [`spawn_shop`] with a pool of one connection that goes through a
 /// [`wire::WireCounter`].
 pub async fn spawn_counted_shop() -> (TestApp, wire::WireCounter) {

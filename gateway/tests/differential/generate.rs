@@ -39,14 +39,14 @@ impl Rng {
 /// The query pairs of a request under construction, form-encoded at the end
 /// as supabase-js's `URLSearchParams` does (space as `+`).
 #[derive(Default)]
-struct Query(Vec<(String, String)>);
+pub struct Query(Vec<(String, String)>);
 
 impl Query {
-    fn add(&mut self, key: &str, value: &str) {
+    pub fn add(&mut self, key: &str, value: &str) {
         self.0.push((key.to_owned(), value.to_owned()));
     }
 
-    fn encode(&self) -> String {
+    pub fn encode(&self) -> String {
         let mut serializer = form_urlencoded::Serializer::new(String::new());
         for (k, v) in &self.0 {
             serializer.append_pair(k, v);

@@ -3,4 +3,5 @@
 pub mod allowlist;
 pub mod compare;
 pub mod generate;
+pub mod generate_catalog;
 pub mod postgrest;

@@ -46,10 +46,12 @@ pub async fn start(database: &str, secret: &str) -> Postgrest {
         })
         .expect("the test cluster listens on a Unix socket");
     let port = free_port();
-    let dir = std::env::temp_dir().join(format!("gateway-differential-{}", std::process::id()));
+    // One folder per server: two tests of one process may each start one.
+    let dir = std::env::temp_dir().join(format!("gateway-differential-{}-{port}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("config dir");
     let config = dir.join("postgrest.conf");
-    // db-tx-end lets `Prefer: tx=rollback` through, so writes leave nothing behind.
+    // db-tx-end lets `Prefer: tx=rollback` through, so writes leave nothing
+    // behind; aggregates are on, as on hosted Supabase and by default here.
     std::fs::write(
         &config,
         format!(
@@ -57,6 +59,7 @@ pub async fn start(database: &str, secret: &str) -> Postgrest {
              db-schemas = \"public\"\n\
              db-anon-role = \"anon\"\n\
              db-max-rows = 1000\n\
+             db-aggregates-enabled = true\n\
              db-pool = 4\n\
              db-tx-end = \"commit-allow-override\"\n\
              jwt-secret = \"{secret}\"\n\

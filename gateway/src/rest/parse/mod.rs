@@ -159,7 +159,7 @@ use std::fmt;
 
 use self::filter::ValueContext;
 use self::parsec::{Parser, Reply, Seq};
-use crate::rest::ast::{EmbedPath, Filter, NodeParams, QueryParams, SelectItem};
+use crate::rest::ast::{EmbedPath, Filter, NodeParams, ParamKind, QueryParams, SelectItem};
 
 pub use self::parsec::MAX_DEPTH;
 pub use self::prefer::parse_prefer;
@@ -282,6 +282,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
     for (key, value) in orders {
         let path = embed_path_of(key)?;
         let terms = run("order", value, value, Parser::order_terms)?;
+        note(&mut query, ParamKind::Order, &path);
         let node = node_mut(&mut query, path);
         if node.order.is_empty() {
             node.order = terms;
@@ -290,6 +291,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
     for (key, value) in logic {
         let (path, op) = run("logic path", key, key, Parser::logic_path)?;
         let tree = run("logic tree", value, &format!("{op}{value}"), Parser::logic_tree)?;
+        note(&mut query, ParamKind::Logic, &path);
         node_mut(&mut query, path).logic.push(tree);
     }
     if let Some(value) = columns {
@@ -313,6 +315,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
         };
         match expression {
             Some((negated, operation)) => {
+                note(&mut query, ParamKind::Filter, &path);
                 node_mut(&mut query, path).filters.push(Filter { field, negated, operation });
             }
             None => query.rpc_args.push((field.name, value.to_owned())),
@@ -328,6 +331,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
         if value.is_empty() {
             continue;
         }
+        note(&mut query, ParamKind::Range, &path);
         let (what, slot) = match range {
             Range::Limit => ("limit parameter", &mut node_mut(&mut query, path).limit),
             Range::Offset => ("offset parameter", &mut node_mut(&mut query, path).offset),
@@ -352,6 +356,13 @@ fn rest_as_none<T>(parser: &mut Parser) -> Reply<Option<T>> {
 fn embed_path_of(key: &str) -> Result<EmbedPath, ParseError> {
     let (path, _field) = run("tree path", key, key, Parser::tree_path)?;
     Ok(path)
+}
+
+/// Records an embedded parameter's kind and path in query order.
+fn note(query: &mut QueryParams, kind: ParamKind, path: &EmbedPath) {
+    if !path.is_empty() {
+        query.embedded_order.push((kind, path.clone()));
+    }
 }
 
 fn node_mut(query: &mut QueryParams, path: EmbedPath) -> &mut NodeParams {
