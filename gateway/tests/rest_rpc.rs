@@ -197,3 +197,43 @@ async fn a_scalar_result_in_csv_is_headed_pgrst_scalar() {
         assert_eq!((answer.status, answer.text.as_str()), (200, expected), "{path}");
     }
 }
+
+/// PostgREST 13: `max-affected` under `handling=strict` bounds the rows a
+/// call returns; beyond it the call answers PGRST124 and keeps no writes.
+#[tokio::test]
+async fn max_affected_bounds_a_call_and_rolls_back_beyond_it() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create function public.add_notes(bodies text[]) returns setof public.notes language sql volatile as \
+             $$ insert into public.notes select 100 + n, body from unnest(bodies) with ordinality as b(body, n) \
+             returning * $$;
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("function");
+    let strict = [("prefer", "handling=strict, max-affected=1")];
+    let over =
+        rpc(&app, Method::POST, "/rpc/add_notes", Some(json!({"bodies": ["a", "b", "c"]})), &strict).await;
+    assert_eq!(over.status, 400, "{}", over.text);
+    assert_eq!(
+        over.json(),
+        json!({"code": "PGRST124", "details": "The query affects 3 rows", "hint": null,
+               "message": "Query result exceeds max-affected preference constraint"})
+    );
+    let within = rpc(&app, Method::POST, "/rpc/add_notes", Some(json!({"bodies": ["one"]})), &strict).await;
+    assert_eq!((within.status, within.json()), (200, json!([{"id": 101, "body": "one"}])));
+    assert_eq!(
+        within.headers.get("preference-applied").and_then(|v| v.to_str().ok()),
+        Some("handling=strict, max-affected=1")
+    );
+    let count: i64 = app
+        .admin()
+        .await
+        .query_one("select count(*) from public.notes where id > 100", &[])
+        .await
+        .expect("notes")
+        .get(0);
+    assert_eq!(count, 1, "only the call within the bound was kept");
+}

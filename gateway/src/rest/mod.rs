@@ -291,6 +291,13 @@ fn max_affected(request: &RestRequest) -> Option<i64> {
 /// then `max-affected`.
 fn check_touched(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
     response::check_singular(request.media, affected)?;
+    check_max_affected(request, affected)
+}
+
+/// PGRST124 when a write or a call touched more rows than `max-affected`
+/// allows under `handling=strict` (a call: the rows it returns, PostgREST
+/// 13's rule).
+fn check_max_affected(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
     match max_affected(request) {
         Some(max) if affected > max => Err(ApiError::Rest(RestError {
             status: StatusCode::BAD_REQUEST,
@@ -305,8 +312,11 @@ fn check_touched(request: &RestRequest, affected: i64) -> Result<(), ApiError> {
 
 /// [`check_touched`] as bounds for the write's check statement.
 fn touched_bounds(request: &RestRequest) -> Option<sql::Bounds> {
-    let singular = request.media.is_singular();
-    let max = max_affected(request);
+    bounds(request.media.is_singular(), max_affected(request))
+}
+
+/// Between 1 and 1 row for a singular answer, at most `max` with `max-affected`.
+fn bounds(singular: bool, max: Option<i64>) -> Option<sql::Bounds> {
     (singular || max.is_some()).then(|| sql::Bounds {
         at_least: if singular { 1 } else { 0 },
         at_most: max.unwrap_or(i64::MAX).min(if singular { 1 } else { i64::MAX }),
@@ -688,7 +698,7 @@ async fn call(
     let report = sql::Report {
         count: counting(&request),
         body: returned,
-        bounds: singular.then_some(sql::Bounds { at_least: 1, at_most: 1 }),
+        bounds: bounds(singular, max_affected(&request)),
     };
     let statement =
         sql::call(function, &names, args.to_string(), result, Some(state.config.rest.max_rows), report);
@@ -698,7 +708,10 @@ async fn call(
         Access::ReadWrite
     };
     let outcome = write(&state, &caller, access, &statement, &request, |n| {
-        if singular { response::check_singular(request.media, n) } else { Ok(()) }
+        if singular {
+            response::check_singular(request.media, n)?;
+        }
+        check_max_affected(&request, n)
     })
     .await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
