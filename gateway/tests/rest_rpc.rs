@@ -127,7 +127,8 @@ async fn unknown_functions_and_arguments_are_pgrst202() {
             Some(json!({"x": 1, "a": 2})),
             json!({"code": "PGRST202",
                    "details": "Searched for the function public.add with parameters a, x or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
-                   "hint": null, "message": "Could not find the function public.add(a, x) in the schema cache"}),
+                   "hint": "Perhaps you meant to call the function public.add(a, b)",
+                   "message": "Could not find the function public.add(a, x) in the schema cache"}),
         ),
     ];
     for (path, body, expected) in cases {
@@ -236,4 +237,67 @@ async fn max_affected_bounds_a_call_and_rolls_back_beyond_it() {
         .expect("notes")
         .get(0);
     assert_eq!(count, 1, "only the call within the bound was kept");
+}
+
+/// PostgREST 13/14's `findProc`: which overload a call means, PGRST203 when
+/// several fit, and functions an RPC cannot call (two unnamed arguments, or
+/// one of another type than bytea, json, jsonb, text or xml).
+#[tokio::test]
+async fn overloads_resolve_as_postgrest_resolves_them() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create function public.pick(a int) returns text language sql immutable as $$ select 'int' $$;
+             create function public.pick(a text) returns text language sql immutable as $$ select 'text' $$;
+             create function public.pick(a int, b int) returns text language sql immutable as $$ select 'two' $$;
+             create function public.maybe() returns text language sql immutable as $$ select 'none' $$;
+             create function public.maybe(text default 'x') returns text language sql immutable as $$ select 'unnamed' $$;
+             create function public.number_of(int) returns int language sql immutable as $$ select $1 $$;
+             create function public.number_off(text) returns text language sql immutable as $$ select $1 $$;
+             create function public.echo(payload jsonb) returns jsonb language sql immutable as $$ select payload $$;
+             create function public.days_since(id int) returns int language sql immutable as $$ select id $$;
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("functions");
+    let ambiguous = |between: &str| {
+        json!({"code": "PGRST203", "details": null,
+               "hint": "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
+               "message": format!("Could not choose the best candidate function between: {between}")})
+    };
+    // (method, path, body, status, answer)
+    let cases = [
+        (Method::POST, "/rpc/pick", json!({"a": 1, "b": 2}), 200, json!("two")),
+        (Method::POST, "/rpc/pick", json!({"a": 1}), 300, ambiguous("public.pick(a => integer), public.pick(a => text)")),
+        (Method::POST, "/rpc/maybe", json!({}), 300, ambiguous("public.maybe(), public.maybe( => text)")),
+        // A single json argument takes a body whose keys are not its name.
+        (Method::POST, "/rpc/echo", json!({"x": [1]}), 200, json!({"x": [1]})),
+        (Method::POST, "/rpc/echo", json!({"payload": {"y": 2}}), 200, json!({"y": 2})),
+        (
+            Method::POST,
+            "/rpc/number_of",
+            json!({"": 1}),
+            404,
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.number_of with parameter  or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.",
+                   "hint": "Perhaps you meant to call the function public.number_off",
+                   "message": "Could not find the function public.number_of() in the schema cache"}),
+        ),
+        (
+            Method::GET,
+            "/rpc/days_since?idx=1",
+            Value::Null,
+            404,
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.days_since with parameter idx, but no matches were found in the schema cache.",
+                   "hint": "Perhaps you meant to call the function public.days_since(id)",
+                   "message": "Could not find the function public.days_since(idx) in the schema cache"}),
+        ),
+    ];
+    for (method, path, body, status, expected) in cases {
+        let body = (!body.is_null()).then_some(body);
+        let answer = rpc(&app, method.clone(), path, body.clone(), &[]).await;
+        assert_eq!((answer.status, answer.json()), (status, expected), "{method} {path} {body:?}");
+    }
 }

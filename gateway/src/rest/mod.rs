@@ -674,7 +674,8 @@ async fn call(
     narrow(&request, &mut query)?;
     let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
     let cache = state.schema.get(&state.db).await?;
-    let function = plan::find_function(&cache, &request.schema, &function, &names)?;
+    let resolved = plan::find_function(&cache, &request.schema, &function, &names, !read_only_call)?;
+    let function = resolved.function;
     let table = function
         .returns_rows
         .then(|| {
@@ -701,7 +702,7 @@ async fn call(
         bounds: bounds(singular, max_affected(&request)),
     };
     let statement =
-        sql::call(function, &names, args.to_string(), result, Some(state.config.rest.max_rows), report);
+        sql::call(&resolved, &names, args.to_string(), result, Some(state.config.rest.max_rows), report);
     let access = if read_only_call || function.volatility != schema::Volatility::Volatile {
         Access::ReadOnly
     } else {

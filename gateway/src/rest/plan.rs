@@ -972,49 +972,147 @@ pub fn conflict_columns<'a>(
     names.iter().map(|n| find_column(table, n)).collect()
 }
 
-/// The function an RPC means: one of that name whose arguments are exactly
-/// covered by `names` (the required ones present, no unknown ones), or one
-/// taking a single unnamed json/jsonb argument.
+/// The function an RPC means, chosen as PostgREST 13/14's `findProc` chooses
+/// it (`src/PostgREST/Plan.hs`), among the overloads of that name that an
+/// RPC may call (PostgREST's schema cache keeps only functions whose
+/// arguments are all named, or with one unnamed argument of type bytea,
+/// json, jsonb, text or xml):
+/// - a function matches the arguments sent (`names`) when it has no
+///   arguments and none were sent, or when they are all its required
+///   arguments plus any of those with defaults;
+/// - failing that, a POSTed JSON body may go whole to a function of a
+///   single json or jsonb argument (`whole_body`);
+/// - none is 404 PGRST202 (with "Perhaps you meant ..." from the fuzzy
+///   search), several 300 PGRST203.
 pub fn find_function<'a>(
     cache: &'a SchemaCache,
     schema: &str,
     name: &str,
     names: &[String],
-) -> Result<&'a Function, ApiError> {
+    post: bool,
+) -> Result<Resolved<'a>, ApiError> {
     let qualified = QualifiedName::new(schema, name);
-    let overloads = cache.functions.get(&qualified).map(Vec::as_slice).unwrap_or(&[]);
-    let by_names = overloads.iter().find(|f| {
-        names.iter().all(|n| f.arguments.iter().any(|a| &a.name == n))
-            && f.arguments.iter().all(|a| a.has_default || names.contains(&a.name))
-    });
-    let single_json = || {
-        overloads.iter().find(|f| {
-            matches!(f.arguments.as_slice(), [a] if a.name.is_empty() && (a.data_type == "json" || a.data_type == "jsonb"))
-        })
+    let overloads: Vec<&Function> =
+        cache.functions.get(&qualified).into_iter().flatten().filter(|f| f.rpc_callable()).collect();
+    let sent: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    let matching: Vec<&Function> = overloads.iter().copied().filter(|f| takes(f, &sent)).collect();
+    let whole: Vec<&Function> = overloads
+        .iter()
+        .copied()
+        .filter(|f| post && !takes(f, &sent))
+        .filter(|f| matches!(f.arguments.as_slice(), [a] if a.data_type == "json" || a.data_type == "jsonb"))
+        .collect();
+    match (matching.as_slice(), whole.as_slice()) {
+        ([one], _) => Ok(Resolved { function: one, whole_body: false }),
+        ([], [one]) => Ok(Resolved { function: one, whole_body: true }),
+        ([], []) => Err(no_function(cache, &qualified, &sent, post, &overloads)),
+        ([], many) | (many, _) => Err(ambiguous_function(many)),
+    }
+}
+
+/// A function [`find_function`] chose, and whether it takes the body whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved<'a> {
+    pub function: &'a Function,
+    pub whole_body: bool,
+}
+
+/// PostgREST's `matchesParams`.
+fn takes(function: &Function, sent: &BTreeSet<&str>) -> bool {
+    if function.arguments.is_empty() {
+        return sent.is_empty();
+    }
+    let required: BTreeSet<&str> =
+        function.arguments.iter().filter(|a| !a.has_default).map(|a| a.name.as_str()).collect();
+    let optional: BTreeSet<&str> =
+        function.arguments.iter().filter(|a| a.has_default).map(|a| a.name.as_str()).collect();
+    sent.difference(&optional).copied().collect::<BTreeSet<_>>() == required
+}
+
+/// PGRST202 in PostgREST 13/14's words.
+fn no_function(
+    cache: &SchemaCache,
+    qualified: &QualifiedName,
+    sent: &BTreeSet<&str>,
+    post: bool,
+    overloads: &[&Function],
+) -> ApiError {
+    let list = sent.iter().copied().collect::<Vec<_>>().join(", ");
+    let (message, searched) = if sent.is_empty() {
+        (
+            format!("Could not find the function {qualified} without parameters in the schema cache"),
+            " without parameters".to_owned(),
+        )
+    } else {
+        let plural = if sent.len() > 1 { "s" } else { "" };
+        (
+            format!("Could not find the function {qualified}({list}) in the schema cache"),
+            format!(" with parameter{plural} {list}"),
+        )
     };
-    by_names.or_else(single_json).ok_or_else(|| {
-        let (message, details) = if names.is_empty() {
-            (
-                format!("Could not find the function {qualified} without parameters in the schema cache"),
-                format!(
-                    "Searched for the function {qualified} without parameters or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
-                ),
-            )
-        } else {
-            let mut sorted = names.to_vec();
-            sorted.sort();
-            let list = sorted.join(", ");
-            (
-                format!("Could not find the function {qualified}({list}) in the schema cache"),
-                format!(
-                    "Searched for the function {qualified} with parameters {list} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
-                ),
-            )
-        };
-        ApiError::Rest(RestError {
-            details: Some(json!(details)),
-            ..rest(StatusCode::NOT_FOUND, "PGRST202", message)
+    let details = if post {
+        format!(
+            "Searched for the function {qualified}{searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
+        )
+    } else {
+        format!(
+            "Searched for the function {qualified}{searched}, but no matches were found in the schema cache."
+        )
+    };
+    // PostgREST's `noRpcHint`: another function of the schema named like
+    // it (score 0.75), else the overload whose arguments read most like
+    // those sent.
+    let hint = if overloads.is_empty() {
+        let mut callable: Vec<&str> = cache
+            .functions
+            .iter()
+            .filter(|(name, functions)| {
+                name.schema == qualified.schema && functions.iter().any(|f| f.rpc_callable())
+            })
+            .map(|(name, _)| name.name.as_str())
+            .collect();
+        callable.sort_unstable();
+        fuzzy::best(&callable, &qualified.name, 0.75)
+            .map(|name| format!("Perhaps you meant to call the function {}.{name}", qualified.schema))
+    } else {
+        let lists: Vec<String> = overloads
+            .iter()
+            .map(|f| {
+                let mut names: Vec<&str> = f.arguments.iter().map(|a| a.name.as_str()).collect();
+                names.sort_unstable();
+                format!("({})", names.join(", "))
+            })
+            .collect();
+        let lists: Vec<&str> = lists.iter().map(String::as_str).collect();
+        fuzzy::best(&lists, &format!("({list})"), fuzzy::DEFAULT_MIN_SCORE)
+            .map(|args| format!("Perhaps you meant to call the function {qualified}{args}"))
+    };
+    ApiError::Rest(RestError {
+        details: Some(json!(details)),
+        hint,
+        ..rest(StatusCode::NOT_FOUND, "PGRST202", message)
+    })
+}
+
+/// PGRST203: several overloads fit.
+fn ambiguous_function(candidates: &[&Function]) -> ApiError {
+    let described: Vec<String> = candidates
+        .iter()
+        .map(|f| {
+            let arguments: Vec<String> =
+                f.arguments.iter().map(|a| format!("{} => {}", a.name, a.data_type)).collect();
+            format!("{}({})", f.name, arguments.join(", "))
         })
+        .collect();
+    ApiError::Rest(RestError {
+        status: StatusCode::MULTIPLE_CHOICES,
+        code: "PGRST203",
+        message: format!("Could not choose the best candidate function between: {}", described.join(", ")),
+        details: None,
+        hint: Some(
+            "Try renaming the parameters or the function itself in the database so function overloading can be resolved"
+                .to_owned(),
+        ),
     })
 }
 

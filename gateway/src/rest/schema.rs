@@ -159,6 +159,20 @@ pub struct SchemaCache {
     pub functions: HashMap<QualifiedName, Vec<Function>>,
 }
 
+impl Function {
+    /// Whether an RPC may call it: PostgREST's schema cache keeps functions
+    /// whose arguments are all named, or with one unnamed argument of type
+    /// bytea, json, jsonb, text or xml (its functions query's `callable`).
+    pub fn rpc_callable(&self) -> bool {
+        let mut unnamed = self.arguments.iter().filter(|a| a.name.is_empty());
+        match (unnamed.next(), unnamed.next()) {
+            (None, _) => true,
+            (Some(a), None) => matches!(a.data_type.as_str(), "bytea" | "json" | "jsonb" | "text" | "xml"),
+            (Some(_), Some(_)) => false,
+        }
+    }
+}
+
 impl SchemaCache {
     pub fn table(&self, schema: &str, name: &str) -> Option<&Table> {
         self.tables.get(&QualifiedName::new(schema, name))
@@ -288,7 +302,8 @@ pub mod catalog {
         left join pg_catalog.pg_class rc
                on rc.reltype = p.prorettype and rc.relkind in ('v', 'r', 'm', 'f', 'p')
         left join pg_catalog.pg_namespace rn on rn.oid = rc.relnamespace
-        where n.nspname = any($1) and p.prokind = 'f'";
+        where n.nspname = any($1) and p.prokind = 'f'
+        order by p.oid";
 }
 
 /// One row of [`catalog::FUNCTIONS`].

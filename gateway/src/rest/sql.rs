@@ -26,9 +26,9 @@ use super::ast::{
     self, ArrayRangeOp, CompareOp, FtsOp, IsValue, JsonArrow, JsonKey, LogicOp, NullsOrder, OrderDirection,
     Quantifier,
 };
-use super::plan::{Condition, EmbedNode, FieldRef, Item, Node, Order};
+use super::plan::{Condition, EmbedNode, FieldRef, Item, Node, Order, Resolved};
 use super::request::Plan;
-use super::schema::{Column, Function, QualifiedName, Table};
+use super::schema::{Column, QualifiedName, Table};
 
 /// SQL text and its parameters, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -993,7 +993,7 @@ pub enum CallResult<'a> {
 /// `select ... from fn(args)`; the arguments come from one JSON object
 /// (`json_to_record` converts each to its declared type, arrays included).
 pub fn call(
-    function: &Function,
+    resolved: &Resolved<'_>,
     args: &[String],
     body: String,
     result: CallResult<'_>,
@@ -1004,7 +1004,11 @@ pub fn call(
     let page = page_count("pg_catalog.count(*)", bounds);
     let mut w = Writer::new();
     let alias = w.alias();
-    let single_json = matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
+    let function = resolved.function;
+    // The body whole as the one argument: a function chosen for it, or one
+    // whose one argument has no name.
+    let single_json =
+        resolved.whole_body || matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
     // The body is a parameter only when the call reads it.
     let body = if single_json || !args.is_empty() { w.param(body) } else { String::new() };
     let call = if single_json {
@@ -1342,7 +1346,14 @@ mod tests {
                 body: BodyKind::Object,
                 bounds: Some(Bounds { at_least: 1, at_most: 1 }),
             };
-            let write = call(&function, &[], body.to_owned(), result, Some(10), report);
+            let write = call(
+                &Resolved { function: &function, whole_body: false },
+                &[],
+                body.to_owned(),
+                result,
+                Some(10),
+                report,
+            );
             assert_eq!(write.check.as_ref(), Some(&check), "{what}");
             assert!(write.statement.text.contains(recorded), "{what}: {}", write.statement.text);
             assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
