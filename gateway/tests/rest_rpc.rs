@@ -269,7 +269,13 @@ async fn overloads_resolve_as_postgrest_resolves_them() {
     // (method, path, body, status, answer)
     let cases = [
         (Method::POST, "/rpc/pick", json!({"a": 1, "b": 2}), 200, json!("two")),
-        (Method::POST, "/rpc/pick", json!({"a": 1}), 300, ambiguous("public.pick(a => integer), public.pick(a => text)")),
+        (
+            Method::POST,
+            "/rpc/pick",
+            json!({"a": 1}),
+            300,
+            ambiguous("public.pick(a => integer), public.pick(a => text)"),
+        ),
         (Method::POST, "/rpc/maybe", json!({}), 300, ambiguous("public.maybe(), public.maybe( => text)")),
         // A single json argument takes a body whose keys are not its name.
         (Method::POST, "/rpc/echo", json!({"x": [1]}), 200, json!({"x": [1]})),
@@ -300,4 +306,47 @@ async fn overloads_resolve_as_postgrest_resolves_them() {
         let answer = rpc(&app, method.clone(), path, body.clone(), &[]).await;
         assert_eq!((answer.status, answer.json()), (status, expected), "{method} {path} {body:?}");
     }
+}
+
+/// A function returning `table (...)` or OUT arguments has its rows shaped
+/// by `select`, filters, order and aggregates as a table's are, GET or POST.
+#[tokio::test]
+async fn a_returns_table_function_is_shaped_by_select_and_filters() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create function public.people(min_id int) returns table (id int, name text, status text)
+               language sql stable as
+               $$ select * from (values (1, 'ana', 'ONLINE'), (2, 'bo', 'OFFLINE'), (3, 'cy', 'ONLINE')) v
+                  where v.column1 >= min_id $$;
+             create function public.pair(x int, out doubled int, out tripled int)
+               language sql immutable as $$ select x * 2, x * 3 $$;
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("functions");
+    let body = Some(json!({"min_id": 1}));
+    // (path, answer), each POSTed with the body above.
+    let cases = [
+        ("/rpc/people?select=name&order=id", json!([{"name": "ana"}, {"name": "bo"}, {"name": "cy"}])),
+        ("/rpc/people?select=who:name&id=eq.2", json!([{"who": "bo"}])),
+        ("/rpc/people?select=id::text&status=neq.ONLINE", json!([{"id": "2"}])),
+        ("/rpc/people?status=eq.nobody", json!([])),
+        (
+            "/rpc/people?select=status,id.count()&order=status",
+            json!([{"status": "OFFLINE", "count": 1}, {"status": "ONLINE", "count": 2}]),
+        ),
+        ("/rpc/people?select=name&order=id.desc&limit=1", json!([{"name": "cy"}])),
+    ];
+    for (path, expected) in cases {
+        let answer = rpc(&app, Method::POST, path, body.clone(), &[]).await;
+        assert_eq!((answer.status, answer.json()), (200, expected), "{path}: {}", answer.text);
+    }
+    let get = rpc(&app, Method::GET, "/rpc/people?min_id=2&select=name&name=like.c*", None, &[]).await;
+    assert_eq!((get.status, get.json()), (200, json!([{"name": "cy"}])));
+    let out = rpc(&app, Method::POST, "/rpc/pair?select=tripled", Some(json!({"x": 2})), &[]).await;
+    assert_eq!((out.status, out.json()), (200, json!({"tripled": 6})));
+    let unknown = rpc(&app, Method::POST, "/rpc/people?select=nope", body, &[]).await;
+    assert_eq!((unknown.status, unknown.json()["code"].clone()), (400, json!("42703")));
 }

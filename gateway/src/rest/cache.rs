@@ -150,7 +150,7 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
     let functions = functions
         .iter()
         .map(|row| {
-            FunctionRow {
+            Ok(FunctionRow {
                 schema: row.get(0),
                 name: row.get(1),
                 names: row.get(2),
@@ -165,10 +165,11 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
                 row_argument: qualified_name(row.get(11), row.get(12)),
                 returns_table: qualified_name(row.get(13), row.get(14)),
                 single_row: row.get(15),
+                out_columns: serde_json::from_str(&row.get::<_, String>(16)).map_err(ApiError::internal)?,
             }
-            .into_function()
+            .into_function())
         })
-        .collect();
+        .collect::<Result<Vec<_>, ApiError>>()?;
     Ok(SchemaCache::build_with(schemas.to_vec(), tables, foreign_keys, functions, &lineage))
 }
 

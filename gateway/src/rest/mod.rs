@@ -111,10 +111,16 @@ fn plan_read<'a>(
     query: &QueryParams,
 ) -> Result<plan::Node<'a>, ApiError> {
     let node = plan::read(cache, schema, table, query)?;
+    check_aggregates(state, &node)?;
+    Ok(node)
+}
+
+/// PGRST123 for aggregates while they are turned off.
+fn check_aggregates(state: &AppState, node: &plan::Node<'_>) -> Result<(), ApiError> {
     if !state.config.rest.aggregates_enabled && node.uses_aggregates() {
         return Err(plan::aggregates_disabled());
     }
-    Ok(node)
+    Ok(())
 }
 
 /// `GET`/`HEAD /{table}`.
@@ -684,8 +690,12 @@ async fn call(
             cache.table(&function.name.schema, name)
         })
         .flatten();
-    let node = match table {
-        Some(table) => Some(plan_read(&state, &cache, &table.name.schema, &table.name.name, &query)?),
+    let result_table = function.result_table();
+    let node = match table.or(result_table.as_ref()) {
+        Some(table) => Some(plan::read_of(&cache, table, &query).and_then(|node| {
+            check_aggregates(&state, &node)?;
+            Ok(node)
+        })?),
         None => None,
     };
     let result = match &node {

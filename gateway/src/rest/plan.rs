@@ -269,7 +269,16 @@ pub fn read<'a>(
     table: &str,
     query: &QueryParams,
 ) -> Result<Node<'a>, ApiError> {
-    let table = find_table(cache, schema, table)?;
+    read_of(cache, find_table(cache, schema, table)?, query)
+}
+
+/// Plans a read of `table`, which may be the row type of a function's
+/// result rather than a table of the cache (see [`Function::result_table`]).
+pub fn read_of<'a>(
+    cache: &'a SchemaCache,
+    table: &'a Table,
+    query: &QueryParams,
+) -> Result<Node<'a>, ApiError> {
     let mut walk = Walk { query, routing: route(query), used: BTreeSet::new() };
     let node = plan_node(cache, table, table.name.name.clone(), &query.select, &mut walk, &mut Vec::new())?;
     check_all_paths_used(query, &walk.used)?;

@@ -148,6 +148,9 @@ pub struct Function {
     pub returns_table: Option<QualifiedName>,
     /// At most one row: not `setof`, or declared `rows 1`.
     pub single_row: bool,
+    /// The columns of `returns table (...)` or of OUT/INOUT arguments, which
+    /// a call's `select`, filters and order read.
+    pub out_columns: Vec<Column>,
 }
 
 /// Everything the REST API may touch.
@@ -160,6 +163,19 @@ pub struct SchemaCache {
 }
 
 impl Function {
+    /// The rows of `returns table (...)` or OUT arguments as a table that a
+    /// call's `select`, filters and order read, as PostgREST reads them. It
+    /// has no schema, so nothing relates to it: such rows embed nothing.
+    pub fn result_table(&self) -> Option<Table> {
+        (self.returns_rows && !self.out_columns.is_empty()).then(|| Table {
+            name: QualifiedName::new("", self.name.name.clone()),
+            columns: self.out_columns.clone(),
+            primary_key: Vec::new(),
+            unique_keys: Vec::new(),
+            is_view: false,
+        })
+    }
+
     /// Whether an RPC may call it: PostgREST's schema cache keeps functions
     /// whose arguments are all named, or with one unnamed argument of type
     /// bytea, json, jsonb, text or xml (its functions query's `callable`).
@@ -292,7 +308,12 @@ pub mod catalog {
                p.provolatile::text,
                an.nspname::text as arg_schema, ac.relname::text as arg_table,
                rn.nspname::text as ret_schema, rc.relname::text as ret_table,
-               not p.proretset or p.prorows = 1 as single_row
+               not p.proretset or p.prorows = 1 as single_row,
+               coalesce((select json_agg(json_build_object('name', x.n, 'type', pg_catalog.format_type(x.t, null),
+                                                           'nullable', true, 'default', null) order by x.o)
+                         from unnest(p.proargnames, p.proallargtypes, p.proargmodes::text[])
+                              with ordinality as x(n, t, m, o)
+                         where x.m in ('o', 'b', 't')), '[]')::text as out_columns
         from pg_catalog.pg_proc p
         join pg_catalog.pg_namespace n on n.oid = p.pronamespace
         join pg_catalog.pg_type rt on rt.oid = p.prorettype
@@ -322,6 +343,7 @@ pub struct FunctionRow {
     pub row_argument: Option<QualifiedName>,
     pub returns_table: Option<QualifiedName>,
     pub single_row: bool,
+    pub out_columns: Vec<Column>,
 }
 
 impl FunctionRow {
@@ -365,6 +387,7 @@ impl FunctionRow {
             row_argument: self.row_argument,
             returns_table: self.returns_table,
             single_row: self.single_row,
+            out_columns: self.out_columns,
         }
     }
 }
@@ -715,6 +738,7 @@ pub mod fixture {
             row_argument: Some(QualifiedName::new("public", table)),
             returns_table: returns.map(|r| QualifiedName::new("public", r)),
             single_row,
+            out_columns: Vec::new(),
         }
     }
 
