@@ -1105,14 +1105,19 @@ fn no_function(
 
 /// PGRST203: several overloads fit.
 fn ambiguous_function(candidates: &[&Function]) -> ApiError {
-    let described: Vec<String> = candidates
+    // PostgREST lists them in its schema cache's order, which no query
+    // fixes; fewer arguments first, then the descriptions' order, agrees
+    // with every answer of PostgREST's recorded in supabase-js's tests.
+    let mut described: Vec<(usize, String)> = candidates
         .iter()
         .map(|f| {
             let arguments: Vec<String> =
                 f.arguments.iter().map(|a| format!("{} => {}", a.name, a.data_type)).collect();
-            format!("{}({})", f.name, arguments.join(", "))
+            (arguments.len(), format!("{}({})", f.name, arguments.join(", ")))
         })
         .collect();
+    described.sort();
+    let described: Vec<String> = described.into_iter().map(|(_, d)| d).collect();
     ApiError::Rest(RestError {
         status: StatusCode::MULTIPLE_CHOICES,
         code: "PGRST203",
