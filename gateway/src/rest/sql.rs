@@ -807,6 +807,11 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
     let body = w.param(body);
     let mut names = String::new();
     let mut values = String::new();
+    // With `missing=default`, each row's defaults are computed whether the
+    // row needs them or not, as PostgREST's row of defaults is, so that a
+    // sequence advances alike (`_d`, correlated to the row so that it is
+    // computed for each).
+    let mut defaults = String::new();
     for c in &insert.columns {
         if !names.is_empty() {
             names.push_str(", ");
@@ -816,9 +821,12 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
         match (&c.default, insert.missing_default) {
             (Some(default), true) => {
                 let key = w.param(c.name.clone());
-                let _ = write!(values, "case when _j.value::jsonb ? {key}::text then _r.");
-                push_ident(&mut values, &c.name);
-                let _ = write!(values, " else {default} end");
+                let column = quote_ident(&c.name);
+                let _ = write!(
+                    values,
+                    "case when _j.value::jsonb ? {key}::text then _r.{column} else _d.{column} end"
+                );
+                let _ = write!(defaults, ", {default} as {column}");
             }
             _ => {
                 values.push_str("_r.");
@@ -826,6 +834,11 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
             }
         }
     }
+    let defaults = if defaults.is_empty() {
+        String::new()
+    } else {
+        format!(" cross join lateral (select _j.value as _row{defaults}) as _d")
+    };
     let mut text = if insert.columns.is_empty() {
         // `{}`: a row of defaults.
         format!(
@@ -836,7 +849,7 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
         format!(
             "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
              from pg_catalog.json_array_elements({body}::json) as _j \
-             cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r"
+             cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r{defaults}"
         )
     };
     if let Some((target, conflict)) = &insert.on_conflict {
