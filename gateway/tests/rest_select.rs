@@ -559,3 +559,27 @@ async fn a_computed_field_reads_its_row_even_beside_an_output_named_as_the_table
     assert_eq!(answer.content_range.as_deref(), Some("0-0/1"));
     assert_eq!(answer.json(), json!([{"id": 2, "employees": [{"id": 4}]}]));
 }
+
+#[tokio::test]
+async fn computed_fields_and_relationships_work_on_partitioned_tables_and_views() {
+    let app = spawn_films().await;
+    answers_as_postgrest(
+        &app,
+        &[
+            ("/events?select=id,shout&shout=neq.PREMIERE&order=shout", json!([{"id": 3, "shout": "FESTIVAL"}, {"id": 2, "shout": "RERUN"}])),
+            (
+                "/film_list?select=headline,all_events(label)&id=lte.2&order=id&all_events.order=id",
+                json!([
+                    {"headline": "Pulp Fiction (1994)", "all_events": [{"label": "premiere"}, {"label": "rerun"}]},
+                    {"headline": "The Shawshank Redemption (1994)", "all_events": [{"label": "festival"}]}
+                ]),
+            ),
+            // The partitioned table relates through its own foreign key; a partition does not.
+            ("/events?select=label,films(title)&id=eq.3", json!([{"label": "festival", "films": {"title": "The Shawshank Redemption"}}])),
+        ],
+    )
+    .await;
+    let partition = get(&app, "/events_2025?select=id,films(title)").await;
+    assert_eq!((partition.status, partition.json()["code"].clone()), (400, json!("PGRST200")));
+    assert_eq!(partition.json()["hint"], "Perhaps you meant 'events' instead of 'events_2025'.");
+}
