@@ -26,6 +26,16 @@ async fn rpc(
     Answer::from(request.send().await.expect("request")).await
 }
 
+/// Runs `sql` (functions to call) as the superuser; the schema cache, read
+/// at a test's first request, then has them.
+async fn define(app: &TestApp, sql: &str) {
+    app.admin().await.batch_execute(sql).await.expect("functions");
+}
+
+/// `add_notes(bodies)`: inserts a note per body, returning them.
+const ADD_NOTES: &str = "create function public.add_notes(bodies text[]) returns setof public.notes language sql volatile as \
+     $$ insert into public.notes select 100 + n, body from unnest(bodies) with ordinality as b(body, n) returning * $$;";
+
 #[tokio::test]
 async fn functions_are_called_with_json_or_query_arguments() {
     let app = spawn_shop().await;
@@ -73,16 +83,7 @@ async fn a_void_function_answers_204_and_its_writes_are_kept() {
 #[tokio::test]
 async fn a_singular_call_answers_one_object_or_406_and_then_keeps_no_writes() {
     let app = spawn_shop().await;
-    app.admin()
-        .await
-        .batch_execute(
-            "create function public.add_notes(bodies text[]) returns setof public.notes language sql volatile as \
-             $$ insert into public.notes select 100 + n, body from unnest(bodies) with ordinality as b(body, n) \
-             returning * $$;",
-        )
-        .await
-        .expect("function");
-    app.admin().await.batch_execute("notify pgrst, 'reload schema'").await.expect("notify");
+    define(&app, ADD_NOTES).await;
     let object = [("accept", "application/vnd.pgrst.object+json")];
     let refused = |rows: usize| {
         json!({"code": "PGRST116", "details": format!("The result contains {rows} rows"), "hint": null,
@@ -204,16 +205,7 @@ async fn a_scalar_result_in_csv_is_headed_pgrst_scalar() {
 #[tokio::test]
 async fn max_affected_bounds_a_call_and_rolls_back_beyond_it() {
     let app = spawn_shop().await;
-    app.admin()
-        .await
-        .batch_execute(
-            "create function public.add_notes(bodies text[]) returns setof public.notes language sql volatile as \
-             $$ insert into public.notes select 100 + n, body from unnest(bodies) with ordinality as b(body, n) \
-             returning * $$;
-             notify pgrst, 'reload schema';",
-        )
-        .await
-        .expect("function");
+    define(&app, ADD_NOTES).await;
     let strict = [("prefer", "handling=strict, max-affected=1")];
     let over =
         rpc(&app, Method::POST, "/rpc/add_notes", Some(json!({"bodies": ["a", "b", "c"]})), &strict).await;
@@ -245,9 +237,8 @@ async fn max_affected_bounds_a_call_and_rolls_back_beyond_it() {
 #[tokio::test]
 async fn overloads_resolve_as_postgrest_resolves_them() {
     let app = spawn_shop().await;
-    app.admin()
-        .await
-        .batch_execute(
+    define(
+        &app,
             "create function public.pick(a int) returns text language sql immutable as $$ select 'int' $$;
              create function public.pick(a text) returns text language sql immutable as $$ select 'text' $$;
              create function public.pick(a int, b int) returns text language sql immutable as $$ select 'two' $$;
@@ -256,11 +247,9 @@ async fn overloads_resolve_as_postgrest_resolves_them() {
              create function public.number_of(int) returns int language sql immutable as $$ select $1 $$;
              create function public.number_off(text) returns text language sql immutable as $$ select $1 $$;
              create function public.echo(payload jsonb) returns jsonb language sql immutable as $$ select payload $$;
-             create function public.days_since(id int) returns int language sql immutable as $$ select id $$;
-             notify pgrst, 'reload schema';",
-        )
-        .await
-        .expect("functions");
+             create function public.days_since(id int) returns int language sql immutable as $$ select id $$;",
+    )
+    .await;
     let ambiguous = |between: &str| {
         json!({"code": "PGRST203", "details": null,
                "hint": "Try renaming the parameters or the function itself in the database so function overloading can be resolved",
@@ -313,19 +302,16 @@ async fn overloads_resolve_as_postgrest_resolves_them() {
 #[tokio::test]
 async fn a_returns_table_function_is_shaped_by_select_and_filters() {
     let app = spawn_shop().await;
-    app.admin()
-        .await
-        .batch_execute(
-            "create function public.people(min_id int) returns table (id int, name text, status text)
+    define(
+        &app,
+        "create function public.people(min_id int) returns table (id int, name text, status text)
                language sql stable as
                $$ select * from (values (1, 'ana', 'ONLINE'), (2, 'bo', 'OFFLINE'), (3, 'cy', 'ONLINE')) v
                   where v.column1 >= min_id $$;
              create function public.pair(x int, out doubled int, out tripled int)
-               language sql immutable as $$ select x * 2, x * 3 $$;
-             notify pgrst, 'reload schema';",
-        )
-        .await
-        .expect("functions");
+               language sql immutable as $$ select x * 2, x * 3 $$;",
+    )
+    .await;
     let body = Some(json!({"min_id": 1}));
     // (path, answer), each POSTed with the body above.
     let cases = [

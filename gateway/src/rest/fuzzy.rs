@@ -83,7 +83,8 @@ fn norm(grams: &HashMap<String, usize>) -> f64 {
     (grams.values().map(|n| (n * n) as f64).sum::<f64>()).sqrt()
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
+/// The edit distance of two names, in characters.
+pub fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     for (i, x) in a.chars().enumerate() {

@@ -224,7 +224,7 @@ fn similar_columns<'a>(table: &'a Table, typed: &str) -> Vec<&'a str> {
     // column can then be suggested.
     let mut crowded = false;
     for column in &table.columns {
-        let distance = levenshtein(&column.name, typed);
+        let distance = fuzzy::levenshtein(&column.name, typed);
         if distance > typed_len / 2 {
             continue;
         }
@@ -242,20 +242,6 @@ fn similar_columns<'a>(table: &'a Table, typed: &str) -> Vec<&'a str> {
         }
     }
     found
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, y) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(x != *y);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 fn rest(status: StatusCode, code: &'static str, message: String) -> RestError {

@@ -683,24 +683,7 @@ pub fn junctions_and_computed() -> Vec<Request> {
         "/rpc/cast_of?film_id=2&select=id,full_name,films(title),latest_film(title)&order=id",
         "/rpc/cast_of?film_id=3&full_name=like.J*&select=id",
     ];
-    let mut requests = Vec::new();
-    for path in paths {
-        for (who, prefer) in [(Who::Anon, false), (Who::User, true), (Who::Service, false)] {
-            let mut headers = vec![("accept-profile", "public".to_owned())];
-            if prefer {
-                headers.push(("prefer", "count=exact".to_owned()));
-            }
-            requests.push(Request {
-                method: Method::GET,
-                path: path.replace(' ', "%20"),
-                headers,
-                body: None,
-                who,
-                ordered: true,
-            });
-        }
-    }
-    requests
+    fixed_reads(&paths, &[(Who::Anon, false), (Who::User, true), (Who::Service, false)])
 }
 
 /// Writes (rolled back) whose representation selects computed fields,
@@ -756,4 +739,27 @@ pub fn junction_writes() -> Vec<Request> {
             ordered: false,
         })
         .collect()
+}
+
+/// Each of `paths` read by each caller, with `Prefer: count=exact` where
+/// its flag says so.
+pub fn fixed_reads(paths: &[&str], callers: &[(Who, bool)]) -> Vec<Request> {
+    let mut requests = Vec::new();
+    for path in paths {
+        for &(who, count) in callers {
+            let mut headers = vec![("accept-profile", "public".to_owned())];
+            if count {
+                headers.push(("prefer", "count=exact".to_owned()));
+            }
+            requests.push(Request {
+                method: Method::GET,
+                path: path.replace(' ', "%20"),
+                headers,
+                body: None,
+                who,
+                ordered: true,
+            });
+        }
+    }
+    requests
 }

@@ -13,7 +13,7 @@
 use reqwest::Method;
 
 use super::compare::{Request, Who};
-use super::generate::{Query, Rng};
+use super::generate::{Query, Rng, fixed_reads};
 
 /// An embed (or a spread) that a read of a table may select.
 #[derive(Clone, Copy)]
@@ -929,27 +929,6 @@ pub fn read(rng: &mut Rng) -> Request {
     unreachable!("weights add up")
 }
 
-fn fixed(paths: &[&str], callers: &[(Who, bool)]) -> Vec<Request> {
-    let mut requests = Vec::new();
-    for path in paths {
-        for &(who, count) in callers {
-            let mut headers = vec![("accept-profile", "public".to_owned())];
-            if count {
-                headers.push(("prefer", "count=exact".to_owned()));
-            }
-            requests.push(Request {
-                method: Method::GET,
-                path: path.replace(' ', "%20"),
-                headers,
-                body: None,
-                who,
-                ordered: true,
-            });
-        }
-    }
-    requests
-}
-
 /// Every relationship kind of the fixture, as fixed paths (each asked by anon,
 /// and by a signed-in user with `count=exact`), kept apart from the seeded
 /// stream so that adding some leaves the generated requests as they were.
@@ -1088,7 +1067,7 @@ pub fn shapes() -> Vec<Request> {
         "/offices?select=country,city,seats:desks(id),desks(id)&desks.id=gt.20&desks.order=id&seats.order=id&order=country,city",
         "/offices?select=country,city,desks(id),seats:desks(id)&desks.order=id.desc&seats.order=id&order=country,city",
     ];
-    let mut requests = fixed(&paths, &[(Who::Anon, false), (Who::User, true)]);
+    let mut requests = fixed_reads(&paths, &[(Who::Anon, false), (Who::User, true)]);
     // CSV, whose columns come in an order, with embeds of both kinds.
     let csv = [
         "/employees?select=id,desks(label),assignments(hours)&assignments.order=project_id&id=lt.4&order=id",
@@ -1096,7 +1075,7 @@ pub fn shapes() -> Vec<Request> {
         "/employees?select=id,desks(label),departments(name),name&departments.name=eq.Legal&id=lt.4&order=id",
         "/cat%C3%A1logo?select=id,t%C3%ADtulo,%22Precio%20Unitario%22,editoriales(nombre)&id=lt.4&order=id",
     ];
-    for mut request in fixed(&csv, &[(Who::Anon, false)]) {
+    for mut request in fixed_reads(&csv, &[(Who::Anon, false)]) {
         request.headers.push(("accept", "text/csv".to_owned()));
         requests.push(request);
     }
@@ -1163,5 +1142,5 @@ pub fn failures() -> Vec<Request> {
         "/assignments?select=employee_id,project_id,projects(title),...projects(project:title)&order=employee_id,project_id",
         "/departments?select=id,name::varchar(3)&order=id",
     ];
-    fixed(&paths, &[(Who::Anon, false)])
+    fixed_reads(&paths, &[(Who::Anon, false)])
 }
