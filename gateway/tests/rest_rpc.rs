@@ -336,3 +336,38 @@ async fn a_returns_table_function_is_shaped_by_select_and_filters() {
     let unknown = rpc(&app, Method::POST, "/rpc/people?select=nope", body, &[]).await;
     assert_eq!((unknown.status, unknown.json()["code"].clone()), (400, json!("42703")));
 }
+
+/// A body of text, XML or bytes goes whole to a function whose one unnamed
+/// argument has that type, by `Content-Type`, as in PostgREST.
+#[tokio::test]
+async fn raw_bodies_go_to_a_function_of_one_unnamed_argument_of_their_type() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.shout(text) returns text language sql immutable as $$ select upper($1) $$;
+         create function public.root_name(xml) returns text language sql immutable as
+           $$ select (xpath('name(/*)', $1))[1]::text $$;
+         create function public.byte_count(bytea) returns int language sql immutable as $$ select length($1) $$;",
+    )
+    .await;
+    let send = |path: &'static str, content_type: &'static str, body: Vec<u8>| {
+        let request = app.rest(Method::POST, path, None).header("content-type", content_type).body(body);
+        async move { Answer::from(request.send().await.expect("request")).await }
+    };
+    let text = send("/rpc/shout", "text/plain", b"hola".to_vec()).await;
+    assert_eq!((text.status, text.json()), (200, json!("HOLA")));
+    let xml = send("/rpc/root_name", "text/xml", b"<shop><item/></shop>".to_vec()).await;
+    assert_eq!((xml.status, xml.json()), (200, json!("shop")));
+    let bytes = send("/rpc/byte_count", "application/octet-stream", vec![0, 255, 10, 13, 92]).await;
+    assert_eq!((bytes.status, bytes.json()), (200, json!(5)));
+    let none = send("/rpc/byte_count", "text/plain", b"x".to_vec()).await;
+    assert_eq!(
+        (none.status, none.json()),
+        (
+            404,
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.byte_count with a single unnamed text parameter, but no matches were found in the schema cache.",
+                   "hint": null, "message": "Could not find the function public.byte_count in the schema cache"})
+        )
+    );
+}

@@ -36,7 +36,7 @@ use serde_json::{Map, Value, json};
 
 use self::ast::{CountMethod, Handling, QueryParams, Representation, Resolution, Transaction};
 use self::error::RestError;
-use self::request::{Media, RestRequest};
+use self::request::{Media, Payload, RestRequest};
 use self::response::Reply;
 use self::sql::BodyKind;
 use crate::caller::{Caller, require_apikey};
@@ -215,6 +215,16 @@ pub async fn describe(
         profile: request.schema.clone(),
     }
     .into_response())
+}
+
+/// Bytes as PostgreSQL's `bytea` hex input (`\x0aff`), bound as text.
+fn bytea_literal(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(2 + 2 * bytes.len());
+    text.push_str("\\x");
+    for byte in bytes {
+        let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{byte:02x}"));
+    }
+    text
 }
 
 /// The body text, with the CSV header line that PostgREST puts first.
@@ -664,10 +674,14 @@ async fn call(
     check_preferences(&request)?;
     refuse_plan(&request)?;
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
+    let raw = !read_only_call && request.payload != Payload::Json;
     let (mut query, args): (QueryParams, Value) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
         let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
         (query, Value::Object(args))
+    } else if raw {
+        // A text, xml or bytea body is the one argument's value as it came.
+        (parse::parse_query(&request.pairs).map_err(parse_error)?, Value::Object(Map::new()))
     } else {
         let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
         let args = if body.is_empty() {
@@ -680,7 +694,13 @@ async fn call(
     narrow(&request, &mut query)?;
     let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
     let cache = state.schema.get(&state.db).await?;
-    let resolved = plan::find_function(&cache, &request.schema, &function, &names, !read_only_call)?;
+    let resolved = plan::find_function(
+        &cache,
+        &request.schema,
+        &function,
+        &names,
+        (!read_only_call).then_some(request.payload),
+    )?;
     let function = resolved.function;
     let table = function
         .returns_rows
@@ -711,8 +731,12 @@ async fn call(
         body: returned,
         bounds: bounds(singular, max_affected(&request)),
     };
-    let statement =
-        sql::call(&resolved, &names, args.to_string(), result, Some(state.config.rest.max_rows), report);
+    let argument = match request.payload {
+        _ if !raw => args.to_string(),
+        Payload::Binary => bytea_literal(&body),
+        _ => String::from_utf8(body.to_vec()).map_err(|_| bad_body("The body is not UTF-8 text"))?,
+    };
+    let statement = sql::call(&resolved, &names, argument, result, Some(state.config.rest.max_rows), report);
     let access = if read_only_call || function.volatility != schema::Volatility::Volatile {
         Access::ReadOnly
     } else {

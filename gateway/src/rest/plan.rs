@@ -16,6 +16,7 @@ use super::ast::{
 };
 use super::error::RestError;
 use super::fuzzy;
+use super::request::Payload;
 use super::schema::{Cardinality, Column, Function, QualifiedName, Relationship, SchemaCache, Table};
 use crate::error::ApiError;
 
@@ -975,8 +976,10 @@ pub fn conflict_columns<'a>(
 /// - a function matches the arguments sent (`names`) when it has no
 ///   arguments and none were sent, or when they are all its required
 ///   arguments plus any of those with defaults;
-/// - failing that, a POSTed JSON body may go whole to a function of a
-///   single json or jsonb argument (`whole_body`);
+/// - failing that, a POSTed body goes whole to a function of a single
+///   argument of its type (`whole_body`): json or jsonb for JSON, text for
+///   `text/plain`, xml for `text/xml`, bytea for `application/octet-stream`
+///   (`body` is `None` for a GET);
 /// - none is 404 PGRST202 (with "Perhaps you meant ..." from the fuzzy
 ///   search), several 300 PGRST203.
 pub fn find_function<'a>(
@@ -984,23 +987,24 @@ pub fn find_function<'a>(
     schema: &str,
     name: &str,
     names: &[String],
-    post: bool,
+    body: Option<Payload>,
 ) -> Result<Resolved<'a>, ApiError> {
     let qualified = QualifiedName::new(schema, name);
     let overloads: Vec<&Function> =
         cache.functions.get(&qualified).into_iter().flatten().filter(|f| f.rpc_callable()).collect();
     let sent: BTreeSet<&str> = names.iter().map(String::as_str).collect();
-    let matching: Vec<&Function> = overloads.iter().copied().filter(|f| takes(f, &sent)).collect();
+    let raw = body.is_some_and(|b| b != Payload::Json);
+    let matching: Vec<&Function> = overloads.iter().copied().filter(|f| takes(f, &sent, raw)).collect();
     let whole: Vec<&Function> = overloads
         .iter()
         .copied()
-        .filter(|f| post && !takes(f, &sent))
-        .filter(|f| matches!(f.arguments.as_slice(), [a] if a.data_type == "json" || a.data_type == "jsonb"))
+        .filter(|f| !takes(f, &sent, raw))
+        .filter(|f| matches!((f.arguments.as_slice(), body), ([a], Some(body)) if body.takes(&a.data_type)))
         .collect();
     match (matching.as_slice(), whole.as_slice()) {
         ([one], _) => Ok(Resolved { function: one, whole_body: false }),
         ([], [one]) => Ok(Resolved { function: one, whole_body: true }),
-        ([], []) => Err(no_function(cache, &qualified, &sent, post, &overloads)),
+        ([], []) => Err(no_function(cache, &qualified, &sent, body, &overloads)),
         ([], many) | (many, _) => Err(ambiguous_function(many)),
     }
 }
@@ -1012,10 +1016,11 @@ pub struct Resolved<'a> {
     pub whole_body: bool,
 }
 
-/// PostgREST's `matchesParams`.
-fn takes(function: &Function, sent: &BTreeSet<&str>) -> bool {
+/// PostgREST's `matchesParams`; a raw (text, xml, bytea) body is an
+/// argument that a function without any cannot take.
+fn takes(function: &Function, sent: &BTreeSet<&str>, raw: bool) -> bool {
     if function.arguments.is_empty() {
-        return sent.is_empty();
+        return sent.is_empty() && !raw;
     }
     let required: BTreeSet<&str> =
         function.arguments.iter().filter(|a| !a.has_default).map(|a| a.name.as_str()).collect();
@@ -1029,9 +1034,22 @@ fn no_function(
     cache: &SchemaCache,
     qualified: &QualifiedName,
     sent: &BTreeSet<&str>,
-    post: bool,
+    body: Option<Payload>,
     overloads: &[&Function],
 ) -> ApiError {
+    if let Some(raw @ (Payload::Text | Payload::Xml | Payload::Binary)) = body {
+        return ApiError::Rest(RestError {
+            details: Some(json!(format!(
+                "Searched for the function {qualified} with a single unnamed {} parameter, but no matches were found in the schema cache.",
+                raw.name()
+            ))),
+            ..rest(
+                StatusCode::NOT_FOUND,
+                "PGRST202",
+                format!("Could not find the function {qualified} in the schema cache"),
+            )
+        });
+    }
     let list = sent.iter().copied().collect::<Vec<_>>().join(", ");
     let (message, searched) = if sent.is_empty() {
         (
@@ -1045,7 +1063,7 @@ fn no_function(
             format!(" with parameter{plural} {list}"),
         )
     };
-    let details = if post {
+    let details = if body.is_some() {
         format!(
             "Searched for the function {qualified}{searched} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache."
         )

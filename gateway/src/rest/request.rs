@@ -217,6 +217,55 @@ pub struct RestRequest {
     pub range: Option<String>,
     /// The `Accept` header, for errors that quote it.
     pub accept: Option<String>,
+    /// What the body is, by `Content-Type`.
+    pub payload: Payload,
+}
+
+/// A request body's kind, by `Content-Type`: PostgREST calls a function of
+/// one unnamed text, xml or bytea argument with a body of those types, and
+/// reads every other body as JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Payload {
+    Json,
+    /// `text/plain`.
+    Text,
+    /// `text/xml`.
+    Xml,
+    /// `application/octet-stream`.
+    Binary,
+}
+
+impl Payload {
+    pub fn of(content_type: Option<&str>) -> Self {
+        let essence =
+            content_type.and_then(|c| c.split(';').next()).unwrap_or("").trim().to_ascii_lowercase();
+        match essence.as_str() {
+            "text/plain" => Payload::Text,
+            "text/xml" => Payload::Xml,
+            "application/octet-stream" => Payload::Binary,
+            _ => Payload::Json,
+        }
+    }
+
+    /// The type of the one argument a body of this kind goes to whole.
+    pub fn takes(self, data_type: &str) -> bool {
+        match self {
+            Payload::Json => matches!(data_type, "json" | "jsonb"),
+            Payload::Text => data_type == "text",
+            Payload::Xml => data_type == "xml",
+            Payload::Binary => data_type == "bytea",
+        }
+    }
+
+    /// The argument's type's name in PostgREST's errors.
+    pub fn name(self) -> &'static str {
+        match self {
+            Payload::Json => "json/jsonb",
+            Payload::Text => "text",
+            Payload::Xml => "xml",
+            Payload::Binary => "bytea",
+        }
+    }
 }
 
 impl RestRequest {
@@ -258,7 +307,8 @@ where
             .then(|| header(&parts.headers, "range").map(str::to_owned))
             .flatten();
         let accept = header(&parts.headers, "accept").map(str::to_owned);
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, accept })
+        let payload = Payload::of(header(&parts.headers, "content-type"));
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, accept, payload })
     }
 }
 
