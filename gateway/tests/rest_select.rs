@@ -341,7 +341,7 @@ async fn get_as(app: &TestApp, path: &str, accept: &str) -> Answer {
 }
 
 #[tokio::test]
-async fn a_plan_is_postgresql_s_explain_of_the_read_when_plans_are_enabled() {
+async fn a_plan_is_postgresql_s_explain_of_a_read_a_write_or_a_call_when_plans_are_enabled() {
     let mut config = common::test_config();
     config.rest.plan_enabled = true;
     let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
@@ -380,17 +380,58 @@ async fn a_plan_is_postgresql_s_explain_of_the_read_when_plans_are_enabled() {
     // CSV's statement is the one explained.
     assert!(top["Output"].to_string().contains("string_agg"), "{plan}");
 
-    // Not of a media type that cannot be produced, nor (yet) of a write.
+    // Not of a media type that cannot be produced.
     let other = get_as(&app, path, "application/vnd.pgrst.plan; for=\"text/xml\"").await;
     assert_eq!((other.status, other.json()["code"].clone()), (406, json!("PGRST107")));
-    let write = app
-        .rest(Method::POST, "/films", None)
-        .header("accept", "application/vnd.pgrst.plan")
-        .json(&json!({"id": 99, "title": "x"}))
+
+    // A write's plan: without analyze nothing is written; with analyze it
+    // runs, and tx=rollback undoes it. Films are readable, not writable, by
+    // anon: the service role writes.
+    let service = app.service_key.clone();
+    let explain_write = |accept: &'static str, prefer: &'static str| {
+        app.rest(Method::POST, "/films", Some(&service))
+            .header("accept", accept)
+            .header("prefer", prefer)
+            .json(&json!({"id": 99, "title": "Planned"}))
+    };
+    let films = || async {
+        app.admin()
+            .await
+            .query_one("select count(*) from public.films where id = 99", &[])
+            .await
+            .expect("count")
+            .get::<_, i64>(0)
+    };
+    let planned = Answer::from(
+        explain_write("application/vnd.pgrst.plan", "return=minimal").send().await.expect("request"),
+    )
+    .await;
+    assert_eq!(planned.status, 200, "{}", planned.text);
+    assert!(planned.text.contains("Insert on films"), "{}", planned.text);
+    assert_eq!(films().await, 0);
+    let analyzed = explain_write("application/vnd.pgrst.plan; options=analyze", "tx=rollback")
         .send()
         .await
         .expect("request");
-    assert_eq!(write.status(), 406);
+    assert_eq!(analyzed.status(), 200);
+    assert!(analyzed.text().await.expect("body").contains("actual time"));
+    assert_eq!(films().await, 0, "rolled back");
+    let kept = explain_write("application/vnd.pgrst.plan; options=analyze", "return=minimal")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(kept.status(), 200);
+    assert_eq!(films().await, 1, "an analyzed write is kept, as PostgREST keeps it");
+
+    // A call's plan.
+    let call = app
+        .rest(Method::GET, "/rpc/initial?e=(1,Ada,,)", None)
+        .header("accept", "application/vnd.pgrst.plan+json")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(call.status(), 200);
+    assert!(call.text().await.expect("body").starts_with('['));
 }
 
 #[tokio::test]

@@ -154,17 +154,7 @@ async fn read(
     };
     let statement = sql::read(&node, Some(max_rows), exact, body);
     if let Media::Plan(plan) = request.media {
-        let plan = execute::plan_and_end(session, &sql::explain(&statement, plan), commits(&request)).await?;
-        return Ok(Reply {
-            status: StatusCode::OK,
-            body: (!request.is_head()).then_some(plan),
-            media: Some(request.media),
-            content_range: None,
-            preference_applied: None,
-            location: None,
-            profile: request.schema.clone(),
-        }
-        .into_response());
+        return plan_reply(session, &statement, plan, &request).await;
     }
     // A read commits in the same round trip as its statement.
     let mut outcome = execute::run_and_end(session, &statement, commits(&request)).await?;
@@ -351,27 +341,43 @@ fn returned(request: &RestRequest) -> BodyKind {
     }
 }
 
-/// Unknown preferences under `handling=strict` are an error (PGRST122), on
-/// every request, before anything else about it is looked at.
-/// A plan is answered for reads of tables and views only, so far: a write or
-/// a function call asked for one is refused as a media type it cannot
-/// produce (PostgREST explains those too).
-fn refuse_plan(request: &RestRequest) -> Result<(), ApiError> {
-    if !matches!(request.media, Media::Plan(_)) {
-        return Ok(());
+/// `Accept: application/vnd.pgrst.plan`: PostgreSQL's `EXPLAIN` of the
+/// statement in the caller's session. With `options=analyze` the statement
+/// runs, and a write is kept unless `Prefer: tx=rollback`, as in PostgREST.
+async fn plan_reply(
+    session: crate::db::Session,
+    statement: &sql::Statement,
+    plan: request::Plan,
+    request: &RestRequest,
+) -> Result<Response, ApiError> {
+    let text = execute::plan_and_end(session, &sql::explain(statement, plan), commits(request)).await?;
+    Ok(Reply {
+        status: StatusCode::OK,
+        body: (!request.is_head()).then_some(text),
+        media: Some(request.media),
+        content_range: None,
+        preference_applied: None,
+        location: None,
+        profile: request.schema.clone(),
     }
-    Err(ApiError::Rest(RestError {
-        status: StatusCode::NOT_ACCEPTABLE,
-        code: "PGRST107",
-        message: format!(
-            "None of these media types are available: {}",
-            request.accept.as_deref().unwrap_or_default()
-        ),
-        details: None,
-        hint: None,
-    }))
+    .into_response())
 }
 
+/// A write's or a call's plan, when one was asked for instead of its answer.
+async fn write_plan(
+    state: &AppState,
+    caller: &Caller,
+    access: Access,
+    write: &sql::Write,
+    request: &RestRequest,
+) -> Result<Option<Response>, ApiError> {
+    let Media::Plan(plan) = request.media else { return Ok(None) };
+    let session = state.db.session(caller, access).await?.in_timezone(request.prefer.timezone.as_deref());
+    plan_reply(session, &write.statement, plan, request).await.map(Some)
+}
+
+/// Unknown preferences under `handling=strict` are an error (PGRST122), on
+/// every request, before anything else about it is looked at.
 fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
     if request.prefer.handling == Some(Handling::Strict) && !request.prefer.invalid.is_empty() {
         return Err(ApiError::Rest(RestError {
@@ -456,7 +462,6 @@ async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (rows, keys) = json_rows(&body)?;
     if query.columns.is_none()
@@ -487,6 +492,9 @@ async fn create(
         location: request.prefer.representation == Some(Representation::HeadersOnly),
     };
     let statement = sql::insert(&node, &insert, json_array(&rows), write_report(&request));
+    if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
+        return Ok(plan);
+    }
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
@@ -540,7 +548,6 @@ async fn update(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (row, keys) = json_rows(&body)?;
     if !row.is_object() {
@@ -556,6 +563,9 @@ async fn update(
     } else {
         sql::update(&node, &columns, row.to_string(), write_report(&request))
     };
+    if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
+        return Ok(plan);
+    }
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
@@ -571,12 +581,14 @@ async fn delete(
     Path(table): Path<String>,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let cache = state.schema.get(&state.db).await?;
     let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
     require_filters(&node, "DELETE")?;
     let statement = sql::delete(&node, write_report(&request));
+    if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
+        return Ok(plan);
+    }
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
@@ -596,7 +608,6 @@ async fn put(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    refuse_plan(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let (row, keys) = json_rows(&body)?;
     let Value::Object(object) = &row else {
@@ -656,6 +667,9 @@ async fn put(
         location: false,
     };
     let statement = sql::insert(&node, &insert, json_array(&row), write_report(&request));
+    if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
+        return Ok(plan);
+    }
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
@@ -672,7 +686,6 @@ async fn call(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    refuse_plan(&request)?;
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
     let raw = !read_only_call && request.payload != Payload::Json;
     let (mut query, args): (QueryParams, Value) = if read_only_call {
@@ -742,6 +755,9 @@ async fn call(
     } else {
         Access::ReadWrite
     };
+    if let Some(plan) = write_plan(&state, &caller, access, &statement, &request).await? {
+        return Ok(plan);
+    }
     let outcome = write(&state, &caller, access, &statement, &request, |n| {
         if singular {
             response::check_singular(request.media, n)?;

@@ -215,8 +215,6 @@ pub struct RestRequest {
     /// The first `Range` header of a GET; PostgREST reads it for no other
     /// method (see [`super::range`]).
     pub range: Option<String>,
-    /// The `Accept` header, for errors that quote it.
-    pub accept: Option<String>,
     /// What the body is, by `Content-Type`.
     pub payload: Payload,
 }
@@ -306,9 +304,8 @@ where
         let range = (parts.method == Method::GET)
             .then(|| header(&parts.headers, "range").map(str::to_owned))
             .flatten();
-        let accept = header(&parts.headers, "accept").map(str::to_owned);
         let payload = Payload::of(header(&parts.headers, "content-type"));
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, accept, payload })
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, payload })
     }
 }
 
