@@ -78,6 +78,9 @@ describe('the product form', () => {
     expect(url).toHaveValue('');
     await user.click(within(dialog).getByRole('button', { name: 'Crear' }));
     expect(within(dialog).getByText('La URL de la imagen es requerida')).toBeInTheDocument();
+    // As above: the first field to fix (the name) takes the focus on the next
+    // frame; typing the URL before that frame would lose keys to the move.
+    await waitFor(() => expect(within(dialog).getByLabelText('Nombre')).toHaveFocus());
     await user.type(url, 'https://img.example/a.jpg');
     expect(within(dialog).queryByText('La URL de la imagen es requerida')).not.toBeInTheDocument();
 
