@@ -122,6 +122,14 @@ fn postgres_processes(pgdata: &Path) -> Vec<String> {
         .collect()
 }
 
+/// A process's group and session, from `/proc/<pid>/stat` (the fields after
+/// the command's closing parenthesis: state, ppid, pgrp, session).
+fn group_and_session(pid: u32) -> (i64, i64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let fields: Vec<&str> = stat.rsplit_once(')').expect("comm").1.split_whitespace().collect();
+    (fields[2].parse().expect("pgrp"), fields[3].parse().expect("session"))
+}
+
 fn is_root() -> bool {
     nix::unistd::geteuid().is_root()
 }
@@ -136,6 +144,16 @@ fn run_twice_and_check(binary: &Path, workdir: &Path, sql_root: &Path, user: Opt
     assert_eq!(first.ready_status(), 200);
     let pgdata = pgdata(workdir);
     assert!(!postgres_processes(&pgdata).is_empty(), "postgres runs while serving");
+    let postmaster: u32 = std::fs::read_to_string(pgdata.join("postmaster.pid"))
+        .expect("postmaster.pid")
+        .lines()
+        .next()
+        .and_then(|line| line.trim().parse().ok())
+        .expect("the postmaster's pid");
+    let (gateway_group, gateway_session) = group_and_session(first.child.id());
+    let (server_group, server_session) = group_and_session(postmaster);
+    assert_eq!(server_session, gateway_session, "PostgreSQL shares the gateway's scheduling group (session)");
+    assert_ne!(server_group, gateway_group, "a Ctrl-C for the gateway's process group does not reach PostgreSQL");
     let (anon, service) = (first.anon_key.clone(), first.service_key.clone());
     let log = first.interrupt();
     assert!(log.contains("initialised a new PostgreSQL cluster"), "{log}");
