@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
-use tracing_subscriber::EnvFilter;
 
 use crate::config::Config;
 use crate::jwt::JwtKeys;
@@ -76,13 +75,7 @@ enum UsersCommand {
 }
 
 pub async fn run() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    crate::logs::init();
     let result = match Cli::parse().command {
         Command::Serve(config) => serve(config).await,
         Command::Migrate(config) => migrate(config).await,
@@ -92,6 +85,7 @@ pub async fn run() -> ExitCode {
             sweep(config, dry_run, bucket).await
         }
     };
+    crate::logs::flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -102,6 +96,7 @@ pub async fn run() -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), BoxError> {
+    crate::logs::set_repeat_interval(config.log_repeat_interval.0);
     let (secret, created) = startup::jwt_secret(&config)?;
     if created {
         tracing::info!(path = %config.jwt_secret_path().display(), "generated a new JWT secret");

@@ -121,10 +121,18 @@ impl ApiError {
         }
     }
 
+    /// Logs a server error's cause, once per cause in a while (`logs`).
     fn log(&self, status: StatusCode) {
         if status.is_server_error() {
-            tracing::error!(error = %self, "request failed");
+            log_failure(self);
         }
+    }
+}
+
+fn log_failure(error: &ApiError) {
+    const FAILED: &str = "request failed";
+    if crate::logs::first_in_a_while(tracing::Level::ERROR, FAILED, &error.to_string()) {
+        tracing::error!(error = %error, "{FAILED}");
     }
 }
 
@@ -173,6 +181,9 @@ pub enum Shape {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        // Logged here, where every error passes exactly once; `render_as` may
+        // render it again in another shape.
+        self.log(self.rest_status());
         let error = Arc::new(self);
         let mut response = render(&error, Shape::PostgRest);
         response.extensions_mut().insert(error);
@@ -206,7 +217,6 @@ fn render(error: &ApiError, shape: Shape) -> Response {
         );
     }
     let status = error.rest_status();
-    error.log(status);
     // A service's own errors keep their service's shape wherever they surface.
     let shape = match error {
         ApiError::Rest(_) => Shape::PostgRest,
@@ -308,7 +318,7 @@ fn render_gotrue(error: &ApiError) -> Response {
             // Whatever PostgREST would make of it, here it is a server error:
             // the cause goes to the log.
             if !error.rest_status().is_server_error() {
-                tracing::error!(error = %error, "request failed");
+                log_failure(error);
             }
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
