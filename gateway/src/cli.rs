@@ -1,5 +1,6 @@
 //! The command line: `gateway serve`, `gateway migrate`, `gateway keys`,
-//! `gateway users add|list`, `gateway storage sweep`.
+//! `gateway users add|list`, `gateway storage sweep`,
+//! `gateway cluster list|remove|prune`.
 
 use std::process::ExitCode;
 
@@ -33,6 +34,27 @@ enum Command {
     /// Maintain the stored files.
     #[command(subcommand)]
     Storage(StorageCommand),
+    /// The embedded PostgreSQL clusters a gateway running as root keeps in the
+    /// postgres user's home (~postgres/gateway/<hash>) when that user cannot
+    /// enter the data directory.
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+#[derive(Subcommand)]
+enum ClusterCommand {
+    /// List them: folder, data directory, and whether it is in use, running or
+    /// orphaned (its data directory is gone).
+    List,
+    /// Delete the cluster of --data-dir (which may already be deleted), with
+    /// its data. Refused while PostgreSQL runs on it.
+    Remove {
+        /// The data directory whose cluster goes (as `serve --data-dir`).
+        #[arg(long, env = "GATEWAY_DATA_DIR", default_value = ".data")]
+        data_dir: std::path::PathBuf,
+    },
+    /// Delete every orphaned cluster that is not running.
+    Prune,
 }
 
 #[derive(Subcommand)]
@@ -84,6 +106,7 @@ pub async fn run() -> ExitCode {
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
         }
+        Command::Cluster(command) => cluster(command),
     };
     crate::logs::flush();
     match result {
@@ -136,6 +159,12 @@ async fn serve_on(
     println!("  API URL:          http://{address}");
     if let Some((cluster, _)) = &database.cluster {
         println!("  database:         {}", cluster.superuser_url());
+        if cluster.kept_outside() {
+            println!(
+                "  cluster folder:   {} (`gateway cluster remove` deletes it)",
+                cluster.pgdata().display()
+            );
+        }
     }
     println!("  anon key:         {anon}");
     println!("  service_role key: {service}");
@@ -243,6 +272,52 @@ async fn sweep(config: Config, dry_run: bool, bucket: Option<String>) -> Result<
     .await;
     startup::close_database(database).await;
     result
+}
+
+fn cluster(command: ClusterCommand) -> Result<(), BoxError> {
+    use crate::embedded::{self, KeptCluster};
+    let state = |c: &KeptCluster| match (c.running, c.orphaned(), &c.data_dir) {
+        (true, _, _) => "running",
+        (false, true, _) => "orphaned",
+        (false, false, Some(_)) => "in use",
+        (false, false, None) => "data directory unknown",
+    };
+    match command {
+        ClusterCommand::List => {
+            let clusters = embedded::kept_clusters()?;
+            if clusters.is_empty() {
+                println!("no clusters are kept outside their data directories");
+            }
+            for c in &clusters {
+                let data_dir = c.data_dir.as_ref().map_or("-".into(), |d| d.display().to_string());
+                println!("{}\t{data_dir}\t{}", c.path.display(), state(c));
+            }
+        }
+        ClusterCommand::Remove { data_dir } => {
+            let cluster = embedded::kept_cluster_of(&data_dir)?.ok_or_else(|| {
+                format!(
+                    "no cluster of {} is kept outside it (a cluster inside the data directory goes with it)",
+                    data_dir.display()
+                )
+            })?;
+            embedded::remove_kept(&cluster)?;
+            println!("removed {}", cluster.path.display());
+        }
+        ClusterCommand::Prune => {
+            let mut removed = 0;
+            for c in embedded::kept_clusters()?.iter().filter(|c| c.orphaned()) {
+                if c.running {
+                    println!("left alone    {} (running)", c.path.display());
+                    continue;
+                }
+                embedded::remove_kept(c)?;
+                println!("removed       {}", c.path.display());
+                removed += 1;
+            }
+            println!("{removed} orphaned clusters removed");
+        }
+    }
+    Ok(())
 }
 
 /// `3h 12min`, `4min 5s` or `7s`.
