@@ -1,11 +1,11 @@
 //! The command line: `gateway serve`, `gateway migrate`, `gateway keys`,
-//! `gateway users add|list`, `gateway storage sweep`.
+//! `gateway users add|list`, `gateway storage sweep`,
+//! `gateway cluster list|remove|prune`.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
-use tracing_subscriber::EnvFilter;
 
 use crate::config::Config;
 use crate::jwt::JwtKeys;
@@ -34,6 +34,27 @@ enum Command {
     /// Maintain the stored files.
     #[command(subcommand)]
     Storage(StorageCommand),
+    /// The embedded PostgreSQL clusters a gateway running as root keeps in the
+    /// postgres user's home (~postgres/gateway/<hash>) when that user cannot
+    /// enter the data directory.
+    #[command(subcommand)]
+    Cluster(ClusterCommand),
+}
+
+#[derive(Subcommand)]
+enum ClusterCommand {
+    /// List them: folder, data directory, and whether it is in use, running or
+    /// orphaned (its data directory is gone).
+    List,
+    /// Delete the cluster of --data-dir (which may already be deleted), with
+    /// its data. Refused while PostgreSQL runs on it.
+    Remove {
+        /// The data directory whose cluster goes (as `serve --data-dir`).
+        #[arg(long, env = "GATEWAY_DATA_DIR", default_value = ".data")]
+        data_dir: std::path::PathBuf,
+    },
+    /// Delete every orphaned cluster that is not running.
+    Prune,
 }
 
 #[derive(Subcommand)]
@@ -76,13 +97,7 @@ enum UsersCommand {
 }
 
 pub async fn run() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    crate::logs::init();
     let result = match Cli::parse().command {
         Command::Serve(config) => serve(config).await,
         Command::Migrate(config) => migrate(config).await,
@@ -91,7 +106,9 @@ pub async fn run() -> ExitCode {
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
         }
+        Command::Cluster(command) => cluster(command),
     };
+    crate::logs::flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -102,6 +119,7 @@ pub async fn run() -> ExitCode {
 }
 
 async fn serve(config: Config) -> Result<(), BoxError> {
+    crate::logs::set_repeat_interval(config.log_repeat_interval.0);
     let (secret, created) = startup::jwt_secret(&config)?;
     if created {
         tracing::info!(path = %config.jwt_secret_path().display(), "generated a new JWT secret");
@@ -141,6 +159,12 @@ async fn serve_on(
     println!("  API URL:          http://{address}");
     if let Some((cluster, _)) = &database.cluster {
         println!("  database:         {}", cluster.superuser_url());
+        if cluster.kept_outside() {
+            println!(
+                "  cluster folder:   {} (`gateway cluster remove` deletes it)",
+                cluster.pgdata().display()
+            );
+        }
     }
     println!("  anon key:         {anon}");
     println!("  service_role key: {service}");
@@ -248,6 +272,52 @@ async fn sweep(config: Config, dry_run: bool, bucket: Option<String>) -> Result<
     .await;
     startup::close_database(database).await;
     result
+}
+
+fn cluster(command: ClusterCommand) -> Result<(), BoxError> {
+    use crate::embedded::{self, KeptCluster};
+    let state = |c: &KeptCluster| match (c.running, c.orphaned(), &c.data_dir) {
+        (true, _, _) => "running",
+        (false, true, _) => "orphaned",
+        (false, false, Some(_)) => "in use",
+        (false, false, None) => "data directory unknown",
+    };
+    match command {
+        ClusterCommand::List => {
+            let clusters = embedded::kept_clusters()?;
+            if clusters.is_empty() {
+                println!("no clusters are kept outside their data directories");
+            }
+            for c in &clusters {
+                let data_dir = c.data_dir.as_ref().map_or("-".into(), |d| d.display().to_string());
+                println!("{}\t{data_dir}\t{}", c.path.display(), state(c));
+            }
+        }
+        ClusterCommand::Remove { data_dir } => {
+            let cluster = embedded::kept_cluster_of(&data_dir)?.ok_or_else(|| {
+                format!(
+                    "no cluster of {} is kept outside it (a cluster inside the data directory goes with it)",
+                    data_dir.display()
+                )
+            })?;
+            embedded::remove_kept(&cluster)?;
+            println!("removed {}", cluster.path.display());
+        }
+        ClusterCommand::Prune => {
+            let mut removed = 0;
+            for c in embedded::kept_clusters()?.iter().filter(|c| c.orphaned()) {
+                if c.running {
+                    println!("left alone    {} (running)", c.path.display());
+                    continue;
+                }
+                embedded::remove_kept(c)?;
+                println!("removed       {}", c.path.display());
+                removed += 1;
+            }
+            println!("{removed} orphaned clusters removed");
+        }
+    }
+    Ok(())
 }
 
 /// `3h 12min`, `4min 5s` or `7s`.

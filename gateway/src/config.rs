@@ -135,6 +135,12 @@ pub struct Config {
     #[arg(long, env = "GATEWAY_SEED", default_value_t = false)]
     pub seed: bool,
 
+    /// A failure that repeats (every request during a database outage) is
+    /// logged in full the first time; after that, one line per this interval
+    /// says how many more there were.
+    #[arg(long, env = "GATEWAY_LOG_REPEAT_INTERVAL", default_value = "10s")]
+    pub log_repeat_interval: Span,
+
     #[command(flatten)]
     pub rest: crate::rest::config::RestConfig,
 

@@ -11,6 +11,10 @@
 //!   folder), the cluster is kept in that user's home instead, at
 //!   `~postgres/gateway/<hash of the data directory>`, and `<data-dir>/postgres`
 //!   becomes a symbolic link to it: the user's own folders keep their permissions.
+//!   Beside it, `<hash>.data-dir` records which data directory it belongs to,
+//!   so that one whose data directory was deleted can be found
+//!   ([`kept_clusters`]) and removed ([`remove_kept`], `gateway cluster`):
+//!   deleting a data directory never silently leaves a database behind.
 //! - The server runs in its own process group, so a Ctrl-C meant for the
 //!   gateway does not kill the database under in-flight requests; the gateway
 //!   stops it after draining them. It stays in the gateway's session, so in the
@@ -75,6 +79,8 @@ pub struct Cluster {
     pgdata: PathBuf,
     socket_dir: PathBuf,
     owner: Option<Owner>,
+    /// The cluster lives in the owner's home, not in the data directory.
+    kept_outside: bool,
 }
 
 impl Cluster {
@@ -98,6 +104,17 @@ impl Cluster {
             (Some(owner), Err(_)) if !reachable(&data_dir, owner) => {
                 let canonical = fs::canonicalize(&data_dir).map_err(io("resolving the data directory"))?;
                 let target = owner.home.join("gateway").join(short_hash(&canonical));
+                if target.join("PG_VERSION").exists() {
+                    // Same path, no link: this data directory was deleted and
+                    // made again, and its old database is about to come back.
+                    tracing::warn!(
+                        cluster = %target.display(),
+                        "reusing the PostgreSQL cluster a deleted data directory at this path left behind; \
+                         for an empty database instead, stop the gateway, run `gateway cluster remove \
+                         --data-dir {}` and start again",
+                        canonical.display()
+                    );
+                }
                 std::os::unix::fs::symlink(&target, &preferred).map_err(io(format!(
                     "linking {} to {}",
                     preferred.display(),
@@ -112,14 +129,29 @@ impl Cluster {
         } else {
             std::env::temp_dir().join(format!("gateway-{}", short_hash(&pgdata)))
         };
-        let cluster = Self { bindir, pgdata, socket_dir, owner };
+        let kept_outside = owner.as_ref().is_some_and(|o| pgdata.starts_with(o.home.join("gateway")));
+        let cluster = Self { bindir, pgdata, socket_dir, owner, kept_outside };
         for dir in [&cluster.pgdata, &cluster.socket_dir] {
             if let Some(parent) = dir.parent() {
                 cluster.create_owned_dir(parent, 0o755)?;
             }
             cluster.create_owned_dir(dir, 0o700)?;
         }
+        if kept_outside {
+            let canonical = fs::canonicalize(&data_dir).map_err(io("resolving the data directory"))?;
+            let record = origin_file(&cluster.pgdata);
+            if fs::read_to_string(&record).ok().as_deref() != Some(&*canonical.to_string_lossy()) {
+                fs::write(&record, canonical.as_os_str().as_encoded_bytes())
+                    .map_err(io(format!("writing {}", record.display())))?;
+            }
+        }
         Ok(cluster)
+    }
+
+    /// Whether the cluster lives in the `postgres` user's home rather than in
+    /// the data directory (see the module's documentation).
+    pub fn kept_outside(&self) -> bool {
+        self.kept_outside
     }
 
     pub fn pgdata(&self) -> &Path {
@@ -273,14 +305,7 @@ impl Cluster {
 
     /// A live postmaster owns this cluster's `postmaster.pid`.
     pub fn is_running(&self) -> bool {
-        self.postmaster_pid().is_some_and(|pid| {
-            fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres")
-        })
-    }
-
-    fn postmaster_pid(&self) -> Option<u32> {
-        let text = fs::read_to_string(self.pgdata.join("postmaster.pid")).ok()?;
-        text.lines().next()?.trim().parse().ok()
+        postmaster_running(&self.pgdata)
     }
 
     /// After a crash the pid file remains; if its process is gone (or is not a
@@ -388,6 +413,106 @@ fn reachable(dir: &Path, owner: &Owner) -> bool {
     })
 }
 
+/// Where a cluster kept in the `postgres` user's home records its data directory.
+fn origin_file(pgdata: &Path) -> PathBuf {
+    let mut name = pgdata.file_name().unwrap_or_default().to_owned();
+    name.push(".data-dir");
+    pgdata.with_file_name(name)
+}
+
+/// A cluster kept in `~postgres/gateway/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptCluster {
+    pub path: PathBuf,
+    /// The data directory it belongs to; `None` for clusters made before the
+    /// gateway recorded it and not started since.
+    pub data_dir: Option<PathBuf>,
+    pub running: bool,
+}
+
+impl KeptCluster {
+    /// Its data directory is gone, or no longer links to it: nothing uses it.
+    pub fn orphaned(&self) -> bool {
+        self.data_dir.as_ref().is_some_and(|dir| {
+            let link = fs::read_link(dir.join("postgres")).ok();
+            link.as_deref() != Some(self.path.as_path())
+        })
+    }
+}
+
+/// The clusters kept in the `postgres` user's home (only a gateway running as
+/// root puts them there); none when there is no such user.
+pub fn kept_clusters() -> Result<Vec<KeptCluster>, EmbeddedError> {
+    let Some(user) = nix::unistd::User::from_name("postgres").ok().flatten() else {
+        return Ok(Vec::new());
+    };
+    let folder = user.dir.join("gateway");
+    let entries = match fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(format!("listing {}", folder.display()))(e)),
+    };
+    let mut clusters: Vec<KeptCluster> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir() && !path.is_symlink())
+        .map(|path| {
+            let data_dir = fs::read_to_string(origin_file(&path)).ok().map(PathBuf::from);
+            let running = postmaster_running(&path);
+            KeptCluster { path, data_dir, running }
+        })
+        .collect();
+    clusters.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(clusters)
+}
+
+/// Deletes a kept cluster (its folder, its record and the data directory's
+/// link to it). A running one is refused: a gateway may be serving from it.
+pub fn remove_kept(cluster: &KeptCluster) -> Result<(), EmbeddedError> {
+    if postmaster_running(&cluster.path) {
+        return Err(EmbeddedError::Command {
+            command: "gateway cluster remove".into(),
+            output: format!(
+                "PostgreSQL is running on {}; stop the gateway serving from it first",
+                cluster.path.display()
+            ),
+        });
+    }
+    fs::remove_dir_all(&cluster.path).map_err(io(format!("removing {}", cluster.path.display())))?;
+    let record = origin_file(&cluster.path);
+    if record.exists() {
+        fs::remove_file(&record).map_err(io(format!("removing {}", record.display())))?;
+    }
+    if let Some(link) = cluster.data_dir.as_ref().map(|dir| dir.join("postgres"))
+        && fs::read_link(&link).ok().as_deref() == Some(cluster.path.as_path())
+    {
+        fs::remove_file(&link).map_err(io(format!("removing {}", link.display())))?;
+    }
+    Ok(())
+}
+
+/// The kept cluster of `data_dir`: the one its `postgres` link points at, or
+/// the one that recorded it as its data directory (the directory may be gone).
+pub fn kept_cluster_of(data_dir: &Path) -> Result<Option<KeptCluster>, EmbeddedError> {
+    let absolute = std::path::absolute(data_dir).map_err(io("resolving the data directory"))?;
+    let canonical = fs::canonicalize(&absolute).unwrap_or_else(|_| absolute.clone());
+    let link = fs::read_link(absolute.join("postgres")).ok();
+    Ok(kept_clusters()?.into_iter().find(|cluster| {
+        link.as_deref() == Some(cluster.path.as_path())
+            || cluster.data_dir.as_deref().is_some_and(|d| d == canonical || d == absolute)
+    }))
+}
+
+/// A live postmaster owns the `postmaster.pid` in `pgdata`.
+fn postmaster_running(pgdata: &Path) -> bool {
+    let pid = fs::read_to_string(pgdata.join("postmaster.pid"))
+        .ok()
+        .and_then(|text| text.lines().next().and_then(|line| line.trim().parse::<u32>().ok()));
+    pid.is_some_and(|pid| {
+        fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres")
+    })
+}
+
 fn short_hash(path: &Path) -> String {
     hex::encode(&Sha256::digest(path.as_os_str().as_encoded_bytes())[..8])
 }
@@ -453,6 +578,56 @@ pub fn load_or_create_secret(path: &Path) -> Result<(String, bool), EmbeddedErro
     Ok((secret, true))
 }
 
+/// Characters of a generated password (80 random bits as hex).
+const PASSWORD_CHARS: usize = 20;
+
+/// Reads the password kept in `path`, or makes a new one and keeps it there,
+/// readable by the owner only. The file holds exactly the password. One from
+/// before that rule (64 hex characters, of which the first 20 were the
+/// password) is rewritten to hold just those 20. True when it was made now.
+pub fn load_or_create_password(path: &Path) -> Result<(String, bool), EmbeddedError> {
+    if let Ok(text) = fs::read_to_string(path) {
+        let text = text.trim();
+        if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let password = text[..PASSWORD_CHARS].to_owned();
+            write_private(path, &password, true)?;
+            return Ok((password, false));
+        }
+        return Ok((text.to_owned(), false));
+    }
+    let mut bytes = [0u8; PASSWORD_CHARS / 2];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| EmbeddedError::Io { what: "generating a password".into(), source: e.into() })?;
+    let password = hex::encode(bytes);
+    write_private(path, &password, false)?;
+    Ok((password, true))
+}
+
+/// Writes `text` to `path` with mode 0600: a new file, or (`replace`) one put
+/// in place of the old in one rename.
+fn write_private(path: &Path, text: &str, replace: bool) -> Result<(), EmbeddedError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(parent) = path.parent() {
+        create_dir(parent, 0o711)?;
+    }
+    let target = if replace { path.with_extension("new") } else { path.to_path_buf() };
+    if replace {
+        let _ = fs::remove_file(&target);
+    }
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&target)
+        .map_err(io(format!("creating {}", target.display())))?;
+    file.write_all(text.as_bytes()).map_err(io(format!("writing {}", target.display())))?;
+    if replace {
+        fs::rename(&target, path).map_err(io(format!("replacing {}", path.display())))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,11 +639,32 @@ mod tests {
             pgdata: PathBuf::from("/tmp/a b+c/postgres"),
             socket_dir: PathBuf::from("/tmp/a b+c/postgres"),
             owner: None,
+            kept_outside: false,
         };
         assert_eq!(
             cluster.superuser_url(),
             "postgresql:///postgres?host=/tmp/a%20b%2Bc/postgres&port=5432&user=postgres"
         );
+    }
+
+    #[test]
+    #[test]
+    fn a_password_file_holds_exactly_the_password_and_old_ones_are_cut_to_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("staff_password");
+        let (password, created) = load_or_create_password(&path).expect("create");
+        assert!(created);
+        assert_eq!(password.len(), 20);
+        assert_eq!(fs::read_to_string(&path).expect("file"), password);
+        assert_eq!(fs::metadata(&path).expect("metadata").mode() & 0o777, 0o600);
+        assert_eq!(load_or_create_password(&path).expect("load"), (password, false));
+
+        // Written by an earlier gateway: 64 characters, the password first.
+        let old = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        fs::write(&path, old).expect("old file");
+        assert_eq!(load_or_create_password(&path).expect("load"), (old[..20].to_owned(), false));
+        assert_eq!(fs::read_to_string(&path).expect("file"), &old[..20]);
+        assert_eq!(fs::metadata(&path).expect("metadata").mode() & 0o777, 0o600);
     }
 
     #[test]

@@ -121,10 +121,18 @@ impl ApiError {
         }
     }
 
+    /// Logs a server error's cause, once per cause in a while (`logs`).
     fn log(&self, status: StatusCode) {
         if status.is_server_error() {
-            tracing::error!(error = %self, "request failed");
+            log_failure(self);
         }
+    }
+}
+
+fn log_failure(error: &ApiError) {
+    const FAILED: &str = "request failed";
+    if crate::logs::first_in_a_while(tracing::Level::ERROR, FAILED, &error.to_string()) {
+        tracing::error!(error = %error, "{FAILED}");
     }
 }
 
@@ -173,6 +181,14 @@ pub enum Shape {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        // Logged here, where every error passes exactly once; `render_as` may
+        // render it again in another shape. Storage's own errors carry their
+        // real status: a missing object is no server error.
+        let status = match &self {
+            ApiError::Storage(e) => e.status_code.parse().ok().and_then(|n| StatusCode::from_u16(n).ok()),
+            _ => None,
+        };
+        self.log(status.unwrap_or_else(|| self.rest_status()));
         let error = Arc::new(self);
         let mut response = render(&error, Shape::PostgRest);
         response.extensions_mut().insert(error);
@@ -206,7 +222,6 @@ fn render(error: &ApiError, shape: Shape) -> Response {
         );
     }
     let status = error.rest_status();
-    error.log(status);
     // A service's own errors keep their service's shape wherever they surface.
     let shape = match error {
         ApiError::Rest(_) => Shape::PostgRest,
@@ -308,7 +323,7 @@ fn render_gotrue(error: &ApiError) -> Response {
             // Whatever PostgREST would make of it, here it is a server error:
             // the cause goes to the log.
             if !error.rest_status().is_server_error() {
-                tracing::error!(error = %error, "request failed");
+                log_failure(error);
             }
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -353,6 +368,32 @@ fn render_storage(error: &ApiError) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_errors_are_logged_and_storages_client_errors_are_not() {
+        #[derive(Clone, Default)]
+        struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Captured {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().expect("buffer").extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber =
+            tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = ApiError::Storage(StorageError::no_such_key()).into_response();
+            let _ = ApiError::internal("a bug only this test makes").into_response();
+        });
+        let logs = String::from_utf8(captured.0.lock().expect("logs").clone()).expect("utf-8");
+        assert!(logs.contains("a bug only this test makes"), "{logs}");
+        assert_eq!(logs.lines().count(), 1, "{logs}");
+    }
 
     #[test]
     fn sqlstates_map_to_postgrest_statuses() {

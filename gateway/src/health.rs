@@ -15,7 +15,9 @@ pub async fn ready(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     match state.db.ping().await {
         Ok(()) => (StatusCode::OK, Json(json!({ "status": "ready" }))),
         Err(error) => {
-            tracing::warn!(%error, "not ready");
+            if crate::logs::first_in_a_while(tracing::Level::WARN, "not ready", &error.to_string()) {
+                tracing::warn!(%error, "not ready");
+            }
             (StatusCode::SERVICE_UNAVAILABLE, Json(json!({ "status": "database unavailable" })))
         }
     }

@@ -12,6 +12,7 @@ pub mod error;
 pub mod frontend;
 pub mod health;
 pub mod jwt;
+pub mod logs;
 pub mod rest;
 pub mod role;
 pub mod startup;
@@ -26,7 +27,7 @@ use axum::{
     routing::get,
 };
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 pub use state::AppState;
 
@@ -48,10 +49,14 @@ pub fn app(state: AppState) -> Router {
         .merge(frontend::router(&state.config.frontend))
         .layer(cors())
         .layer(
-            // Paths only: a query string may carry an API key.
-            TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
-                tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
-            }),
+            // Paths only: a query string may carry an API key. A failed request
+            // is logged once, with its cause, by `error`: the layer's own line
+            // per 5xx is for debugging.
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &axum::http::Request<_>| {
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                })
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
         .with_state(state)
 }

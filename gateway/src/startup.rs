@@ -61,6 +61,16 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
         if cluster.init()? {
             tracing::info!(pgdata = %cluster.pgdata().display(), "initialised a new PostgreSQL cluster");
         }
+        if cluster.kept_outside() {
+            tracing::info!(
+                pgdata = %cluster.pgdata().display(),
+                "the PostgreSQL cluster is kept outside the data directory, which the postgres user \
+                 cannot enter; deleting the data directory leaves it: `gateway cluster remove --data-dir {}` \
+                 deletes it",
+                data_dir.display()
+            );
+        }
+        warn_of_orphaned_clusters();
         let started = cluster.start()?;
         Ok((cluster, started))
     })
@@ -70,6 +80,26 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
         admin: Some(cluster.pg_config(embedded::SUPERUSER)),
         cluster: Some((cluster, started)),
     })
+}
+
+/// Names every kept cluster whose data directory is gone: deleting it is left
+/// to `gateway cluster prune`, since a data directory on a disk that is not
+/// mounted yet looks gone too.
+fn warn_of_orphaned_clusters() {
+    match embedded::kept_clusters() {
+        Ok(clusters) => {
+            for cluster in clusters.iter().filter(|c| c.orphaned()) {
+                let data_dir = cluster.data_dir.as_deref().unwrap_or(Path::new("?"));
+                tracing::warn!(
+                    cluster = %cluster.path.display(),
+                    data_dir = %data_dir.display(),
+                    "a PostgreSQL cluster whose data directory is gone is left behind; \
+                     `gateway cluster prune` deletes such clusters"
+                );
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "could not list the kept PostgreSQL clusters"),
+    }
 }
 
 /// Stops the private cluster if this process started it.
@@ -120,7 +150,10 @@ pub const STAFF_EMAIL: &str = "staff@tienda.example";
 
 /// Applies `<root>/seed/*.sql` (each file fills only what is empty) and makes
 /// sure the staff user exists with a profile in the seeded company. Its
-/// password is made once and kept in `<data-dir>/staff_password` (mode 0600).
+/// password is made once and kept in `<data-dir>/staff_password` (mode 0600);
+/// when that file is made anew (deleted, or a new data directory over an old
+/// database), an existing staff user gets the new password, so that the
+/// password printed is always the one that signs in.
 pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState) -> Result<Staff, BoxError> {
     let (mut client, connection) = admin.connect(NoTls).await?;
     let connection = tokio::spawn(connection);
@@ -139,14 +172,18 @@ pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState)
         tx.commit().await?;
     }
     let path = state.config.data_dir.join("staff_password");
-    let (password, _) = embedded::load_or_create_secret(&path)?;
-    let password = Secret::new(password[..20].to_owned());
+    let (password, created) = embedded::load_or_create_password(&path)?;
+    let password = Secret::new(password);
     let exists =
         client.query_opt("select 1 from auth.users where email = $1", &[&STAFF_EMAIL]).await?.is_some();
     if !exists {
         crate::auth::users::add(state, STAFF_EMAIL, password.expose(), Some("Administrador"))
             .await
             .map_err(|e| format!("could not create the staff user: {e}"))?;
+    } else if created {
+        crate::auth::users::set_password(state, STAFF_EMAIL, password.expose())
+            .await
+            .map_err(|e| format!("could not set the staff user's password: {e}"))?;
     }
     client
         .execute(

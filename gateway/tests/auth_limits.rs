@@ -1,10 +1,13 @@
-//! Per-address rate limits on `/auth/v1` (reliability.md G27), and sign-ins
-//! that never stall the rest of the server.
+//! Per-address rate limits on `/auth/v1` (reliability.md G27), also behind a
+//! real proxy chain, and sign-ins that never stall the rest of the server.
 
 mod common;
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
+use axum::extract::{ConnectInfo, Request};
+use axum::response::{IntoResponse, Response};
 use reqwest::Method;
 use serde_json::json;
 
@@ -42,6 +45,88 @@ async fn a_trusted_proxy_names_the_client_in_x_forwarded_for() {
     }
     assert_eq!(attempt(&app, Some("198.51.100.7")).await, 429);
     assert_eq!(attempt(&app, Some("198.51.100.8")).await, 400, "another client has its own bucket");
+}
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().expect("address")
+}
+
+/// A reverse proxy on an ephemeral port in front of `upstream`, appending the
+/// address its client connected from to `X-Forwarded-For` as nginx's
+/// `$proxy_add_x_forwarded_for` does; its own requests leave from 127.0.0.1.
+async fn spawn_appending_proxy(upstream: &str) -> String {
+    let upstream = upstream.to_owned();
+    let client = reqwest::Client::new();
+    let forward = move |ConnectInfo(peer): ConnectInfo<SocketAddr>, request: Request| {
+        let (client, upstream) = (client.clone(), upstream.clone());
+        async move {
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX).await.expect("body");
+            let mut headers = parts.headers.clone();
+            headers.remove("host");
+            let mut hops: Vec<String> = headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .map(|v| v.to_str().expect("text").to_owned())
+                .collect();
+            hops.push(peer.ip().to_string());
+            headers.insert("x-forwarded-for", hops.join(", ").parse().expect("header"));
+            let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            let answer = client
+                .request(parts.method, format!("{upstream}{path}"))
+                .headers(headers)
+                .body(body)
+                .send()
+                .await
+                .expect("upstream");
+            let (status, headers) = (answer.status(), answer.headers().clone());
+            let bytes = answer.bytes().await.expect("upstream body");
+            let mut response: Response = (status, bytes).into_response();
+            response.headers_mut().extend(headers);
+            response
+        }
+    };
+    let proxy = axum::Router::new().fallback(forward);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = format!("http://{}", listener.local_addr().expect("address"));
+    let service = proxy.into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, service).await });
+    address
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_a_client_forging_the_first_entry_still_hits_429() {
+    let app = spawn_auth_app(|auth| auth.trusted_proxies = vec![ip("127.0.0.1")]).await;
+    let proxy = spawn_appending_proxy(&app.address).await;
+    // The client reaches the proxy from another loopback address than the
+    // proxy's own, as a remote client would.
+    let client = reqwest::Client::builder().local_address(ip("127.0.0.2")).build().expect("client");
+    let mut statuses = Vec::new();
+    for n in 0..40 {
+        let answer = client
+            .post(format!("{proxy}/auth/v1/token?grant_type=password"))
+            .header("apikey", &app.anon_key)
+            .header("x-forwarded-for", format!("203.0.113.{n}"))
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("through the proxy");
+        statuses.push(answer.status().as_u16());
+    }
+    assert!(statuses[..30].iter().all(|&s| s == 400), "{statuses:?}");
+    // 30 per 5 minutes refills one token in 10 s: a slow run may see one more 400.
+    assert!(statuses[30..].iter().filter(|&&s| s == 429).count() >= 9, "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&429));
+    let keys: Vec<String> = app
+        .admin()
+        .await
+        .query("select key from auth.rate_limits", &[])
+        .await
+        .expect("buckets")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(keys, ["sign_in_sign_ups:127.0.0.2"], "one bucket, for the address the proxy saw");
 }
 
 #[tokio::test]

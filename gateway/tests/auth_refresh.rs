@@ -1,13 +1,17 @@
 //! `POST /auth/v1/token?grant_type=refresh_token`: rotation on every use, the
 //! parent replayed within the reuse window gets the current pair, concurrent
 //! refreshes agree, and a token reused after the window kills its session
-//! (reliability.md G25, G29).
+//! (reliability.md G25, G29). Children are derived with a key only the server
+//! holds, so an old token does not lead to the current one (issue 16).
 
 mod common;
 
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use common::auth::{access_token, refresh_token, spawn_auth_app};
 use common::{TestApp, spawn_app};
@@ -154,4 +158,72 @@ async fn a_banned_user_cannot_refresh() {
     assert_eq!(app.send(request).await.status, 200);
     let reply = app.refresh(refresh_token(&session)).await;
     assert_eq!((reply.status, reply.code()), (400, "user_banned"));
+}
+
+/// How children used to be derived: an unkeyed hash of the parent, which
+/// anyone holding the parent could compute.
+fn unkeyed_child(token: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"gateway refresh child");
+    hasher.update(token.as_bytes());
+    URL_SAFE_NO_PAD.encode(hasher.finalize())
+}
+
+#[tokio::test]
+async fn a_token_rotated_twice_does_not_lead_to_the_current_one_and_its_replay_ends_the_session() {
+    let app = spawn_auth_app(|auth| auth.refresh_token_reuse_interval = 1).await;
+    let first = signed_in(&app).await;
+    let second = app.refresh(refresh_token(&first)).await.body;
+    let third = app.refresh(refresh_token(&second)).await.body;
+    let stolen = refresh_token(&first);
+
+    // What someone holding only the stolen token computes, the old way.
+    let mut guesses = vec![unkeyed_child(stolen)];
+    for _ in 0..2 {
+        let next = unkeyed_child(guesses.last().expect("a guess"));
+        guesses.push(next);
+    }
+    assert!(!guesses.iter().any(|g| g == refresh_token(&second) || g == refresh_token(&third)));
+    for (n, guess) in guesses.iter().enumerate() {
+        let reply = app.refresh(guess).await;
+        assert_eq!((reply.status, reply.code()), (400, "refresh_token_not_found"), "guess {n}");
+    }
+    let reply = app.send(app.as_user(reqwest::Method::GET, "/user", access_token(&third))).await;
+    assert_eq!(reply.status, 200, "the guesses did not disturb the session");
+
+    // The stolen token itself, replayed after the window, is reuse, as in
+    // GoTrue: the session ends for the thief and the owner alike.
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let reply = app.refresh(stolen).await;
+    assert_eq!((reply.status, reply.code()), (400, "refresh_token_already_used"));
+    assert_eq!(app.refresh(refresh_token(&third)).await.code(), "refresh_token_not_found");
+    let reply = app.send(app.as_user(reqwest::Method::GET, "/user", access_token(&third))).await;
+    assert_eq!((reply.status, reply.code()), (403, "session_not_found"));
+}
+
+#[tokio::test]
+async fn every_session_has_a_key_of_its_own_and_children_depend_on_it() {
+    let app = spawn_app().await;
+    let a = signed_in(&app).await;
+    let b = app.sign_in("ana@example.com", "s3cret-pw").await;
+    let admin = app.admin().await;
+    let keys: Vec<String> = admin
+        .query("select refresh_token_hmac_key from auth.sessions order by created_at", &[])
+        .await
+        .expect("keys")
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(keys.len(), 2);
+    assert_ne!(keys[0], keys[1]);
+    assert!(keys.iter().all(|k| k.len() == 64 && k.chars().all(|c| c.is_ascii_hexdigit())));
+    let (a2, b2) = (app.refresh(refresh_token(&a)).await.body, app.refresh(refresh_token(&b)).await.body);
+    assert_ne!(refresh_token(&a2), unkeyed_child(refresh_token(&a)));
+    assert_ne!(refresh_token(&b2), unkeyed_child(refresh_token(&b)));
+
+    // A session without a key (one started before keys existed) has no token
+    // that refreshes: its tokens may have been computed by anyone.
+    admin.execute("update auth.sessions set refresh_token_hmac_key = null", &[]).await.expect("forget keys");
+    let reply = app.refresh(refresh_token(&a2)).await;
+    assert_eq!((reply.status, reply.code()), (400, "refresh_token_not_found"));
 }

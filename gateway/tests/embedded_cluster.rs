@@ -1,6 +1,8 @@
 //! `gateway serve` with no database URL runs its own PostgreSQL: as root (also
 //! from a folder other users cannot enter) and as a normal user; Ctrl-C leaves
-//! no PostgreSQL behind; the next start reuses the data.
+//! no PostgreSQL behind; the next start reuses the data. A cluster kept outside
+//! its data directory is named and can be removed, also once that directory is
+//! gone; the staff password file holds exactly the printed password.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -253,10 +255,28 @@ fn the_shops_configuration_seeds_the_demo_and_refuses_sign_ups() {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gateway"));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let mut counts = Vec::new();
-    for _ in 0..2 {
+    let password_file = workdir.path().join(".data/staff_password");
+    let mut passwords: Vec<String> = Vec::new();
+    for start in 0..3 {
+        match start {
+            // An earlier gateway kept 64 characters, of which the first 20
+            // were the password.
+            1 => std::fs::write(&password_file, format!("{}{}", passwords[0], "ab".repeat(22)))
+                .expect("old file"),
+            // A deleted file: a new password, given to the staff user.
+            2 => std::fs::remove_file(&password_file).expect("delete the password file"),
+            _ => {}
+        }
         let running = serve_with(&binary, workdir.path(), &repo_root(), None, &args);
         let email = banner_value(&running.banner, "staff e-mail:").expect("staff e-mail printed");
         let password = banner_value(&running.banner, "staff password:").expect("staff password printed");
+        assert_eq!(
+            std::fs::read_to_string(&password_file).expect("password file"),
+            password,
+            "start {start}"
+        );
+        assert_eq!(password.len(), 20);
+        passwords.push(password.clone());
         let (address, anon) = (running.address.clone(), running.anon_key.clone());
         let (signed_in, signup, products) = runtime.block_on(async {
             let client = reqwest::Client::new();
@@ -296,10 +316,80 @@ fn the_shops_configuration_seeds_the_demo_and_refuses_sign_ups() {
     }
     let total: i64 = counts[0].split('/').nth(1).and_then(|t| t.parse().ok()).expect("a count");
     assert!(total >= 45, "{total} products seeded");
-    assert_eq!(counts[0], counts[1], "the second start seeded nothing more");
+    assert!(counts.iter().all(|c| *c == counts[0]), "later starts seeded nothing more: {counts:?}");
+    assert_eq!(passwords[1], passwords[0], "the old file's password is kept");
+    assert_ne!(passwords[2], passwords[0], "a deleted file gets a new password");
     if nix::unistd::geteuid().is_root()
         && let Ok(link) = std::fs::read_link(workdir.path().join(".data/postgres"))
     {
         let _ = std::fs::remove_dir_all(link);
     }
+}
+
+/// Runs `gateway cluster <args>` and returns whether it succeeded, and its output.
+fn cluster_command(args: &[&str], data_dir: Option<&Path>) -> (bool, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gateway"));
+    command.arg("cluster").args(args);
+    if let Some(dir) = data_dir {
+        command.arg("--data-dir").arg(dir);
+    }
+    let output = command.output().expect("gateway cluster");
+    let text =
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (output.status.success(), text)
+}
+
+/// The line of `gateway cluster list` about `folder`.
+fn listed(folder: &Path) -> String {
+    let (ok, text) = cluster_command(&["list"], None);
+    assert!(ok, "{text}");
+    let name = folder.to_string_lossy().into_owned();
+    text.lines().find(|line| line.starts_with(&*name)).unwrap_or("").to_owned()
+}
+
+#[test]
+fn a_cluster_kept_outside_is_named_and_removable_even_after_its_data_directory_is_deleted() {
+    if !is_root() {
+        eprintln!("not root: clusters are only kept outside their data directories for root");
+        return;
+    }
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gateway"));
+    let workdir = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(workdir.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let data_dir = workdir.path().join(".data");
+    let running = serve(&binary, workdir.path(), &repo_root(), None);
+    let folder = std::fs::read_link(data_dir.join("postgres")).expect("a link to the kept cluster");
+    let named = banner_value(&running.banner, "cluster folder:").expect("the banner names the folder");
+    assert!(named.starts_with(&*folder.to_string_lossy()), "{named}");
+    let (removed, text) = cluster_command(&["remove"], Some(&data_dir));
+    assert!(!removed && text.contains("running"), "a running cluster stays: {text}");
+    let log = running.interrupt();
+    assert!(
+        log.contains("kept outside the data directory") && log.contains("gateway cluster remove"),
+        "{log}"
+    );
+    assert!(listed(&folder).ends_with("in use"), "{}", listed(&folder));
+
+    std::fs::remove_dir_all(&data_dir).expect("delete the data directory");
+    let line = listed(&folder);
+    assert!(line.ends_with("orphaned") && line.contains(&*data_dir.to_string_lossy()), "{line}");
+
+    // Any later start names it.
+    let other = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(other.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let second = serve(&binary, other.path(), &repo_root(), None);
+    assert_eq!(second.ready_status(), 200);
+    let log = second.interrupt();
+    assert!(log.contains("left behind") && log.contains(&*folder.to_string_lossy()), "{log}");
+    let other_data = other.path().join(".data");
+    let other_folder = std::fs::read_link(other_data.join("postgres")).expect("link");
+    assert!(cluster_command(&["remove"], Some(&other_data)).0);
+    assert!(!other_folder.exists() && !other_data.join("postgres").exists());
+
+    let (removed, text) = cluster_command(&["remove"], Some(&data_dir));
+    assert!(removed, "{text}");
+    assert!(!folder.exists(), "the cluster's folder is gone");
+    assert_eq!(listed(&folder), "", "and no longer listed");
+    let (again, text) = cluster_command(&["remove"], Some(&data_dir));
+    assert!(!again && text.contains("no cluster"), "{text}");
 }

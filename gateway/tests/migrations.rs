@@ -147,3 +147,38 @@ async fn the_platform_roles_are_exactly_supabases() {
         assert!(exists, "schema {schema}");
     }
 }
+
+#[tokio::test]
+async fn upgrading_ends_the_sessions_whose_refresh_tokens_anyone_could_compute() {
+    let config = empty_database("upgrade_refresh_keys").await;
+    let (all, policies) = migrate::load(&common::repo_root()).expect("load");
+    let (mut before, _) = migrate::load(&common::repo_root()).expect("load");
+    before.retain(|file| file.name.as_str() < "sql/011_auth_refresh_token_keys.sql");
+    let mut client = connect(&config).await;
+    migrate::run(&mut client, &before, &[]).await.expect("the schema before session keys");
+    client
+        .batch_execute(
+            "insert into auth.users (id, email) values ('00000000-0000-0000-0000-00000000000a', 'ana@example.com');
+             insert into auth.sessions (id, user_id) values
+               ('00000000-0000-0000-0000-0000000000b1', '00000000-0000-0000-0000-00000000000a');
+             insert into auth.refresh_tokens (token, user_id, revoked, session_id) values
+               (repeat('0', 64), '00000000-0000-0000-0000-00000000000a', false,
+                '00000000-0000-0000-0000-0000000000b1');",
+        )
+        .await
+        .expect("a session of the old kind");
+    migrate::run(&mut client, &all, &policies).await.expect("upgrade");
+    let count = |table: &'static str| {
+        let client = &client;
+        async move {
+            client
+                .query_one(&format!("select count(*) from {table}"), &[])
+                .await
+                .expect("count")
+                .get::<_, i64>(0)
+        }
+    };
+    assert_eq!(count("auth.sessions").await, 0, "the old session ended");
+    assert_eq!(count("auth.refresh_tokens").await, 0, "with its tokens");
+    assert_eq!(count("auth.users").await, 1, "its user stays, to sign in again");
+}

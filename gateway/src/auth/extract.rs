@@ -86,10 +86,41 @@ where
     }
 }
 
-/// The client's address: the peer's, or the first `X-Forwarded-For` entry when
-/// the peer is a configured trusted proxy (GoTrue uses the first value too).
+/// The client's address: the peer's, or, when the peer is a configured trusted
+/// proxy, the right-most `X-Forwarded-For` address that is not a trusted proxy.
+///
+/// A proxy appends the address it was reached from, so only the entries a
+/// trusted proxy appended are true; everything to their left was written by
+/// the client and could be anything (GoTrue's `utilities.GetIPAddress` takes
+/// the left-most entry, which lets a client behind a proxy pick a fresh
+/// rate-limit bucket per request). Several `X-Forwarded-For` headers count as
+/// one list in their order (RFC 9110 §5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientIp(pub Option<IpAddr>);
+
+impl ClientIp {
+    /// The client behind `peer`, given the `X-Forwarded-For` values in order.
+    pub fn resolve<'a>(
+        peer: Option<IpAddr>,
+        forwarded_for: impl DoubleEndedIterator<Item = &'a str>,
+        trusted: &[IpAddr],
+    ) -> Self {
+        let is_trusted = |ip: IpAddr| trusted.iter().any(|t| t.to_canonical() == ip.to_canonical());
+        let Some(mut client) = peer else {
+            return ClientIp(None);
+        };
+        let mut hops = forwarded_for.rev().flat_map(|value| value.rsplit(','));
+        while is_trusted(client) {
+            // A hop a trusted proxy wrote that is no address: that proxy is
+            // the closest client we know.
+            match hops.next().map(|hop| hop.trim().parse::<IpAddr>()) {
+                Some(Ok(ip)) => client = ip,
+                Some(Err(_)) | None => break,
+            }
+        }
+        ClientIp(Some(client))
+    }
+}
 
 impl<S> FromRequestParts<S> for ClientIp
 where
@@ -101,19 +132,9 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let state = AppState::from_ref(state);
         let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-        let trusted = peer.is_some_and(|ip| state.config.auth.trusted_proxies.contains(&ip));
-        if trusted {
-            let forwarded = parts
-                .headers
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.split(',').next())
-                .and_then(|first| first.trim().parse::<IpAddr>().ok());
-            if forwarded.is_some() {
-                return Ok(ClientIp(forwarded));
-            }
-        }
-        Ok(ClientIp(peer))
+        let values: Vec<&str> =
+            parts.headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
+        Ok(ClientIp::resolve(peer, values.into_iter(), &state.config.auth.trusted_proxies))
     }
 }
 
@@ -145,5 +166,57 @@ where
         let bytes = Bytes::from_request(request, state).await.map_err(|_| AuthError::bad_json())?;
         let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &bytes };
         serde_json::from_slice(bytes).map(Body).map_err(|_| AuthError::bad_json().into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("address")
+    }
+
+    #[test]
+    fn the_client_is_the_right_most_address_no_trusted_proxy_wrote() {
+        let proxies = [ip("127.0.0.1"), ip("10.0.0.2")];
+        let cases: [(&str, &str, &[&str], Option<&str>); 11] = [
+            (
+                "no proxy: the peer, whatever the header says",
+                "192.0.2.9",
+                &["203.0.113.1"],
+                Some("192.0.2.9"),
+            ),
+            ("one proxy", "127.0.0.1", &["198.51.100.7"], Some("198.51.100.7")),
+            ("a forged first entry", "127.0.0.1", &["203.0.113.1, 198.51.100.7"], Some("198.51.100.7")),
+            ("two proxies", "127.0.0.1", &["203.0.113.1, 198.51.100.7, 10.0.0.2"], Some("198.51.100.7")),
+            (
+                "two headers are one list",
+                "127.0.0.1",
+                &["203.0.113.1", "198.51.100.7, 10.0.0.2"],
+                Some("198.51.100.7"),
+            ),
+            (
+                "garbage left of the client is never read",
+                "127.0.0.1",
+                &["not an ip, 198.51.100.7"],
+                Some("198.51.100.7"),
+            ),
+            ("garbage from a proxy: that proxy", "127.0.0.1", &["198.51.100.7, junk"], Some("127.0.0.1")),
+            ("no header: the proxy", "127.0.0.1", &[], Some("127.0.0.1")),
+            ("only proxies: the left-most", "127.0.0.1", &["10.0.0.2, 127.0.0.1"], Some("10.0.0.2")),
+            (
+                "an IPv4-mapped peer is the same proxy",
+                "::ffff:127.0.0.1",
+                &["198.51.100.7"],
+                Some("198.51.100.7"),
+            ),
+            ("IPv6 clients", "127.0.0.1", &[" 2001:db8::1 "], Some("2001:db8::1")),
+        ];
+        for (name, peer, header, expected) in cases {
+            let resolved = ClientIp::resolve(Some(ip(peer)), header.iter().copied(), &proxies);
+            assert_eq!(resolved, ClientIp(expected.map(ip)), "{name}");
+        }
+        assert_eq!(ClientIp::resolve(None, ["198.51.100.7"].into_iter(), &proxies), ClientIp(None));
     }
 }

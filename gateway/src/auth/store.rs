@@ -100,8 +100,8 @@ async fn start_session_in(
 ) -> Result<Started, ApiError> {
     const START: &str = "\
         with s as ( \
-          insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip) \
-          values ($1, $2, now(), now(), 'aal1', $3, $4) returning id, created_at), \
+          insert into auth.sessions (id, user_id, created_at, updated_at, aal, user_agent, ip, refresh_token_hmac_key) \
+          values ($1, $2, now(), now(), 'aal1', $3, $4, $7) returning id, created_at), \
         t as ( \
           insert into auth.refresh_tokens (instance_id, token, user_id, revoked, created_at, updated_at, session_id) \
           select '00000000-0000-0000-0000-000000000000', $5, $2::text, false, now(), now(), s.id from s), \
@@ -110,8 +110,10 @@ async fn start_session_in(
               where user_id = $2 and provider = $6) \
         select extract(epoch from created_at)::bigint from s";
     let session_id = Uuid::new_v4();
-    let rows =
-        session.query(START, &[&session_id, &user_id, &user_agent, &ip, &token_digest, &provider]).await?;
+    let key = tokens::session_key()?;
+    let rows = session
+        .query(START, &[&session_id, &user_id, &user_agent, &ip, &token_digest, &provider, &key])
+        .await?;
     let signed_in_at: i64 =
         rows.first().map(|r| r.get(0)).ok_or_else(|| ApiError::internal("no session row"))?;
     let user = user_json_in(session, user_id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
@@ -127,9 +129,12 @@ async fn user_json_in(session: &mut Session, user_id: Uuid) -> Result<Option<Val
 
 /// The outcome of presenting a refresh token.
 pub enum Refreshed {
-    /// The token's child is now the session's token (just rotated, or rotated
-    /// moments ago by a concurrent or repeated request).
-    Issued(Started),
+    /// The token's child (`refresh_token`) is now the session's token (just
+    /// rotated, or rotated moments ago by a concurrent or repeated request).
+    Issued {
+        started: Started,
+        refresh_token: String,
+    },
     NotFound,
     Banned,
     /// An old token came back after the reuse window: the session was deleted.
@@ -140,7 +145,8 @@ pub enum Refreshed {
 /// (reliability.md §2.3, G25, G29):
 ///
 /// 1. lock the session the token belongs to (`for update`): concurrent
-///    refreshes of one session queue here;
+///    refreshes of one session queue here; its key derives the child
+///    (`tokens::child_of`), and a session without one has no valid token;
 /// 2. re-read the token under the lock;
 /// 3. an active token is revoked and its child inserted;
 /// 4. a revoked token whose child is the active one, presented within the
@@ -148,7 +154,7 @@ pub enum Refreshed {
 /// 5. any other revoked token is reuse: the session and with it every token is
 ///    deleted, and the deletion is committed with the error.
 pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Result<Refreshed, ApiError> {
-    const LOCK: &str = "select s.id, s.user_id, extract(epoch from s.created_at)::bigint \
+    const LOCK: &str = "select s.id, s.user_id, extract(epoch from s.created_at)::bigint, s.refresh_token_hmac_key \
         from auth.sessions s \
         where s.id = (select session_id from auth.refresh_tokens where token = $1) \
         for update of s";
@@ -172,6 +178,11 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
         return Ok(Refreshed::NotFound);
     };
     let (session_id, user_id, signed_in_at): (Uuid, Uuid, i64) = (row.get(0), row.get(1), row.get(2));
+    let key: Option<String> = row.get(3);
+    let Some(child) = key.and_then(|key| tokens::child_of(&key, presented)) else {
+        session.rollback().await?;
+        return Ok(Refreshed::NotFound);
+    };
     let rows = session.query(TOKEN, &[&digest]).await?;
     let Some(row) = rows.first() else {
         session.rollback().await?;
@@ -184,7 +195,7 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
         session.rollback().await?;
         return Ok(Refreshed::Banned);
     }
-    let child_digest = tokens::digest(&tokens::child_of(presented));
+    let child_digest = tokens::digest(&child);
     if revoked == Some(true) {
         let child_is_active = active.is_some_and(|a| tokens::same_digest(&a, &child_digest));
         if !(child_is_active && age_secs <= reuse_interval_secs as f64) {
@@ -198,7 +209,7 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
     let user =
         user_json_in(&mut session, user_id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
     session.commit().await?;
-    Ok(Refreshed::Issued(Started { session_id, signed_in_at, user }))
+    Ok(Refreshed::Issued { started: Started { session_id, signed_in_at, user }, refresh_token: child })
 }
 
 /// The user behind an access token, and whether its session still exists

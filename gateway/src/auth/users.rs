@@ -40,6 +40,20 @@ pub async fn add(state: &AppState, email: &str, secret: &str, name: Option<&str>
     }
 }
 
+/// Sets the password of the user with this e-mail (same length rules as the
+/// API); false when there is no such user.
+pub async fn set_password(state: &AppState, email: &str, secret: &str) -> Result<bool, ApiError> {
+    password::check_new(secret, state.config.auth.password_min_length)?;
+    let Some(user) = store::credentials(&state.db, &Login::Email(valid_email(email)?)).await? else {
+        return Ok(false);
+    };
+    let changes = store::Changes { password_hash: Some(password::hash(secret).await?), ..Default::default() };
+    match store::update_user(&state.db, user.id, &changes).await? {
+        Ok(found) => Ok(found.is_some()),
+        Err(_) => Err(ApiError::internal("a password change conflicted with another user")),
+    }
+}
+
 /// Every user, newest first.
 pub async fn list(state: &AppState) -> Result<Vec<Value>, ApiError> {
     Ok(store::list_users(&state.db, 1, i64::MAX / 2).await?.0)

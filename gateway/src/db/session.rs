@@ -171,7 +171,7 @@ impl Db {
             };
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
-                    tracing::warn!("pooled connection was closed; retrying on a new one");
+                    closed_connection_retried();
                     drop(Object::take(conn));
                 }
                 other => return other.map_err(pg),
@@ -299,7 +299,7 @@ impl Session {
             }
             match result {
                 Err(e) if attempt == 0 && e.is_closed() => {
-                    tracing::warn!("pooled connection was closed; retrying on a new one");
+                    closed_connection_retried();
                     self.discard();
                     self.conn = Some(self.db.checkout().await?);
                 }
@@ -545,4 +545,14 @@ async fn statement_check_end(
 
 fn finished() -> ApiError {
     ApiError::internal("the session has already finished")
+}
+
+/// A pooled connection the database closed (a restart, an outage): the
+/// statement is retried once on a new one. Every pooled connection hits this
+/// once after a restart, so it is logged once in a while.
+fn closed_connection_retried() {
+    const RETRIED: &str = "pooled connection was closed; retrying on a new one";
+    if crate::logs::first_in_a_while(tracing::Level::WARN, RETRIED, "closed") {
+        tracing::warn!("{RETRIED}");
+    }
 }

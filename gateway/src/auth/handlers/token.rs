@@ -91,7 +91,8 @@ async fn password_grant(
     Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
 }
 
-/// Rotation: the answer carries the presented token's child (see `tokens`).
+/// Rotation: the answer carries the presented token's child, derived with the
+/// session's key (see `tokens`).
 async fn refresh_grant(
     state: &AppState,
     ip: Option<std::net::IpAddr>,
@@ -106,8 +107,8 @@ async fn refresh_grant(
         return Err(AuthError::refresh_token_not_found().into());
     }
     let interval = state.config.auth.refresh_token_reuse_interval;
-    let started = match store::refresh(&state.db, &presented, interval).await? {
-        Refreshed::Issued(started) => started,
+    let (started, refresh_token) = match store::refresh(&state.db, &presented, interval).await? {
+        Refreshed::Issued { started, refresh_token } => (started, refresh_token),
         Refreshed::NotFound => return Err(AuthError::refresh_token_not_found().into()),
         Refreshed::Banned => return Err(AuthError::user_banned().into()),
         Refreshed::Reused => {
@@ -115,7 +116,6 @@ async fn refresh_grant(
             return Err(AuthError::refresh_token_already_used().into());
         }
     };
-    let refresh_token = tokens::child_of(&presented);
     let grant = Grant {
         user: started.user,
         session_id: started.session_id,
