@@ -136,6 +136,9 @@ pub struct Config {
     pub seed: bool,
 
     #[command(flatten)]
+    pub server: crate::server::ServerConfig,
+
+    #[command(flatten)]
     pub rest: crate::rest::config::RestConfig,
 
     #[command(flatten)]

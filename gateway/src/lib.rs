@@ -3,6 +3,7 @@
 //! security deciding who sees what, and serves the shop's frontend at `/`.
 
 pub mod auth;
+pub mod body;
 pub mod caller;
 pub mod cli;
 pub mod config;
@@ -14,6 +15,7 @@ pub mod health;
 pub mod jwt;
 pub mod rest;
 pub mod role;
+pub mod server;
 pub mod startup;
 pub mod state;
 pub mod storage;
