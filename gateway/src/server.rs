@@ -13,8 +13,9 @@
 //!   keep-alive connections after the same time, and the two could not be set
 //!   apart (Go's `ReadHeaderTimeout` and `IdleTimeout`, nginx's
 //!   `client_header_timeout` and `keepalive_timeout`, are separate). A request
-//!   head's timer starts with its first byte; the idle timer with the last byte
-//!   moved after the last answer. A connection whose timer runs out is dropped,
+//!   head's timer starts with its first byte (or, for a pipelined request,
+//!   with the last byte of the answer before it); the idle timer with the
+//!   last byte moved after the last answer. A connection whose timer runs out is dropped,
 //!   which closes it.
 //! - **Header size**: hyper answers 431 once a request head outgrows its read
 //!   buffer (`max_buf_size`), and HTTP/2 refuses header lists above
@@ -47,7 +48,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore, watch};
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tower::Service;
@@ -253,12 +254,17 @@ impl Connection {
         if stopping {
             conn.as_mut().graceful_shutdown();
         }
+        // The task wakes at the connection's deadline and at least every
+        // `period`, so a deadline that comes nearer (a head begins while the
+        // connection idles, an answer ends) is never missed, without waking
+        // the task on every request.
+        let period = self.timeouts.header.min(self.timeouts.idle);
         loop {
-            let deadline = clock.deadline(self.timeouts);
+            let now = Instant::now();
+            let wake = clock.deadline(self.timeouts).map_or(now + period, |d| d.min(now + period));
             tokio::select! {
                 _ = conn.as_mut() => break,
-                () = clock.changed.notified() => {}
-                () = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                () = tokio::time::sleep_until(wake) => {
                     if clock.deadline(self.timeouts).is_some_and(|d| d <= Instant::now()) {
                         tracing::debug!(%peer, "closing a connection: header or idle timeout");
                         break;
@@ -286,12 +292,13 @@ struct Clock {
     last_activity: AtomicU64,
     /// When the first byte of a request head not yet complete arrived.
     head_since: AtomicU64,
+    /// When a byte was last written: a pipelined request's head waits while
+    /// the answer before it is still being written.
+    last_write: AtomicU64,
     read_once: AtomicBool,
     /// HTTP/2 (prior knowledge): frames flow between requests, so only the
     /// idle timer applies.
     http2: AtomicBool,
-    /// Wakes the connection's task to recompute its deadline.
-    changed: Notify,
 }
 
 const NO_HEAD: u64 = u64::MAX;
@@ -303,9 +310,9 @@ impl Clock {
             in_flight: AtomicUsize::new(0),
             last_activity: AtomicU64::new(0),
             head_since: AtomicU64::new(NO_HEAD),
+            last_write: AtomicU64::new(0),
             read_once: AtomicBool::new(false),
             http2: AtomicBool::new(false),
-            changed: Notify::new(),
         }
     }
 
@@ -324,27 +331,25 @@ impl Clock {
             && self.head_since.load(Ordering::Relaxed) == NO_HEAD
         {
             self.head_since.store(now, Ordering::Relaxed);
-            self.changed.notify_one();
         }
     }
 
     fn wrote(&self) {
-        self.last_activity.store(self.now(), Ordering::Relaxed);
+        let now = self.now();
+        self.last_activity.store(now, Ordering::Relaxed);
+        self.last_write.store(now, Ordering::Relaxed);
     }
 
     /// A request's head is in and it is being answered.
     fn enter(&self) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         self.head_since.store(NO_HEAD, Ordering::Relaxed);
-        self.changed.notify_one();
     }
 
     /// Its answer is made (its body may still be on its way out).
     fn leave(&self) {
         self.last_activity.store(self.now(), Ordering::Relaxed);
-        if self.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.changed.notify_one();
-        }
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// When the connection is to be closed, if nothing happens before; none
@@ -358,7 +363,7 @@ impl Clock {
         let at = if head == NO_HEAD {
             Duration::from_millis(self.last_activity.load(Ordering::Relaxed)) + timeouts.idle
         } else {
-            Duration::from_millis(head) + timeouts.header
+            Duration::from_millis(head.max(self.last_write.load(Ordering::Relaxed))) + timeouts.header
         };
         Some(self.opened + at)
     }

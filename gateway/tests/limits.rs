@@ -185,23 +185,26 @@ async fn a_half_sent_head_is_closed_after_the_header_timeout_and_an_idle_connect
         server.idle_timeout = seconds(3);
     })
     .await;
-    let request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
-    // (what the client sends, then how long until it is closed)
-    let cases: [(&[u8], u64); 3] =
-        [(b"GET /health HTTP/1.1\r\nHost: x\r\nX-Half: ", 1), (b"", 3), (request.as_bytes(), 3)];
-    for (sent, timeout) in cases {
-        let label = String::from_utf8_lossy(sent).into_owned();
-        let mut stream = send(&app, sent).await;
+    let request: &[u8] = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    let half: &[u8] = b"GET /health HTTP/1.1\r\nHost: x\r\nX-Half: ";
+    // (seconds the client first stays silent, what it then sends, seconds
+    // until it is closed after that)
+    let cases: [(u64, &[u8], u64); 4] = [(0, half, 1), (2, half, 1), (0, b"", 3), (0, request, 3)];
+    for (silent, sent, timeout) in cases {
+        let label = format!("{silent} s, then {:?}", String::from_utf8_lossy(sent));
+        let mut stream = send(&app, b"").await;
+        tokio::time::sleep(Duration::from_secs(silent)).await;
+        stream.write_all(sent).await.expect("send");
         if sent.ends_with(b"\r\n\r\n") {
             let reply = answer(&mut stream, Duration::from_secs(5)).await;
-            assert_eq!(reply.map(|r| r.0), Some(200), "{label:?}");
+            assert_eq!(reply.map(|r| r.0), Some(200), "{label}");
         }
         let closed = closed_after(&mut stream, Duration::from_secs(10)).await;
-        let closed = closed.unwrap_or_else(|| panic!("{label:?} was never closed"));
+        let closed = closed.unwrap_or_else(|| panic!("{label} was never closed"));
         let expected = Duration::from_secs(timeout);
         assert!(
             closed >= expected - Duration::from_millis(300) && closed < expected + Duration::from_secs(2),
-            "{label:?} closed after {closed:?}, expected {expected:?}"
+            "{label}: closed after {closed:?}, expected {expected:?}"
         );
     }
 }
