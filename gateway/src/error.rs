@@ -449,6 +449,23 @@ mod tests {
     }
 
     #[test]
+    fn body_limits_answer_in_each_services_shape() {
+        // (error, shape, HTTP status, code)
+        let cases = [
+            (ApiError::BodyTooLarge(10), Shape::PostgRest, 413, "PGRST413"),
+            (ApiError::BodyTooLarge(10), Shape::GoTrue, 413, "request_too_large"),
+            (ApiError::BodyTooLarge(10), Shape::Storage, 400, "EntityTooLarge"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::PostgRest, 408, "PGRST408"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::GoTrue, 408, "request_timeout"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::Storage, 400, "InvalidRequest"),
+        ];
+        for (error, shape, status, code) in cases {
+            let (got, body) = rendered(&error, shape);
+            assert_eq!((got, body["code"].as_str()), (status, Some(code)), "{error} as {shape:?}: {body}");
+        }
+    }
+
+    #[test]
     fn server_errors_never_carry_internals() {
         let error = ApiError::Internal("connection string postgres://secret@host".to_owned());
         for shape in [Shape::PostgRest, Shape::GoTrue, Shape::Storage] {

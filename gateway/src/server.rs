@@ -469,3 +469,68 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_limits_below_8_kib_are_refused() {
+        let cases =
+            [("64KiB", Some(65_536)), ("8KiB", Some(8192)), ("8000", None), ("5GB", None), ("big", None)];
+        for (text, expected) in cases {
+            assert_eq!(parse_header_size(text).ok(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_connection_cap_fits_in_the_open_files_limit() {
+        let config = |max_connections| ServerConfig {
+            body_limit: 1,
+            body_timeout: Span(Duration::from_secs(1)),
+            header_timeout: Span(Duration::from_secs(1)),
+            idle_timeout: Span(Duration::from_secs(1)),
+            max_header_size: 8192,
+            max_connections,
+            drain_timeout: Span(Duration::from_secs(1)),
+        };
+        // (configured, open-files limit, cap in force)
+        let cases = [
+            (10_000, Some(1_048_576), 10_000),
+            (10_000, Some(1024), 768),
+            (10_000, Some(100), 1),
+            (10_000, None, 10_000),
+            (0, Some(1024), 1),
+        ];
+        for (configured, files, cap) in cases {
+            assert_eq!(connection_cap(&config(configured), files), cap, "{configured} with {files:?}");
+        }
+    }
+
+    /// Seconds from the connection's opening to its deadline (the test runs
+    /// in well under a second, so they are whole).
+    fn due(clock: &Clock, timeouts: Timeouts) -> Option<u64> {
+        clock.deadline(timeouts).map(|d| (d - clock.opened).as_secs())
+    }
+
+    #[test]
+    fn a_connection_is_due_to_close_by_its_head_or_idle_timer_and_never_while_answering() {
+        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let clock = Clock::new();
+        assert_eq!(due(&clock, timeouts), Some(60), "silent: the idle timer");
+        clock.read(b"GET / HTTP/1.1\r\n");
+        assert_eq!(due(&clock, timeouts), Some(10), "a head begun: the header timer");
+        clock.enter();
+        assert_eq!(due(&clock, timeouts), None, "answering");
+        clock.leave();
+        assert_eq!(due(&clock, timeouts), Some(60), "answered: idle again");
+    }
+
+    #[test]
+    fn http2_connections_have_only_the_idle_timer() {
+        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let clock = Clock::new();
+        clock.read(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+        assert_eq!(due(&clock, timeouts), Some(60));
+    }
+}
