@@ -179,9 +179,10 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
 }
 
 /// Serves until `shutdown` resolves, then finishes the requests in flight
-/// within the drain deadline (`crate::server`). The
-/// schema listener keeps the REST API's schema cache current meanwhile, and,
-/// with `--storage-sweep-interval`, the sweeper removes orphaned bytes.
+/// within the drain deadline (`crate::server`). The schema listener keeps the
+/// REST API's schema cache current meanwhile, and, with
+/// `--storage-sweep-interval`, the sweeper removes orphaned bytes. The soft
+/// open-files limit is raised first, and the connection cap fitted to it.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
