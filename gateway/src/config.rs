@@ -142,6 +142,9 @@ pub struct Config {
     pub log_repeat_interval: Span,
 
     #[command(flatten)]
+    pub server: crate::server::ServerConfig,
+
+    #[command(flatten)]
     pub rest: crate::rest::config::RestConfig,
 
     #[command(flatten)]

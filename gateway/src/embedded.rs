@@ -648,7 +648,6 @@ mod tests {
     }
 
     #[test]
-    #[test]
     fn a_password_file_holds_exactly_the_password_and_old_ones_are_cut_to_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("staff_password");

@@ -62,6 +62,12 @@ pub enum ApiError {
     PoolTimeout,
     #[error("not found")]
     NotFound,
+    /// The request body is larger than the limit, in bytes (`crate::body`).
+    #[error("request body larger than {0} bytes")]
+    BodyTooLarge(u64),
+    /// The request body did not arrive within the body timeout.
+    #[error("request body not received within {0:?}")]
+    BodyTimeout(std::time::Duration),
     /// A bug or an unexpected failure; the text goes to the log only.
     #[error("internal error: {0}")]
     Internal(String),
@@ -115,6 +121,8 @@ impl ApiError {
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::PoolTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::NotFound => StatusCode::NOT_FOUND,
+            Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             Self::Internal(_) | Self::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Rest(e) => e.status,
             Self::Auth(e) => e.status,
@@ -265,6 +273,21 @@ fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
         ApiError::NotFound => {
             ("PGRST125".to_owned(), "Invalid path specified in request URL".to_owned(), None, None)
         }
+        // PostgREST has no body limit of its own (a proxy in front refuses
+        // large bodies), so no code for these: named after their status, in
+        // a group PostgREST does not use.
+        ApiError::BodyTooLarge(limit) => (
+            "PGRST413".to_owned(),
+            "Request body too large".to_owned(),
+            Some(Value::String(format!("The body must be at most {limit} bytes"))),
+            None,
+        ),
+        ApiError::BodyTimeout(timeout) => (
+            "PGRST408".to_owned(),
+            "Request body timed out".to_owned(),
+            Some(Value::String(format!("The body did not arrive within {} s", timeout.as_secs_f64()))),
+            None,
+        ),
         ApiError::Internal(_)
         | ApiError::NoApiKey
         | ApiError::InvalidApiKey
@@ -314,6 +337,16 @@ fn render_gotrue(error: &ApiError) -> Response {
             format!("invalid JWT: unable to parse or verify signature, {jwt}"),
         ),
         ApiError::NotFound => (StatusCode::NOT_FOUND, "not_found", "Not Found".to_owned()),
+        // GoTrue has no body limit, so no code for it; `request_timeout` is
+        // its own (`apierrors/errorcode.go`), used by its request timeout.
+        ApiError::BodyTooLarge(limit) => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            format!("Request body too large: the limit is {limit} bytes"),
+        ),
+        ApiError::BodyTimeout(_) => {
+            (StatusCode::REQUEST_TIMEOUT, "request_timeout", "Request body did not arrive in time".to_owned())
+        }
         ApiError::Unavailable(_) | ApiError::PoolTimeout => (
             StatusCode::SERVICE_UNAVAILABLE,
             "unexpected_failure",
@@ -351,6 +384,17 @@ fn render_storage(error: &ApiError) -> Response {
             ("403", "AccessDenied", "Unauthorized", "new row violates row-level security policy".to_owned())
         }
         ApiError::NotFound => ("404", "NotFound", "Not Found", "Route not found".to_owned()),
+        // Storage's own `EntityTooLarge` (`ERRORS.EntityTooLarge`, entity
+        // "request body"); it has no code for a timeout.
+        ApiError::BodyTooLarge(_) => (
+            "413",
+            "EntityTooLarge",
+            "Payload too large",
+            "The request body exceeded the maximum allowed size".to_owned(),
+        ),
+        ApiError::BodyTimeout(_) => {
+            ("408", "InvalidRequest", "Request Timeout", "The request body did not arrive in time".to_owned())
+        }
         ApiError::Unavailable(_) | ApiError::PoolTimeout => {
             ("503", "DatabaseTimeout", "Service Unavailable", "The database is not available".to_owned())
         }
@@ -442,6 +486,23 @@ mod tests {
         ];
         for (shape, status, body) in cases {
             assert_eq!(rendered(&error, shape), (status, body), "{shape:?}");
+        }
+    }
+
+    #[test]
+    fn body_limits_answer_in_each_services_shape() {
+        // (error, shape, HTTP status, code)
+        let cases = [
+            (ApiError::BodyTooLarge(10), Shape::PostgRest, 413, "PGRST413"),
+            (ApiError::BodyTooLarge(10), Shape::GoTrue, 413, "request_too_large"),
+            (ApiError::BodyTooLarge(10), Shape::Storage, 400, "EntityTooLarge"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::PostgRest, 408, "PGRST408"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::GoTrue, 408, "request_timeout"),
+            (ApiError::BodyTimeout(std::time::Duration::from_secs(3)), Shape::Storage, 400, "InvalidRequest"),
+        ];
+        for (error, shape, status, code) in cases {
+            let (got, body) = rendered(&error, shape);
+            assert_eq!((got, body["code"].as_str()), (status, Some(code)), "{error} as {shape:?}: {body}");
         }
     }
 

@@ -3,6 +3,7 @@
 //! security deciding who sees what, and serves the shop's frontend at `/`.
 
 pub mod auth;
+pub mod body;
 pub mod caller;
 pub mod cli;
 pub mod config;
@@ -15,6 +16,7 @@ pub mod jwt;
 pub mod logs;
 pub mod rest;
 pub mod role;
+pub mod server;
 pub mod startup;
 pub mod state;
 pub mod storage;

@@ -215,9 +215,11 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     })
 }
 
-/// Serves until `shutdown` resolves, then finishes the requests in flight. The
-/// schema listener keeps the REST API's schema cache current meanwhile, and,
-/// with `--storage-sweep-interval`, the sweeper removes orphaned bytes.
+/// Serves until `shutdown` resolves, then finishes the requests in flight
+/// within the drain deadline (`crate::server`). The schema listener keeps the
+/// REST API's schema cache current meanwhile, and, with
+/// `--storage-sweep-interval`, the sweeper removes orphaned bytes. The soft
+/// open-files limit is raised first, and the connection cap fitted to it.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
@@ -233,9 +235,10 @@ pub async fn serve(
             every.0,
         )
     });
-    // The peer address is what auth rate limits are kept for.
-    let app = crate::app(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    let result = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    let limits = state.config.server.clone();
+    let open_files = crate::server::raise_open_files_limit();
+    let cap = crate::server::connection_cap(&limits, open_files);
+    let result = crate::server::serve(listener, crate::app(state), &limits, cap, shutdown).await;
     listener_task.abort();
     if let Some(sweeper) = sweeper {
         sweeper.abort();

@@ -512,7 +512,12 @@ async fn a_statement_and_its_commit_or_rollback_share_one_round_trip_and_end_the
 /// is awaited: the pipeline must keep reading it, or the connection stalls.
 #[tokio::test]
 async fn a_request_with_large_claims_and_headers_is_served() {
-    let app = probe_app(1).await;
+    // About 150 KB of headers: above the default limit of 64 KiB (431), so
+    // the limit is raised for this test of the pipeline.
+    let mut config = common::test_config();
+    config.pool_size = 1;
+    config.server.max_header_size = 256 * 1024;
+    let app = spawn_app_with(Options { config, routes: Some(probes()), ..Options::default() }).await;
     let probe = "x".repeat(64 * 1024);
     let token = app.sign(json!({"role": "anon", "note": "y".repeat(64 * 1024)}));
     for _ in 0..3 {

@@ -49,11 +49,16 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/admin/users", get(admin::list).post(admin::create))
         .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
         .fallback(|| async { ApiError::NotFound })
-        .layer(middleware::from_fn_with_state(state, require_apikey));
+        .layer(middleware::from_fn_with_state(state.clone(), require_apikey));
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
         .route("/verify", get(info::not_implemented).post(info::not_implemented))
         .route("/callback", get(info::not_implemented).post(info::not_implemented))
         .route("/authorize", get(info::not_implemented));
-    open.merge(keyed).layer(middleware::from_fn(|request, next| render_as(Shape::GoTrue, request, next)))
+    // Bodies are read whole under the gateway's limits (`crate::body`),
+    // which replace axum's default one.
+    open.merge(keyed)
+        .layer(middleware::from_fn_with_state(state, crate::body::read_whole))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(middleware::from_fn(|request, next| render_as(Shape::GoTrue, request, next)))
 }

@@ -52,6 +52,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         // PostgREST checks the token before it routes, so a bad token is a 401
         // whatever the path.
         .fallback(|_: Caller| async { ApiError::NotFound })
+        // Bodies are read whole under the gateway's limits (`crate::body`),
+        // which replace axum's default one.
+        .layer(middleware::from_fn_with_state(state.clone(), crate::body::read_whole))
+        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(state, require_apikey))
 }
 

@@ -10,7 +10,8 @@
 //! handler left unread is read and dropped, up to the upload's size limit
 //! (the bucket's, once the handler knows it, see [`DrainLimit`]) and for at
 //! most [`DRAIN_TIMEOUT`], before the answer goes out. A body announced larger
-//! than that limit is not waited for: it is refused unread, as before.
+//! than that limit is not waited for: it is refused unread, as before; nor is
+//! one that already timed out.
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,7 +74,9 @@ pub async fn unread_body_on_refusal(State(state): State<AppState>, request: Requ
     let shared = Shared(Arc::new(Mutex::new(body.into_data_stream())));
     let response = next.run(Request::from_parts(parts, Body::from_stream(shared.clone()))).await;
     let refused = response.status().is_client_error() || response.status().is_server_error();
-    if refused && declared.is_none_or(|n| n <= limit.get()) {
+    // A body that stopped coming (408, `crate::body::pace`) is not waited for again.
+    let stalled = response.status() == axum::http::StatusCode::REQUEST_TIMEOUT;
+    if refused && !stalled && declared.is_none_or(|n| n <= limit.get()) {
         let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(&shared, limit.get())).await;
     }
     response

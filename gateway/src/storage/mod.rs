@@ -38,13 +38,12 @@ use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
 
 pub fn router(state: AppState) -> Router<AppState> {
-    // Uploads stream their body to the store and count it themselves.
+    // Uploads stream their body to the store and count it themselves; a
+    // pause in it longer than the body timeout ends it (`crate::body::pace`).
     let unlimited = DefaultBodyLimit::disable();
-    let drain_refused = middleware::from_fn_with_state(state, drain::unread_body_on_refusal);
-    Router::new()
-        .route("/bucket", get(buckets::list).post(buckets::create))
-        .route("/bucket/{id}", get(buckets::get).put(buckets::update).delete(buckets::delete))
-        .route("/bucket/{id}/empty", post(buckets::empty))
+    let drain_refused = middleware::from_fn_with_state(state.clone(), drain::unread_body_on_refusal);
+    let paced = middleware::from_fn_with_state(state.clone(), crate::body::pace);
+    let uploads = Router::new()
         .route(
             "/object/{bucket}/{*path}",
             post(upload::create)
@@ -52,8 +51,19 @@ pub fn router(state: AppState) -> Router<AppState> {
                 .get(download::authenticated)
                 .delete(manage::remove_one)
                 .layer(unlimited)
+                .layer(paced.clone())
                 .layer(drain_refused.clone()),
         )
+        .route(
+            "/object/upload/sign/{bucket}/{*path}",
+            post(signed::sign_upload).put(signed::upload).layer(unlimited).layer(paced).layer(drain_refused),
+        );
+    // The other routes' bodies are JSON, read whole under the gateway's
+    // limits (`crate::body::read_whole`), which replace axum's default one.
+    Router::new()
+        .route("/bucket", get(buckets::list).post(buckets::create))
+        .route("/bucket/{id}", get(buckets::get).put(buckets::update).delete(buckets::delete))
+        .route("/bucket/{id}/empty", post(buckets::empty))
         .route("/object/{bucket}", axum::routing::delete(manage::remove))
         .route("/object/authenticated/{bucket}/{*path}", get(download::authenticated))
         .route("/object/public/{bucket}/{*path}", get(download::public))
@@ -62,13 +72,12 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/object/info/public/{bucket}/{*path}", get(download::info_public))
         .route("/object/sign/{bucket}", post(signed::sign_many))
         .route("/object/sign/{bucket}/{*path}", post(signed::sign).get(signed::download))
-        .route(
-            "/object/upload/sign/{bucket}/{*path}",
-            post(signed::sign_upload).put(signed::upload).layer(unlimited).layer(drain_refused),
-        )
         .route("/object/list/{bucket}", post(manage::list))
         .route("/object/move", post(manage::move_object))
         .route("/object/copy", post(manage::copy))
+        .layer(middleware::from_fn_with_state(state, crate::body::read_whole))
+        .layer(unlimited)
+        .merge(uploads)
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn(|request, next| render_as(Shape::Storage, request, next)))
 }

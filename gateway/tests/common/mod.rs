@@ -198,8 +198,12 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().expect("address"));
-    let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    tokio::spawn(async move { axum::serve(listener, service).await });
+    // The server `gateway serve` runs, with its limits and timeouts.
+    let limits = state.config.server.clone();
+    let cap = limits.max_connections;
+    tokio::spawn(
+        async move { gateway::server::serve(listener, app, &limits, cap, std::future::pending()).await },
+    );
     let (anon_key, service_key) = gateway::startup::api_keys(&state.jwt).expect("keys");
     TestApp { address, client: reqwest::Client::new(), state, database, anon_key, service_key }
 }
