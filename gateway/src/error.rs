@@ -335,6 +335,12 @@ fn render_storage(error: &ApiError) -> Response {
         ApiError::Database(db) if db.code == "42501" => {
             ("403", "AccessDenied", "Unauthorized", "new row violates row-level security policy".to_owned())
         }
+        // Input PostgreSQL refuses as data (a NUL byte in a bucket id or key,
+        // a number out of range) is the client's error, as PostgREST answers
+        // it, not a server's.
+        ApiError::Database(db) if sqlstate_status(&db.code, db.role) == StatusCode::BAD_REQUEST => {
+            ("400", "InvalidRequest", "Invalid Request", db.message.clone())
+        }
         ApiError::NotFound => ("404", "NotFound", "Not Found", "Route not found".to_owned()),
         ApiError::Unavailable(_) | ApiError::PoolTimeout => {
             ("503", "DatabaseTimeout", "Service Unavailable", "The database is not available".to_owned())
