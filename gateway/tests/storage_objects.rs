@@ -579,3 +579,29 @@ on_both_backends!(
     listing_shows_one_folder_level_and_treats_percent_and_underscore_literally,
     move_copy_and_remove_keep_bytes_and_rows_together,
 );
+
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): on local disk a part of a
+/// key longer than a file name may be (255 bytes) failed in the file system
+/// and answered 500. The key is what is wrong: 400 InvalidKey, nothing stored.
+#[tokio::test]
+async fn a_key_part_longer_than_a_file_name_is_an_invalid_key_on_local_disk() {
+    let app = common::spawn_app().await;
+    create_bucket(&app, "files", false, None, None).await;
+    let long = "o".repeat(300);
+    let (status, body) =
+        upload(&app, Some(&app.service_key), "files", &format!("a/{long}"), vec![1], "text/plain", false)
+            .await;
+    assert_eq!((status, body["code"].clone()), (400, json!("InvalidKey")), "{body}");
+    let (status, body) =
+        upload(&app, Some(&app.service_key), "files", "short.txt", vec![1], "text/plain", false).await;
+    assert_eq!(status, 200, "{body}");
+    let copied = request(&app, Method::POST, "/object/copy", Some(&app.service_key))
+        .json(&json!({"bucketId": "files", "sourceKey": "short.txt", "destinationKey": long}))
+        .send()
+        .await
+        .expect("copy");
+    let (status, body) = answer(copied).await;
+    assert_eq!((status, body["code"].clone()), (400, json!("InvalidKey")), "{body}");
+    let listed = list(&app, json!({"prefix": ""})).await;
+    assert_eq!(listed, vec!["short.txt".to_owned()]);
+}
