@@ -436,7 +436,7 @@ fn operation(rng: &mut Rng) -> String {
         "is" if rng.junk(20) => op.push_str(rng.pick(&["NULL", "nope", "", "1"])),
         "is" => op.push_str(rng.pick(&["null", "not_null", "true", "false", "unknown"])),
         "cs" | "cd" | "ov" => {
-            op.push_str(rng.pick(&["{phone}", "{phone,ios}", "{}", "[1,2]", "{\"ram\":6}", "{", "x"]))
+            op.push_str(rng.pick(&["{phone}", "{phone,ios}", "{}", "[1,2]", "{\"ram\":6}", "{", "x"]));
         }
         _ if op.contains("(any)") || op.contains("(all)") => {
             op.push_str(&format!("{{{},{}}}", value(rng), value(rng)));

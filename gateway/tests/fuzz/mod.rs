@@ -140,7 +140,9 @@ pub fn count_panics() {
 }
 
 /// The request as the router receives it, or `None` when no HTTP server would
-/// ever pass it on (a target or method hyper itself refuses).
+/// ever pass it on (a method, header name or header value, such as one with a
+/// line break, that hyper itself refuses). The target is percent-encoded
+/// where it must be, as a client library would send it.
 pub fn build(request: &FuzzRequest, tokens: &Tokens, peer: SocketAddr) -> Option<Request<Body>> {
     let method = Method::from_bytes(request.method.as_bytes()).ok()?;
     let target = String::from_utf8(tokens.fill(request.target.as_bytes())).ok()?;
