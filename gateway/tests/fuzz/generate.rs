@@ -446,6 +446,112 @@ fn operation(rng: &mut Rng) -> String {
     op
 }
 
+/// What kind of values a column of the fixture holds, by its name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Int,
+    Number,
+    Bool,
+    Text,
+    Tags,
+    Json,
+    Time,
+    Uuid,
+}
+
+fn kind(column: &str) -> Kind {
+    match column {
+        "price" => Kind::Number,
+        "status" | "featured" => Kind::Bool,
+        _ if column.starts_with("display_") => Kind::Bool,
+        "tags" => Kind::Tags,
+        "specs" => Kind::Json,
+        "created_at" | "updated_at" => Kind::Time,
+        "updated_by" | "user_id" => Kind::Uuid,
+        "id" | "quantity" | "year" | "a" | "b" | "note_id" => Kind::Int,
+        _ if column.ends_with("_id") || column.ends_with("_brand") => Kind::Int,
+        _ => Kind::Text,
+    }
+}
+
+/// A value of the column's kind, as a filter writes it.
+fn typed_value(rng: &mut Rng, kind: Kind) -> String {
+    match kind {
+        Kind::Int => rng.below(10).to_string(),
+        Kind::Number => rng.pick(&["49", "59.90", "199.00", "799", "999.5"]).to_owned(),
+        Kind::Bool => rng.pick(&["true", "false"]).to_owned(),
+        Kind::Text => rng
+            .pick(&["Apple", "iPhone 15", "Celulares", "Heat", "Ana", "a b", "Nokia 3310", "en", "111"])
+            .to_owned(),
+        Kind::Tags => rng.pick(&["{phone}", "{phone,ios}", "{watch}", "{}"]).to_owned(),
+        Kind::Json => rng.pick(&["{\"ram\":6}", "{\"colors\":[\"black\"]}", "{}"]).to_owned(),
+        Kind::Time => rng.pick(&["2024-01-01", "2024-01-01T00:00:00+00:00", "2023-06-30 12:00"]).to_owned(),
+        Kind::Uuid => rng.pick(&["$USER_ID", "00000000-0000-0000-0000-000000000000"]).to_owned(),
+    }
+}
+
+/// The same as a JSON value, for a body.
+fn typed_json(rng: &mut Rng, column: &str) -> String {
+    let kind = kind(column);
+    if rng.chance(5) {
+        return "null".to_owned();
+    }
+    match kind {
+        Kind::Int | Kind::Number | Kind::Bool | Kind::Json => typed_value(rng, kind),
+        Kind::Tags => rng.pick(&["[\"phone\"]", "[\"a\",\"b\"]", "[]"]).to_owned(),
+        _ => serde_json::to_string(&typed_value(rng, kind)).expect("string"),
+    }
+}
+
+/// An operation for `column`: at junk level 0 one its kind of value takes
+/// (so that the database runs it rather than refusing its types), else any.
+fn operation_on(rng: &mut Rng, column: &str, json_path: bool) -> String {
+    if rng.junk(100) || json_path {
+        return operation(rng);
+    }
+    let kind = kind(column);
+    let not = if rng.chance(10) { "not." } else { "" };
+    let op = match kind {
+        Kind::Int | Kind::Number | Kind::Time => {
+            let op = rng.pick(&["eq", "neq", "gt", "gte", "lt", "lte", "in", "is", "isdistinct"]);
+            match op {
+                "in" => format!("in.({},{})", typed_value(rng, kind), typed_value(rng, kind)),
+                "is" => format!("is.{}", rng.pick(&["null", "not_null"])),
+                _ if rng.chance(10) => {
+                    format!("{op}(any).{{{},{}}}", typed_value(rng, kind), typed_value(rng, kind))
+                }
+                _ => format!("{op}.{}", typed_value(rng, kind)),
+            }
+        }
+        Kind::Bool => rng.pick(&["is.true", "is.false", "is.null", "eq.true", "neq.false"]).to_owned(),
+        Kind::Text | Kind::Uuid => {
+            let op = rng.pick(&[
+                "eq", "neq", "like", "ilike", "in", "fts", "plfts", "phfts", "wfts", "match", "imatch", "is",
+                "gt",
+            ]);
+            let value = typed_value(rng, kind);
+            match op {
+                "like" | "ilike" => format!("{op}.*{}*", value.get(..2).unwrap_or("a")),
+                "match" | "imatch" => format!("{op}.^{}", value.get(..1).unwrap_or("a")),
+                "in" => format!("in.(\"{value}\",{})", typed_value(rng, kind)),
+                "is" => "is.null".to_owned(),
+                "fts" | "plfts" | "phfts" | "wfts" if rng.chance(30) => format!("{op}(english).{value}"),
+                _ => format!("{op}.{value}"),
+            }
+        }
+        Kind::Tags => format!("{}.{}", rng.pick(&["cs", "cd", "ov", "eq"]), typed_value(rng, kind)),
+        Kind::Json => format!(
+            "{}.{}",
+            rng.pick(&["cs", "cd", "is"]),
+            match rng.below(3) {
+                0 => "null".to_owned(),
+                _ => typed_value(rng, kind),
+            }
+        ),
+    };
+    format!("{not}{op}")
+}
+
 /// A logic tree's body: `(col.op.value,and(...),...)`.
 fn logic_tree(rng: &mut Rng, columns: &[&'static str], depth: usize) -> String {
     let n = rng.below(4);
@@ -456,12 +562,10 @@ fn logic_tree(rng: &mut Rng, columns: &[&'static str], depth: usize) -> String {
                 let name = if rng.junk(10) { "nand" } else { rng.pick(&["and", "or"]) };
                 format!("{not}{name}{}", logic_tree(rng, columns, depth - 1))
             } else {
-                format!(
-                    "{}{}.{}",
-                    column(rng, columns),
-                    if rng.chance(10) { json_path(rng) } else { String::new() },
-                    operation(rng)
-                )
+                let name = column(rng, columns);
+                let path = if rng.chance(10) { json_path(rng) } else { String::new() };
+                let operation = operation_on(rng, &name, !path.is_empty());
+                format!("{name}{path}.{operation}")
             }
         })
         .collect();
@@ -501,14 +605,12 @@ fn read_query(rng: &mut Rng, columns: &[&'static str], pairs: &mut Vec<(String, 
         pairs.push(("select".into(), select_list(rng, columns, 2)));
     }
     for _ in 0..rng.pick(&[0, 0, 1, 1, 2, 3]) {
-        let mut key = column(rng, columns);
-        if rng.junk(10) {
-            key = format!("{}.{key}", table(rng).0);
-        }
-        if rng.chance(8) {
-            key.push_str(&json_path(rng));
-        }
-        pairs.push((key, operation(rng)));
+        let name = column(rng, columns);
+        let path = if rng.chance(8) { json_path(rng) } else { String::new() };
+        let operation = operation_on(rng, &name, !path.is_empty());
+        let key =
+            if rng.junk(10) { format!("{}.{name}{path}", table(rng).0) } else { format!("{name}{path}") };
+        pairs.push((key, operation));
     }
     if rng.chance(15) {
         let key = if rng.junk(20) {
@@ -656,7 +758,8 @@ fn json_object(rng: &mut Rng, columns: &[&'static str], depth: usize) -> String 
     let members: Vec<String> = (0..n)
         .map(|_| {
             let key = if rng.chance(85) { rng.pick(columns).to_owned() } else { value(rng) };
-            format!("{}:{}", serde_json::to_string(&key).expect("key"), json_value(rng, columns, depth))
+            let value = if rng.junk(100) { json_value(rng, columns, depth) } else { typed_json(rng, &key) };
+            format!("{}:{value}", serde_json::to_string(&key).expect("key"))
         })
         .collect();
     format!("{{{}}}", members.join(","))
@@ -750,7 +853,9 @@ fn rest(rng: &mut Rng) -> FuzzRequest {
             let method = rng.pick(&["POST", "POST", "PATCH", "PUT", "DELETE"]);
             if method != "POST" || rng.chance(20) {
                 for _ in 0..rng.pick(&[0, 1, 1, 2]) {
-                    pairs.push((column(rng, columns), operation(rng)));
+                    let name = column(rng, columns);
+                    let operation = operation_on(rng, &name, false);
+                    pairs.push((name, operation));
                 }
             }
             if rng.chance(25) {
