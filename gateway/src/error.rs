@@ -179,6 +179,15 @@ pub fn sqlstate_status(code: &str, role: Role) -> StatusCode {
     }
 }
 
+/// The status of a PostgreSQL error that the client's data caused, for the
+/// services whose statements the gateway writes whole (auth, storage): a data
+/// exception (class 22: a NUL byte, `\u0000` in JSON, a number out of range)
+/// or an integrity violation (class 23: a bucket deleted while an upload into
+/// it ran). Any other error there is the gateway's own, a 500.
+fn client_data_error(db: &DbError) -> Option<StatusCode> {
+    matches!(db.code.get(..2), Some("22" | "23")).then(|| sqlstate_status(&db.code, db.role))
+}
+
 /// The three wire shapes, one per service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -347,6 +356,10 @@ fn render_gotrue(error: &ApiError) -> Response {
         ApiError::BodyTimeout(_) => {
             (StatusCode::REQUEST_TIMEOUT, "request_timeout", "Request body did not arrive in time".to_owned())
         }
+        ApiError::Database(db) if let Some(status) = client_data_error(db) => {
+            let code = if status == StatusCode::CONFLICT { "conflict" } else { "validation_failed" };
+            (status, code, db.message.clone())
+        }
         ApiError::Unavailable(_) | ApiError::PoolTimeout => (
             StatusCode::SERVICE_UNAVAILABLE,
             "unexpected_failure",
@@ -382,6 +395,11 @@ fn render_storage(error: &ApiError) -> Response {
         ApiError::Jwt(jwt) => ("403", "AccessDenied", "Unauthorized", jwt.to_string()),
         ApiError::Database(db) if db.code == "42501" => {
             ("403", "AccessDenied", "Unauthorized", "new row violates row-level security policy".to_owned())
+        }
+        ApiError::Database(db) if let Some(status) = client_data_error(db) => {
+            // Classes 22 and 23 map to 400 or 409 alone.
+            let status = if status == StatusCode::CONFLICT { "409" } else { "400" };
+            (status, "InvalidRequest", "Invalid Request", db.message.clone())
         }
         ApiError::NotFound => ("404", "NotFound", "Not Found", "Route not found".to_owned()),
         // Storage's own `EntityTooLarge` (`ERRORS.EntityTooLarge`, entity

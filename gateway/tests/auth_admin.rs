@@ -115,3 +115,19 @@ async fn unknown_or_malformed_ids_are_not_found() {
         }
     }
 }
+
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): PostgreSQL's jsonb refuses
+/// `\u0000` (22P05), which GoTrue's renderer answered as a 500. Metadata the
+/// database cannot hold is the client's error.
+#[tokio::test]
+async fn metadata_holding_a_nul_escape_is_a_validation_error() {
+    let app = spawn_app().await;
+    let cases = [
+        json!({"email": "nul@example.com", "password": "s3cret-pw", "app_metadata": {"role": "\u{0}"}}),
+        json!({"email": "nul@example.com", "password": "s3cret-pw", "user_metadata": {"name": "a\u{0}b"}}),
+    ];
+    for body in cases {
+        let reply = app.admin_create_user(body.clone()).await;
+        assert_eq!((reply.status, reply.code()), (400, "validation_failed"), "{body}: {:?}", reply.body);
+    }
+}

@@ -790,6 +790,34 @@ async fn computed_relationships_embed_what_their_function_returns() {
     assert_eq!(answer.json(), json!([{"id": 2, "latest_film": {"title": "Heat"}}]));
 }
 
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): a computed relationship
+/// used as a filter or an order reached PostgreSQL, which refused it with
+/// 0A000 (a set-returning function in WHERE, a row compared with text), a 501.
+/// It is no column, and answers as an unknown one does.
+#[tokio::test]
+async fn a_computed_relationship_is_no_column_to_filter_or_order_by() {
+    let app = spawn_shop().await;
+    for path in [
+        "/actors?filmography=like.infinity",
+        "/actors?or=(filmography.eq.1,id.eq.1)",
+        "/films?lead_actor=in.(9,1)",
+        "/films?lead_actor=eq.1",
+        "/actors?order=filmography.desc",
+        "/films?select=title,actors(id)&actors.order=filmography",
+    ] {
+        let answer = get(&app, path, &[]).await;
+        assert_eq!(
+            (answer.status, answer.json()["code"].clone()),
+            (400, json!("42703")),
+            "{path}: {}",
+            answer.text
+        );
+    }
+    // Embedded, it still reads its rows.
+    let answer = get(&app, "/films?select=id,lead_actor(id)&id=eq.1", &[]).await;
+    assert_eq!(answer.json(), json!([{"id": 1, "lead_actor": {"id": 1}}]), "{}", answer.text);
+}
+
 #[tokio::test]
 async fn a_junction_created_later_is_embeddable_after_a_schema_reload() {
     let app = spawn_shop().await;

@@ -613,3 +613,23 @@ async fn a_write_returns_timestamps_in_the_zone_it_prefers() {
         .get(0);
     assert_eq!(stored, "2024-06-01 03:00:00");
 }
+
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): a JSON path key in the
+/// `select` of a write that returns no body was bound as a parameter of a
+/// projection that was never rendered, and PostgreSQL refused the statement
+/// (500 PGRSTX00).
+#[tokio::test]
+async fn a_select_with_json_path_keys_on_a_write_without_representation_is_ignored() {
+    let app = spawn_shop().await;
+    let cases = [
+        (Method::POST, "/products?select=specs->'ram',specs->>colors", "return=minimal", 201),
+        (Method::POST, "/products?select=specs->ram->>0", "return=headers-only", 201),
+        (Method::PATCH, "/products?id=eq.1&select=specs->ram", "return=minimal", 204),
+        (Method::DELETE, "/products?id=eq.2&select=specs->>ram", "", 204),
+    ];
+    for (method, path, prefer, status) in cases {
+        let body = (method != Method::DELETE).then(|| json!({"name": "Pixel", "specs": {"ram": 8}}));
+        let answer = send(&app, method.clone(), path, &[("prefer", prefer)], body).await;
+        assert_eq!(answer.status, status, "{method} {path}: {}", answer.text);
+    }
+}

@@ -126,4 +126,30 @@ async fn uploads_to_a_missing_bucket_and_bad_tokens_answer_in_storage_shape() {
     assert_eq!((status, body["statusCode"].clone()), (400, json!("404")));
 }
 
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): PostgreSQL refuses a NUL
+/// byte in a text parameter as data (22021), which Storage's renderer turned
+/// into a 500.
+#[tokio::test]
+async fn a_bucket_id_with_a_nul_byte_is_a_client_error() {
+    let app = spawn_app().await;
+    for (method, path) in [
+        (Method::GET, "/bucket/a%00b"),
+        (Method::PUT, "/bucket/a%00b"),
+        (Method::DELETE, "/bucket/a%00b"),
+        (Method::POST, "/bucket/%00/empty"),
+    ] {
+        let response = request(&app, method.clone(), path, Some(&app.service_key))
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("send");
+        let (status, body) = answer(response).await;
+        assert_eq!(
+            (status, body["statusCode"].clone(), body["code"].clone()),
+            (400, json!("400"), json!("InvalidRequest")),
+            "{method} {path}: {body}"
+        );
+    }
+}
+
 on_both_backends!(buckets_are_created_read_updated_emptied_and_deleted,);

@@ -579,3 +579,63 @@ on_both_backends!(
     listing_shows_one_folder_level_and_treats_percent_and_underscore_literally,
     move_copy_and_remove_keep_bytes_and_rows_together,
 );
+
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): on local disk a part of a
+/// key longer than a file name may be (255 bytes) failed in the file system
+/// and answered 500. The key is what is wrong: 400 InvalidKey, nothing stored.
+#[tokio::test]
+async fn a_key_part_longer_than_a_file_name_is_an_invalid_key_on_local_disk() {
+    let app = common::spawn_app().await;
+    create_bucket(&app, "files", false, None, None).await;
+    let long = "o".repeat(300);
+    let (status, body) =
+        upload(&app, Some(&app.service_key), "files", &format!("a/{long}"), vec![1], "text/plain", false)
+            .await;
+    assert_eq!((status, body["code"].clone()), (400, json!("InvalidKey")), "{body}");
+    let (status, body) =
+        upload(&app, Some(&app.service_key), "files", "short.txt", vec![1], "text/plain", false).await;
+    assert_eq!(status, 200, "{body}");
+    let copied = request(&app, Method::POST, "/object/copy", Some(&app.service_key))
+        .json(&json!({"bucketId": "files", "sourceKey": "short.txt", "destinationKey": long}))
+        .send()
+        .await
+        .expect("copy");
+    let (status, body) = answer(copied).await;
+    assert_eq!((status, body["code"].clone()), (400, json!("InvalidKey")), "{body}");
+    let listed = list(&app, json!({"prefix": ""})).await;
+    assert_eq!(listed, vec!["short.txt".to_owned()]);
+}
+
+/// Found by the fuzzer (`tests/fuzz_requests.rs`): a bucket deleted while an
+/// upload into it waits on the row made the upload's insert fail its foreign
+/// key (23503), which Storage's renderer answered as a 500. The deletion is
+/// held open here until the upload waits on it.
+#[tokio::test]
+async fn an_upload_into_a_bucket_deleted_meanwhile_is_a_client_error() {
+    let app = common::spawn_app().await;
+    create_bucket(&app, "going", false, None, None).await;
+    let admin = app.admin().await;
+    admin.batch_execute("begin; delete from storage.buckets where id = 'going'").await.expect("delete");
+    let uploading = {
+        let (client, url, key) =
+            (app.client.clone(), url(&app, "/object/going/a.txt"), app.service_key.clone());
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header("apikey", &key)
+                .bearer_auth(&key)
+                .header("content-type", "text/plain")
+                .body("bytes")
+                .send()
+                .await
+                .expect("upload")
+        })
+    };
+    // Long enough for the insert to wait on the deleted row's lock; were it
+    // slower, it would find no bucket, which is a client error too.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    admin.batch_execute("commit").await.expect("commit");
+    let (status, body) = answer(uploading.await.expect("join")).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(["404", "409"].contains(&body["statusCode"].as_str().unwrap_or_default()), "{body}");
+}

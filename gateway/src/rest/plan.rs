@@ -648,6 +648,26 @@ fn find_field(cache: &SchemaCache, table: &Table, alias: &str, name: &str) -> Re
     }
 }
 
+/// [`find_field`] for a filter or an order, which compare values: a computed
+/// relationship (a function of the row returning rows, or a set) is not one.
+/// PostgreSQL would refuse it only as it runs, with 0A000 ("set-returning
+/// functions are not allowed in WHERE", "input of anonymous composite types
+/// is not implemented"), a 501; it is the client's mistake, as an unknown
+/// column is.
+fn find_comparable(
+    cache: &SchemaCache,
+    table: &Table,
+    alias: &str,
+    name: &str,
+) -> Result<FieldRef, ApiError> {
+    if table.column(name).is_none()
+        && cache.computed_field(&table.name, name).is_some_and(|f| f.returns_set || f.returns_rows)
+    {
+        return Err(column_not_found(table, alias, name));
+    }
+    find_field(cache, table, alias, name)
+}
+
 fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiError> {
     // `rel=is.null` on an embedded resource tests for the absence of a match.
     if let Some(is_null) = filter.null_test()
@@ -657,7 +677,7 @@ fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Re
         return Ok(Condition::Related { embed: index, exists });
     }
     Ok(Condition::Filter {
-        field: find_field(cache, node.table, &node.alias, &filter.field.name)?,
+        field: find_comparable(cache, node.table, &node.alias, &filter.field.name)?,
         path: filter.field.json_path.clone(),
         negated: filter.negated,
         operation: filter.operation.clone(),
@@ -677,7 +697,7 @@ fn plan_logic(cache: &SchemaCache, node: &Node<'_>, tree: &ast::LogicTree) -> Re
 
 fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
     let (embed, field) = match &term.relation {
-        None => (None, find_field(cache, node.table, &node.alias, &term.field.name)?),
+        None => (None, find_comparable(cache, node.table, &node.alias, &term.field.name)?),
         Some(relation) => {
             let index = node.embeds.iter().position(|e| &e.output == relation).ok_or_else(|| {
                 ApiError::Rest(RestError {
@@ -706,7 +726,7 @@ fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Re
                 }));
             }
             // PostgREST orders by the column of the embed's join.
-            (Some(index), find_field(cache, embed.node.table, &embed.join, &term.field.name)?)
+            (Some(index), find_comparable(cache, embed.node.table, &embed.join, &term.field.name)?)
         }
     };
     Ok(Order {

@@ -1064,18 +1064,22 @@ fn finish_mutation(
         "t0.*".to_owned()
     };
     let _ = write!(text, ", pgrst_ret as (select {columns} from pgrst_mut as t0{returned_where})");
-    let projection = projection(&mut w, node, "t0", false);
     let total = if report.count { "(select pg_catalog.count(*) from pgrst_ret)" } else { "null::int8" };
     let page = page_count("(select pg_catalog.count(*) from pgrst_ret)", report.bounds);
+    // The projection is rendered only when there is a body to project: its
+    // parameters (JSON path keys) would otherwise be bound to nothing.
     let body = match report.body {
         BodyKind::None => "null::text".to_owned(),
-        kind => format!(
-            "(select {} from (select {} from pgrst_ret as t0{}{}) as _r)",
-            body_sql(kind),
-            projection.list(),
-            projection.joins,
-            projection.group_by()
-        ),
+        kind => {
+            let projection = projection(&mut w, node, "t0", false);
+            format!(
+                "(select {} from (select {} from pgrst_ret as t0{}{}) as _r)",
+                body_sql(kind),
+                projection.list(),
+                projection.joins,
+                projection.group_by()
+            )
+        }
     };
     let _ = write!(text, " select {total} as total, {page} as page, {body} as body, {extra} as extra");
     Write::new(w.finish(text), report.bounds)

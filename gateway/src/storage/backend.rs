@@ -79,9 +79,27 @@ impl From<WriteError> for ApiError {
         match error {
             WriteError::TooLarge => StorageError::entity_too_large().into(),
             WriteError::Body(message) => StorageError::invalid_request(message).into(),
-            WriteError::Store(e) => ApiError::internal(e),
+            WriteError::Store(e) => store_error(e),
         }
     }
+}
+
+/// A store's failure as an answer. On local disk each `/` of a key is a
+/// folder, so a part longer than the file system takes (255 bytes on most)
+/// cannot be stored: the key is what is wrong, as Storage answers for a key it
+/// refuses, not the server. Anything else is the server's.
+fn store_error(error: object_store::Error) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(e) = source {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::InvalidFilename)
+        {
+            return StorageError::invalid_key_reason("a part of the key is longer than the store allows")
+                .into();
+        }
+        source = e.source();
+    }
+    ApiError::internal(error)
 }
 
 impl Backend {
@@ -161,7 +179,7 @@ impl Backend {
     /// disk one hop to a blocking thread that writes a staged file and renames
     /// it). Its chunks are handed over as they are, not copied together.
     pub async fn put(&self, path: &Path, chunks: Vec<Bytes>) -> Result<(), ApiError> {
-        self.store.put(path, PutPayload::from_iter(chunks)).await.map(|_| ()).map_err(ApiError::internal)
+        self.store.put(path, PutPayload::from_iter(chunks)).await.map(|_| ()).map_err(store_error)
     }
 
     /// Reads `range` of a blob of `size` bytes into memory. A blob the cache
@@ -248,7 +266,7 @@ impl Backend {
     pub async fn copy(&self, from: &Path, to: &Path) -> Result<(), ApiError> {
         self.store.copy(from, to).await.map_err(|e| match e {
             object_store::Error::NotFound { .. } => StorageError::no_such_key().into(),
-            other => ApiError::internal(other),
+            other => store_error(other),
         })
     }
 }

@@ -67,6 +67,11 @@ impl StorageError {
         Self::new("400", "InvalidKey", "Invalid Input", format!("Invalid key: {}", printable(key)))
     }
 
+    /// A key refused for what it is rather than for its characters.
+    pub fn invalid_key_reason(reason: &str) -> Self {
+        Self::new("400", "InvalidKey", "Invalid Input", format!("Invalid key: {reason}"))
+    }
+
     pub fn invalid_bucket_name(name: &str) -> Self {
         Self::new(
             "400",
