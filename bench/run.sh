@@ -135,23 +135,26 @@ pgbench_run() {
 # path, headers, read only for reads) set transaction-locally by one
 # statement, then the scenario's statement, both in one pipeline with one
 # Sync, so one implicit transaction (issue 14: the limit with what RLS
-# semantics require). Prints what pgbench_run prints.
+# semantics require). With a third argument, the SQL of that file instead
+# (bench/pgbench/gateway/: the gateway's own statement). Prints what
+# pgbench_run prints.
 pgbench_session_run() {
   local role=anon timeout=3s claims="{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}" method=GET read_only=on
   if [ "$1" = s4 ]; then
     role=authenticated timeout=8s method=POST read_only=off
     claims="{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authenticated\",\"aud\":\"authenticated\",\"exp\":$exp}"
   fi
-  local script=$work/$1-session.sql
+  local sql=${4:-bench/pgbench/$1.sql}
+  local script=$work/$1-session-$(basename "$(dirname "$sql")").sql
   {
-    grep '^\\set' "bench/pgbench/$1.sql"
+    grep '^\\set' "$sql"
     echo '\startpipeline'
     echo "select set_config('search_path', '\"public\", \"extensions\"', true), set_config('statement_timeout', '$timeout', true)," \
       "set_config('role', '$role', true), set_config('request.jwt.claims', '$claims', true)," \
       "set_config('request.method', '$method', true), set_config('request.path', '/products', true)," \
       "set_config('request.headers', '{\"accept\":\"application/json\",\"host\":\"127.0.0.1\"}', true)," \
       "set_config('transaction_read_only', '$read_only', true);"
-    grep -v '^\\set' "bench/pgbench/$1.sql" | grep -v '^--'
+    grep -v '^\\set' "$sql" | grep -v '^--'
     echo '\endpipeline'
   } >"$script"
   pgbench -n -M prepared -U authenticator -c "$2" -j "$THREADS" -T "$3" -f "$script" bench 2>&1 |
@@ -202,8 +205,8 @@ idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
-printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s | %9s %8s %6s | %9s %6s | %7s %7s %7s | %s\n' \
-  scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pgbench lat_avg pgb_pg pgb_sess pgs_pg \
+printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s | %9s %8s %6s | %9s %6s %6s | %7s %7s %7s | %s\n' \
+  scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pgbench lat_avg pgb_pg pgb_sess pgs_pg pgg_pg \
   vs_pgrst vs_pgb vs_pgbs non2xx
 for scenario in $SCENARIOS; do
   echo "-- $(describe "$scenario")"
@@ -226,9 +229,15 @@ for scenario in $SCENARIOS; do
     read -r s_tps _ s_n <<<"$(pgbench_session_run "$scenario" "$c" "$DURATION")"
     s_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${s_n:-0}")
     [ "$scenario" = s4 ] && reset
-    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6s | %9.0f %6s | %7s %7s %7s | gw %s/%s, pgrst %s/%s\n' \
+    o_pg=-
+    if [ -f "bench/pgbench/gateway/$scenario.sql" ]; then
+      pg0=$(pg_ticks)
+      read -r _ _ o_n <<<"$(pgbench_session_run "$scenario" "$c" "$DURATION" "bench/pgbench/gateway/$scenario.sql")"
+      o_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${o_n:-0}")
+    fi
+    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6s | %9.0f %6s %6s | %7s %7s %7s | gw %s/%s, pgrst %s/%s\n' \
       "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "$g_pg" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" \
-      "${b_tps:-0}" "${b_lat:-0}" "$b_pg" "${s_tps:-0}" "$s_pg" \
+      "${b_tps:-0}" "${b_lat:-0}" "$b_pg" "${s_tps:-0}" "$s_pg" "$o_pg" \
       "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$(ratio "$g_rps" "$s_tps")" "$g_bad" "$g_err" "$p_bad" "$p_err"
   done
 done
@@ -237,6 +246,8 @@ echo "gw_us = the gateway's CPU time per request (user + system), in microsecond
 echo "gw_pg and pgb_pg = PostgreSQL's CPU time per gateway request and per pgbench transaction"
 echo "pgb_sess, pgs_pg = pgbench's tps and PostgreSQL's CPU per transaction for the same SQL run as the gateway"
 echo "runs a request (as authenticator, the request's settings and the statement in one pipeline);"
+echo "pgg_pg = the same for the gateway's own statement (bench/pgbench/gateway/): what its SQL costs PostgreSQL;"
+echo "gw_pg - pgg_pg is what reaching PostgreSQL one request at a time costs it (a wake-up per request);"
 echo "the issue-14 target is gw_pg <= 1.2 x pgs_pg on S1-S3"
 echo "vs_pgrst = gateway rps / PostgREST rps (target >= 2); vs_pgb = gateway rps / pgbench tps; vs_pgbs = gateway rps / pgb_sess"
 echo "(target >= 0.8 on S1, >= 0.5 on S2-S4); non2xx = non-2xx responses / socket errors."
