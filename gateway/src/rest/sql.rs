@@ -941,7 +941,13 @@ fn location_sql(table: &Table) -> String {
         .iter()
         .map(|k| format!("'{}', _m.{}", k.replace('\'', "''"), quote_ident(k)))
         .collect();
-    format!("(select pg_catalog.json_build_object({})::text from pgrst_mut as _m limit 1)", pairs.join(", "))
+    // Only for exactly one row, as PostgREST's `locF` (`CASE WHEN
+    // pg_catalog.count(_postgrest_t) = 1`).
+    format!(
+        "(select pg_catalog.json_build_object({})::text from pgrst_mut as _m \
+         where (select pg_catalog.count(*) from pgrst_mut) = 1)",
+        pairs.join(", ")
+    )
 }
 
 /// `extra` is the SQL of the `extra` column: a JSON object of what the answer
@@ -999,8 +1005,9 @@ fn finish_mutation(
 pub enum CallResult<'a> {
     /// Rows of a known table type: select, filters and order apply.
     Rows(&'a Node<'a>),
-    /// Anything else: the values themselves.
-    Values,
+    /// Anything else: the values themselves; a set of them is cut by
+    /// `limit` and `offset`, as PostgREST cuts it.
+    Values { limit: Option<i64>, offset: Option<i64> },
 }
 
 /// `select ... from fn(args)`; the arguments come from one JSON object
@@ -1027,7 +1034,18 @@ pub fn call(
     let call = if single_json {
         format!("{}({body}::{})", qualified(&function.name), function.arguments[0].data_type)
     } else {
-        let named: Vec<String> = args.iter().map(|a| format!("{0} := _a.{0}", quote_ident(a))).collect();
+        // A variadic argument goes last: PostgreSQL takes `variadic` only there.
+        let is_variadic = |a: &String| function.arguments.iter().any(|x| x.variadic && &x.name == a);
+        let named: Vec<String> = args
+            .iter()
+            .filter(|a| !is_variadic(a))
+            .map(|a| format!("{0} := _a.{0}", quote_ident(a)))
+            .chain(
+                args.iter()
+                    .filter(|a| is_variadic(a))
+                    .map(|a| format!("variadic {0} := _a.{0}", quote_ident(a))),
+            )
+            .collect();
         format!("{}({})", qualified(&function.name), named.join(", "))
     };
     let record: Vec<String> = function
@@ -1060,7 +1078,12 @@ pub fn call(
             let mut rows = format!("select {alias}.* from {from}{where_clause}{order}");
             push_range(&mut rows, limit, node.offset);
             let projection = projection(&mut w, node, &alias, false);
-            let body = if function.returns_set { body_sql(returned) } else { body_sql(BodyKind::Object) };
+            // A composite that the filters leave out is `null`, as PostgREST
+            // answers it; its CSV is the header alone.
+            let body = match (function.returns_set, returned) {
+                (true, _) | (false, BodyKind::Csv) => body_sql(returned),
+                (false, _) => "coalesce((pg_catalog.json_agg(_r) -> 0)::text, 'null')",
+            };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
                 "select {total} as total, {page} as page, {body} as body, null::text as extra \
@@ -1070,8 +1093,17 @@ pub fn call(
                 projection.group_by()
             )
         }
-        CallResult::Values => {
-            let total = if count { "pg_catalog.count(*)" } else { "null::int8" };
+        CallResult::Values { limit, offset } => {
+            let ranged = function.returns_set && (limit.is_some() || offset.is_some_and(|o| o > 0));
+            let total = match (count, ranged) {
+                (false, _) => "null::int8".to_owned(),
+                (true, false) => "pg_catalog.count(*)".to_owned(),
+                (true, true) => format!("(select pg_catalog.count(*) from {from})"),
+            };
+            let mut values = format!("select {alias} as v from {from}");
+            if ranged {
+                push_range(&mut values, limit, offset);
+            }
             let body = match (returned, function.returns_set) {
                 (BodyKind::None, _) => "null::text",
                 // PostgREST names a scalar's CSV column `pgrst_scalar`.
@@ -1083,7 +1115,7 @@ pub fn call(
             };
             format!(
                 "select {total} as total, {page} as page, {body} as body, null::text as extra \
-                 from (select {alias} as v from {from}) as _r"
+                 from ({values}) as _r"
             )
         }
     };
@@ -1353,7 +1385,9 @@ mod tests {
             "pg_catalog.set_config('gateway.rows_touched', (pg_catalog.count(*))::text, true)::int8 as page";
         let check =
             Statement { text: "select _gateway.check_rows_touched(1, 1)".to_owned(), params: Vec::new() };
-        for (what, result) in [("rows", CallResult::Rows(&node)), ("values", CallResult::Values)] {
+        for (what, result) in
+            [("rows", CallResult::Rows(&node)), ("values", CallResult::Values { limit: None, offset: None })]
+        {
             let report = Report {
                 count: false,
                 body: BodyKind::Object,

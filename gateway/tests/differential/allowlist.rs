@@ -275,6 +275,54 @@ pub const ALLOWLIST: &[Delta] = &[
                 && b.status == 200
         },
     },
+    // 12.2+: `Prefer: max-affected` (CHANGELOG 12.2.0, #2887 "Add
+    // Preference `max-affected` to limit affected resources"; on RPC,
+    // 13.0.7's #4100). 12.0.2 does not know it and, under
+    // `handling=strict`, refuses it as an invalid preference; the generator
+    // rolls such writes back, so the databases stay alike.
+    Delta {
+        name: "12.2+: max-affected is a preference (12.0.2: PGRST122 under handling=strict)",
+        applies: |r, a, _| {
+            is_error(a, 400, "PGRST122")
+                && a.field("details")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.starts_with("Invalid preferences: max-affected="))
+                && r.header("prefer")
+                    .is_some_and(|p| p.contains("handling=strict") && p.contains("tx=rollback"))
+        },
+    },
+    // 13+: a function's rows can be filtered and ordered by a column the
+    // select leaves out (CHANGELOG 13.0.0, #3965 "Fix filter on unselected
+    // columns in a table-valued function"); 12.0.2 fails with PostgreSQL's
+    // 42703 for that column.
+    Delta {
+        name: "13+: a function's rows are filtered and ordered by columns the select leaves out",
+        applies: |r, a, b| {
+            let Some(column) = a
+                .message()
+                .and_then(|m| m.strip_prefix("column "))
+                .and_then(|m| m.strip_suffix(" does not exist"))
+                .and_then(|m| m.split_once('.'))
+                .map(|(_, column)| column.to_owned())
+            else {
+                return false;
+            };
+            let q = query(r);
+            let select = q.split('&').find_map(|p| p.strip_prefix("select=")).unwrap_or("*");
+            let used = q.split('&').any(|p| {
+                p.starts_with(&format!("{column}="))
+                    || p.starts_with(&format!("{column}->"))
+                    || (p.starts_with("order=") || p.starts_with("or=") || p.starts_with("and="))
+                        && p.contains(&column)
+            });
+            is_error(a, 400, "42703")
+                && r.path.starts_with("/rpc/")
+                && select != "*"
+                && !select.split(',').any(|item| item == column || item.ends_with(&format!(":{column}")))
+                && used
+                && b.code() != Some("42703")
+        },
+    },
     // gap: precedence. With a bad Accept or Accept-Profile and another
     // fault in the query, PostgREST 12 reports the query's fault (parsing,
     // then planning) and the gateway the header's, which it checks first.
