@@ -109,18 +109,20 @@ pub const ALLOWLIST: &[Delta] = &[
     Delta {
         name: "13+: PGRST106 says \"Invalid schema\" with a hint",
         applies: |r, a, b| {
+            let Some(exposed) =
+                a.message().and_then(|m| m.strip_prefix("The schema must be one of the following: "))
+            else {
+                return false;
+            };
+            let profile = r.header("accept-profile").or_else(|| r.header("content-profile")).unwrap_or("");
             is_error(a, 406, "PGRST106")
-                && a.message() == Some("The schema must be one of the following: public")
                 && rewritten(
                     r,
                     a,
                     b,
                     &[
-                        (
-                            "message",
-                            json!(format!("Invalid schema: {}", r.header("accept-profile").unwrap_or(""))),
-                        ),
-                        ("hint", json!("Only the following schemas are exposed: public")),
+                        ("message", json!(format!("Invalid schema: {profile}"))),
+                        ("hint", json!(format!("Only the following schemas are exposed: {exposed}"))),
                     ],
                 )
         },
@@ -287,8 +289,11 @@ pub const ALLOWLIST: &[Delta] = &[
                 && a.field("details")
                     .and_then(Value::as_str)
                     .is_some_and(|d| d.starts_with("Invalid preferences: max-affected="))
-                && r.header("prefer")
-                    .is_some_and(|p| p.contains("handling=strict") && p.contains("tx=rollback"))
+                && r.header("prefer").is_some_and(|p| {
+                    p.contains("handling=strict")
+                        && (p.contains("tx=rollback")
+                            || matches!(r.method, reqwest::Method::GET | reqwest::Method::HEAD))
+                })
         },
     },
     // 13+: a function's rows can be filtered and ordered by a column the
@@ -321,6 +326,19 @@ pub const ALLOWLIST: &[Delta] = &[
                 && !select.split(',').any(|item| item == column || item.ends_with(&format!(":{column}")))
                 && used
                 && b.code() != Some("42703")
+        },
+    },
+    // 14.6+: a function's name is suggested only at a fuzzy score of 0.75
+    // (CHANGELOG 14.6, #4675 "Fix leaking table and function names when
+    // calculating error hint"); 12.0.2 suggests any function of the schema.
+    Delta {
+        name: "14.6+: PGRST202 suggests another function's name only when it is close",
+        applies: |r, a, b| {
+            is_error(a, 404, "PGRST202")
+                && a.field("hint").and_then(Value::as_str).is_some_and(|h| {
+                    h.starts_with("Perhaps you meant to call the function ") && !h.contains('(')
+                })
+                && rewritten(r, a, b, &[("hint", Value::Null)])
         },
     },
     // gap: precedence. With a bad Accept or Accept-Profile and another

@@ -349,10 +349,12 @@ fn shape_rows(
         };
         let tail: Vec<String> = key.split(',').map(str::to_owned).collect();
         q.add("order", &format!("{lead}{}", tail.join(",")));
-        if rng.chance(40) {
+        // PostgREST 12.0.2 refuses some ranges before it calls the function
+        // (allow-listed), which must not part the databases.
+        if rng.chance(40) && !volatile {
             q.add("limit", rng.pick(&["0", "1", "2", "5"]));
         }
-        if rng.chance(25) {
+        if rng.chance(25) && !volatile {
             q.add("offset", rng.pick(&["0", "1", "3"]));
         }
         true
