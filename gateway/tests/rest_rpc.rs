@@ -485,6 +485,8 @@ async fn a_volatile_function_that_writes_is_refused_by_get_as_postgrest_refuses_
     assert_eq!(notes, 0, "nothing was written");
 }
 
+type ProfileCase = (Method, &'static str, Option<Value>, (&'static str, &'static str), u16, Value);
+
 /// A function of another exposed schema is called with `Accept-Profile`
 /// (GET) or `Content-Profile` (POST); without one it is looked for in the
 /// first schema, and an unexposed schema is PGRST106.
@@ -503,7 +505,8 @@ async fn functions_of_another_exposed_schema_are_called_through_the_profile_head
          grant execute on all functions in schema api to anon, authenticated, service_role;",
     )
     .await;
-    let cases: Vec<(Method, &str, Option<Value>, (&str, &str), u16, Value)> = vec![
+    // (method, path, body, profile header, status, answer)
+    let cases: Vec<ProfileCase> = vec![
         (Method::GET, "/rpc/add?a=2&b=3", None, ("accept-profile", "api"), 200, json!(6)),
         (Method::GET, "/rpc/add?a=2&b=3", None, ("accept-profile", "public"), 200, json!(5)),
         (Method::POST, "/rpc/add", Some(json!({"a": 2, "b": 3})), ("content-profile", "api"), 200, json!(6)),
