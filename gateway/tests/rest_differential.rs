@@ -191,7 +191,8 @@ async fn run(
     }
 
     // `DIFFERENTIAL_DUMP=<file>`: every request, a line each: `=` (identical),
-    // `a` (allow-listed) or `D` (differs), both statuses and codes, the request.
+    // `a` (allow-listed) or `D` (differs), both statuses and codes, the
+    // request (method, path, headers, body).
     if let Ok(file) = std::env::var("DIFFERENTIAL_DUMP") {
         let lines: String = requests
             .iter()
@@ -199,13 +200,15 @@ async fn run(
             .zip(&verdicts)
             .map(|((request, (reference, ours)), verdict)| {
                 format!(
-                    "{verdict} {} {} {} {} {} {}\n",
+                    "{verdict} {} {} {} {} {} {} {:?} {}\n",
                     reference.status,
                     reference.code().unwrap_or("-"),
                     ours.status,
                     ours.code().unwrap_or("-"),
                     request.method,
-                    request.path
+                    request.path,
+                    request.headers,
+                    request.body.as_deref().unwrap_or("")
                 )
             })
             .collect();

@@ -1065,17 +1065,27 @@ pub fn call(
     let text = match result {
         CallResult::Rows(node) => {
             let where_clause = where_sql(&mut w, node, &alias, &[]);
-            let total = if count {
-                format!("(select pg_catalog.count(*) from {from}{where_clause})")
-            } else {
-                "null::int8".to_owned()
-            };
             let order = order_sql(&mut w, node, &alias);
             let limit = match (node.limit, max_rows) {
                 (Some(limit), Some(max)) => Some(limit.min(max)),
                 (limit, max) => limit.or(max),
             };
-            let mut rows = format!("select {alias}.* from {from}{where_clause}{order}");
+            // Counted, the call is made once, in a CTE that both the count
+            // and the page read: a volatile function must not run twice
+            // (PostgREST reads its `pgrst_source` CTE both ways).
+            let (with, total, mut rows) = if count {
+                (
+                    format!("with pgrst_call as (select {alias}.* from {from}{where_clause}) "),
+                    "(select pg_catalog.count(*) from pgrst_call)".to_owned(),
+                    format!("select {alias}.* from pgrst_call as {alias}{order}"),
+                )
+            } else {
+                (
+                    String::new(),
+                    "null::int8".to_owned(),
+                    format!("select {alias}.* from {from}{where_clause}{order}"),
+                )
+            };
             push_range(&mut rows, limit, node.offset);
             let projection = projection(&mut w, node, &alias, false);
             // A composite that the filters leave out is `null`, as PostgREST
@@ -1086,7 +1096,7 @@ pub fn call(
             };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
-                "select {total} as total, {page} as page, {body} as body, null::text as extra \
+                "{with}select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from (select {} from ({rows}) as {alias}{}{}) as _r",
                 projection.list(),
                 projection.joins,
@@ -1095,12 +1105,18 @@ pub fn call(
         }
         CallResult::Values { limit, offset } => {
             let ranged = function.returns_set && (limit.is_some() || offset.is_some_and(|o| o > 0));
-            let total = match (count, ranged) {
-                (false, _) => "null::int8".to_owned(),
-                (true, false) => "pg_catalog.count(*)".to_owned(),
-                (true, true) => format!("(select pg_catalog.count(*) from {from})"),
+            // Counted and cut, the call is made once, in a CTE, as above.
+            let (with, total, mut values) = match (count, ranged) {
+                (true, true) => (
+                    format!("with pgrst_call as (select {alias} as v from {from}) "),
+                    "(select pg_catalog.count(*) from pgrst_call)",
+                    "select v from pgrst_call".to_owned(),
+                ),
+                (true, false) => {
+                    (String::new(), "pg_catalog.count(*)", format!("select {alias} as v from {from}"))
+                }
+                (false, _) => (String::new(), "null::int8", format!("select {alias} as v from {from}")),
             };
-            let mut values = format!("select {alias} as v from {from}");
             if ranged {
                 push_range(&mut values, limit, offset);
             }
@@ -1114,7 +1130,7 @@ pub fn call(
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };
             format!(
-                "select {total} as total, {page} as page, {body} as body, null::text as extra \
+                "{with}select {total} as total, {page} as page, {body} as body, null::text as extra \
                  from ({values}) as _r"
             )
         }
