@@ -834,10 +834,17 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
             }
         }
     }
-    let defaults = if defaults.is_empty() {
-        String::new()
+    // Every row's defaults are computed before the first row is written, as
+    // PostgREST's `jsonb_agg` of `jsonb_build_object(defaults) || elem` does:
+    // the sort by `_d._n` reads them all first, so a row that fails (a
+    // duplicate key, a null) leaves the sequences where PostgREST leaves them.
+    let (elements, defaults) = if defaults.is_empty() {
+        ("as _j", String::new())
     } else {
-        format!(" cross join lateral (select _j.value as _row{defaults}) as _d")
+        (
+            "with ordinality as _j(value, _n)",
+            format!(" cross join lateral (select _j._n as _n{defaults}) as _d order by _d._n"),
+        )
     };
     let mut text = if insert.columns.is_empty() {
         // `{}`: a row of defaults.
@@ -848,7 +855,7 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
     } else {
         format!(
             "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
-             from pg_catalog.json_array_elements({body}::json) as _j \
+             from pg_catalog.json_array_elements({body}::json) {elements} \
              cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r{defaults}"
         )
     };
@@ -1073,21 +1080,27 @@ pub fn call(
             // Counted, the call is made once, in a CTE that both the count
             // and the page read: a volatile function must not run twice
             // (PostgREST reads its `pgrst_source` CTE both ways).
+            let projection = projection(&mut w, node, &alias, false);
+            // Aggregated, the order and the range apply to the groups, as in
+            // a read (PostgREST orders its grouped query: an order by an
+            // ungrouped column is PostgreSQL's 42803 there too).
+            let aggregated = projection.outputs.iter().any(|o| o.aggregate && o.hoisted.is_none());
+            let (inner_order, mut outer) =
+                if aggregated { (String::new(), order.clone()) } else { (order.clone(), String::new()) };
             let (with, total, mut rows) = if count {
                 (
                     format!("with pgrst_call as (select {alias}.* from {from}{where_clause}) "),
                     "(select pg_catalog.count(*) from pgrst_call)".to_owned(),
-                    format!("select {alias}.* from pgrst_call as {alias}{order}"),
+                    format!("select {alias}.* from pgrst_call as {alias}{inner_order}"),
                 )
             } else {
                 (
                     String::new(),
                     "null::int8".to_owned(),
-                    format!("select {alias}.* from {from}{where_clause}{order}"),
+                    format!("select {alias}.* from {from}{where_clause}{inner_order}"),
                 )
             };
-            push_range(&mut rows, limit, node.offset);
-            let projection = projection(&mut w, node, &alias, false);
+            push_range(if aggregated { &mut outer } else { &mut rows }, limit, node.offset);
             // A composite that the filters leave out is `null`, as PostgREST
             // answers it; its CSV is the header alone.
             let body = match (function.returns_set, returned) {
@@ -1097,7 +1110,7 @@ pub fn call(
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
                 "{with}select {total} as total, {page} as page, {body} as body, null::text as extra \
-                 from (select {} from ({rows}) as {alias}{}{}) as _r",
+                 from (select {} from ({rows}) as {alias}{}{}{outer}) as _r",
                 projection.list(),
                 projection.joins,
                 projection.group_by()
