@@ -791,13 +791,34 @@ async fn call(
     } else {
         outcome.page
     };
+    let content_range = response::content_range(offset, page, outcome.total);
     let (status, body) = if function.returns_void {
         (StatusCode::NO_CONTENT, None)
     } else {
         (
-            response::read_status(offset, page, outcome.total)?,
+            match response::read_status(offset, page, outcome.total) {
+                Ok(status) => status,
+                // A call's 416 carries its Content-Range (PostgREST's
+                // `actionResponse` of a `CallReadPlan`).
+                Err(error) => {
+                    let mut response = error.into_response();
+                    if let Ok(value) = axum::http::HeaderValue::from_str(&content_range) {
+                        response.headers_mut().insert(axum::http::header::CONTENT_RANGE, value);
+                    }
+                    return Ok(response);
+                }
+            },
             match &node {
-                Some(node) => render_body(&request, node, outcome.body),
+                Some(node) => {
+                    let body = render_body(&request, node, outcome.body);
+                    // A composite (not `setof`) that the filters leave out
+                    // keeps its CSV header line in PostgREST's answer.
+                    if !function.returns_set && request.media == Media::Csv && body.as_deref() == Some("\n") {
+                        Some(format!("{}\n", node.output_names().join(",")))
+                    } else {
+                        body
+                    }
+                }
                 None => outcome.body.filter(|_| !request.is_head()),
             },
         )
@@ -810,7 +831,7 @@ async fn call(
         // A void function's 204 has no Content-Type (PostgREST's
         // `actionResponse` for `funcReturnsVoid`).
         media: (!function.returns_void).then_some(request.media),
-        content_range: Some(response::content_range(offset, page, outcome.total)),
+        content_range: Some(content_range),
         preference_applied: prefer.preference_applied(),
         location: None,
         profile: request.schema.clone(),

@@ -1135,9 +1135,11 @@ pub fn call(
             }
             let body = match (returned, function.returns_set) {
                 (BodyKind::None, _) => "null::text",
-                // PostgREST names a scalar's CSV column `pgrst_scalar`.
+                // PostgREST names a scalar's CSV column `pgrst_scalar`, and
+                // quotes its values as a row's fields are (`""`, `"{a,b}"`).
                 (BodyKind::Csv, _) => {
-                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(_r.v::text, chr(10)), '')"
+                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(\
+                     substring(row(_r.v)::text, 2, length(row(_r.v)::text) - 2), chr(10)), '')"
                 }
                 (_, true) => "coalesce(pg_catalog.json_agg(_r.v), '[]')::text",
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
