@@ -1141,6 +1141,11 @@ pub fn call(
                     "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(\
                      substring(row(_r.v)::text, 2, length(row(_r.v)::text) - 2), chr(10)), '')"
                 }
+                // One value of a set asked for as an object is PostgREST's
+                // `{"pgrst_scalar": v}`.
+                (BodyKind::Object | BodyKind::ObjectStripped, true) => {
+                    "(pg_catalog.json_agg(pg_catalog.json_build_object('pgrst_scalar', _r.v)) -> 0)::text"
+                }
                 (_, true) => "coalesce(pg_catalog.json_agg(_r.v), '[]')::text",
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };

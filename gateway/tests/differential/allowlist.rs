@@ -335,6 +335,80 @@ pub const ALLOWLIST: &[Delta] = &[
                 && (b.code() != Some("42703") || b.message().is_some_and(|m| !m.ends_with(&format!(".{column} does not exist"))))
         },
     },
+    // 13+ (#3965, as above), on HEAD: no body names the column, so the
+    // request must filter or order by a column its select leaves out.
+    Delta {
+        name: "13+: a function's rows are filtered and ordered by columns the select leaves out (HEAD)",
+        applies: |r, a, b| {
+            let q = query(r);
+            let Some(select) = q.split('&').find_map(|p| p.strip_prefix("select=")) else {
+                return false;
+            };
+            let selected: Vec<&str> =
+                select.split(',').map(|item| item.rsplit(':').next().unwrap_or(item)).collect();
+            let reserved = ["select", "order", "limit", "offset", "or", "and", "not.or", "not.and"];
+            let unselected = q.split('&').filter_map(|p| p.split_once('=')).any(|(key, _)| {
+                let column = key.split("->").next().unwrap_or(key);
+                !column.is_empty() && !reserved.contains(&column) && !selected.contains(&column)
+            }) || q.contains("or=(");
+            r.method == reqwest::Method::HEAD
+                && r.path.starts_with("/rpc/")
+                && a.status == 400
+                && a.body == Body::Empty
+                && matches!(b.status, 200 | 206)
+                && unselected
+        },
+    },
+    // 12.0.2 defect: a function's CSV header. PostgREST 12.0.2 heads a
+    // function's CSV with the real columns its select names, without
+    // aliases or embeds, in alphabetical order (or, with no rows, with all
+    // the selected columns); the gateway heads it with the outputs, as for
+    // a table. The rows are compared.
+    Delta {
+        name: "12.0.2 defect: a function's CSV header names its columns, unaliased and sorted",
+        applies: |r, a, b| {
+            let (Body::Text(x), Body::Text(y)) = (&a.body, &b.body) else {
+                return false;
+            };
+            let rows = |text: &str| text.split_once('\n').map(|(_, rows)| rows.to_owned());
+            r.path.starts_with("/rpc/")
+                && a.status == b.status
+                && a.content_range == b.content_range
+                && a.content_type.as_deref().is_some_and(|t| t.starts_with("text/csv"))
+                && a.content_type == b.content_type
+                && (rows(x) == rows(y) || rows(x).as_deref() == Some("") && y == "\n")
+        },
+    },
+    // gap: PostgreSQL's hint for an unknown column of a function's rows.
+    // Its query differs from PostgREST's, so PostgreSQL suggests a column
+    // ("Perhaps you meant to reference the column ...") where PostgREST's
+    // answer has no hint; the rest is the same.
+    Delta {
+        name: "gap: PostgreSQL suggests a column for an unknown column of a function's rows",
+        applies: |r, a, b| {
+            r.path.starts_with("/rpc/")
+                && is_error(a, 400, "42703")
+                && a.field("hint") == Some(&Value::Null)
+                && b.field("hint")
+                    .and_then(Value::as_str)
+                    .is_some_and(|h| h.starts_with("Perhaps you meant to reference the column"))
+                && rewritten(r, a, b, &[("hint", b.field("hint").cloned().unwrap_or(Value::Null))])
+        },
+    },
+    // gap: a function of one exposed schema returning another's table rows
+    // (`api.authors_in() returns setof public.authors`): PostgREST looks
+    // for the embedded table's relationships in the request's schema and
+    // answers PGRST200; the gateway embeds through the table's own.
+    Delta {
+        name: "gap: a function of another schema embeds its rows' relationships",
+        applies: |r, a, b| {
+            is_error(a, 400, "PGRST200")
+                && r.path.starts_with("/rpc/")
+                && (r.header("accept-profile").is_some_and(|p| p != "public")
+                    || r.header("content-profile").is_some_and(|p| p != "public"))
+                && matches!(b.status, 200 | 206)
+        },
+    },
     // gap: PostgreSQL's messages name a function's rows by the query's alias
     // for them: PostgREST's is the returned type's name (`record` for
     // `returns table`), the gateway's `_t0` or the function's name. The code,

@@ -318,6 +318,7 @@ fn shape_rows(
     volatile: bool,
 ) -> bool {
     let narrow = rng.chance(70);
+    let mut unordered = false;
     if narrow {
         let mut items = vec![key.to_owned()];
         for _ in 0..rng.below(3) {
@@ -325,6 +326,8 @@ fn shape_rows(
         }
         if !embeds.is_empty() && rng.chance(30) {
             items.push(rng.pick(embeds).to_owned());
+            // An embed's rows come in no defined order.
+            unordered = true;
         }
         if rng.chance(5) {
             items = vec!["count()".to_owned()];
@@ -357,7 +360,7 @@ fn shape_rows(
         if rng.chance(25) && !volatile {
             q.add("offset", rng.pick(&["0", "1", "3"]));
         }
-        true
+        !unordered
     } else {
         false
     }
