@@ -347,9 +347,13 @@ pub const ALLOWLIST: &[Delta] = &[
             let selected: Vec<&str> =
                 select.split(',').map(|item| item.rsplit(':').next().unwrap_or(item)).collect();
             let reserved = ["select", "order", "limit", "offset", "or", "and", "not.or", "not.and"];
-            let unselected = q.split('&').filter_map(|p| p.split_once('=')).any(|(key, _)| {
+            let unselected = q.split('&').filter_map(|p| p.split_once('=')).any(|(key, value)| {
                 let column = key.split("->").next().unwrap_or(key);
-                !column.is_empty() && !reserved.contains(&column) && !selected.contains(&column)
+                let ordered_by = key == "order"
+                    && value
+                        .split(',')
+                        .any(|term| !selected.contains(&term.split('.').next().unwrap_or(term)));
+                ordered_by || !column.is_empty() && !reserved.contains(&column) && !selected.contains(&column)
             }) || q.contains("or=(");
             r.method == reqwest::Method::HEAD
                 && r.path.starts_with("/rpc/")
@@ -407,6 +411,20 @@ pub const ALLOWLIST: &[Delta] = &[
                 && (r.header("accept-profile").is_some_and(|p| p != "public")
                     || r.header("content-profile").is_some_and(|p| p != "public"))
                 && matches!(b.status, 200 | 206)
+        },
+    },
+    // gap: HEAD of a composite (not `setof`) result that the filters leave
+    // out, with an offset: PostgREST 12.0.2 answers 416 (`*/0`) where its
+    // GET answers 200 (`1-1/*`, `null`); the gateway answers as the GET.
+    Delta {
+        name: "gap: HEAD of a filtered-out composite with an offset is 416 in PostgREST",
+        applies: |r, a, b| {
+            r.method == reqwest::Method::HEAD
+                && r.path.starts_with("/rpc/")
+                && a.status == 416
+                && a.content_range.as_deref() == Some("*/0")
+                && b.status == 200
+                && query(r).contains("offset=")
         },
     },
     // gap: PostgreSQL's messages name a function's rows by the query's alias
