@@ -1340,7 +1340,8 @@ mod tests {
         let products = cache.table("public", "products").expect("products");
         let name = &products.columns[1];
         let id = &products.columns[0];
-        let location = "'location', (select pg_catalog.json_build_object('id', _m.\"id\")::text from pgrst_mut as _m limit 1)";
+        let location = "'location', (select pg_catalog.json_build_object('id', _m.\"id\")::text from pgrst_mut as _m \
+                        where (select pg_catalog.count(*) from pgrst_mut) = 1)";
         let counts = "'inserted', (select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text, \
                       'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra";
         let cases = [
