@@ -792,7 +792,12 @@ async fn call(
     } else {
         outcome.page
     };
-    // A HEAD of a composite that the filters leave out knows its total: none.
+    // A HEAD of a composite that the filters leave out knows its total: none;
+    // asked for as an object, that is PGRST116 (no writes: a HEAD is read
+    // only).
+    if node.is_some() && !function.returns_set && request.is_head() {
+        response::check_singular(request.media, page)?;
+    }
     let total = if node.is_some() && !function.returns_set && request.is_head() && page == 0 {
         Some(0)
     } else {

@@ -359,7 +359,7 @@ pub const ALLOWLIST: &[Delta] = &[
                 && r.path.starts_with("/rpc/")
                 && a.status == 400
                 && a.body == Body::Empty
-                && matches!(b.status, 200 | 206)
+                && matches!(b.status, 200 | 206 | 416)
                 && unselected
         },
     },
