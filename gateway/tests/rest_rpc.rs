@@ -72,6 +72,8 @@ async fn a_void_function_answers_204_and_its_writes_are_kept() {
     let app = spawn_shop().await;
     let answer = rpc(&app, Method::POST, "/rpc/touch", Some(json!({"note_id": 2})), &[]).await;
     assert_eq!((answer.status, answer.text.as_str()), (204, ""));
+    // PostgREST's 204 of a void function has no Content-Type.
+    assert_eq!(answer.content_type, None);
     let body: String =
         app.admin().await.query_one("select body from notes where id = 2", &[]).await.expect("q").get(0);
     assert_eq!(body, "plain!");
@@ -538,4 +540,31 @@ async fn functions_of_another_exposed_schema_are_called_through_the_profile_head
         let answer = rpc(&app, method.clone(), path, body, &[(header, schema)]).await;
         assert_eq!((answer.status, answer.json()), (status, expected), "{method} {path} {header}: {schema}");
     }
+}
+
+/// With `Prefer: count=exact` the function still runs once: the count and
+/// the rows read one call, as PostgREST's `pgrst_source`.
+#[tokio::test]
+async fn a_counted_call_runs_its_function_once() {
+    let app = spawn_shop().await;
+    define(&app, ADD_NOTES).await;
+    let answer = rpc(
+        &app,
+        Method::POST,
+        "/rpc/add_notes?select=id&order=id",
+        Some(json!({"bodies": ["a", "b"]})),
+        &[("prefer", "count=exact")],
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.content_range.as_deref(), Some("0-1/2"));
+    assert_eq!(answer.json(), json!([{"id": 101}, {"id": 102}]));
+    let notes: i64 = app
+        .admin()
+        .await
+        .query_one("select count(*) from public.notes where id > 100", &[])
+        .await
+        .expect("notes")
+        .get(0);
+    assert_eq!(notes, 2, "the function ran once");
 }
