@@ -491,7 +491,8 @@ type ProfileCase = (Method, &'static str, Option<Value>, (&'static str, &'static
 
 /// A function of another exposed schema is called with `Accept-Profile`
 /// (GET) or `Content-Profile` (POST); without one it is looked for in the
-/// first schema, and an unexposed schema is PGRST106.
+/// first schema, and an unexposed schema is PGRST106. A function of `api`
+/// returning `public` rows is shaped by their columns but embeds nothing.
 #[tokio::test]
 async fn functions_of_another_exposed_schema_are_called_through_the_profile_headers() {
     let mut config = common::test_config();
@@ -504,6 +505,11 @@ async fn functions_of_another_exposed_schema_are_called_through_the_profile_head
          create function public.add(a int, b int) returns int language sql immutable as $$ select a + b $$;
          create function api.add(a int, b int) returns int language sql immutable as $$ select a * b $$;
          create function api.version() returns text language sql immutable as $$ select 'api-1' $$;
+         create table public.people (id int primary key);
+         create table public.pets (id int primary key, owner int references public.people (id));
+         insert into public.people values (1), (2);
+         create function api.people_all() returns setof public.people language sql stable as
+           $$ select * from public.people $$;
          grant execute on all functions in schema api to anon, authenticated, service_role;",
     )
     .await;
@@ -524,6 +530,26 @@ async fn functions_of_another_exposed_schema_are_called_through_the_profile_head
                    "details": "Searched for the function public.version without parameters, but no matches were found in the schema cache.",
                    "hint": null,
                    "message": "Could not find the function public.version without parameters in the schema cache"}),
+        ),
+        (
+            Method::GET,
+            "/rpc/people_all?select=id&order=id",
+            None,
+            ("accept-profile", "api"),
+            200,
+            json!([{"id": 1}, {"id": 2}]),
+        ),
+        // Its rows' relationships are looked for in `api`, where there are none.
+        (
+            Method::GET,
+            "/rpc/people_all?select=id,pets(id)",
+            None,
+            ("accept-profile", "api"),
+            400,
+            json!({"code": "PGRST200",
+                   "details": "Searched for a foreign key relationship between 'people' and 'pets' in the schema 'api', but no matches were found.",
+                   "hint": null,
+                   "message": "Could not find a relationship between 'people' and 'pets' in the schema cache"}),
         ),
         (
             Method::POST,

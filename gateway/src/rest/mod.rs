@@ -744,6 +744,7 @@ async fn call(
     let result_table = function.result_table();
     let node = match table.or(result_table.as_ref()) {
         Some(table) => Some(plan::read_of(&cache, table, &query).and_then(|node| {
+            plan::check_embeds_in_schema(table, &request.schema, &query)?;
             check_aggregates(&state, &node)?;
             Ok(node)
         })?),

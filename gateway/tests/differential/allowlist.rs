@@ -399,20 +399,6 @@ pub const ALLOWLIST: &[Delta] = &[
                 && rewritten(r, a, b, &[("hint", b.field("hint").cloned().unwrap_or(Value::Null))])
         },
     },
-    // gap: a function of one exposed schema returning another's table rows
-    // (`api.authors_in() returns setof public.authors`): PostgREST looks
-    // for the embedded table's relationships in the request's schema and
-    // answers PGRST200; the gateway embeds through the table's own.
-    Delta {
-        name: "gap: a function of another schema embeds its rows' relationships",
-        applies: |r, a, b| {
-            is_error(a, 400, "PGRST200")
-                && r.path.starts_with("/rpc/")
-                && (r.header("accept-profile").is_some_and(|p| p != "public")
-                    || r.header("content-profile").is_some_and(|p| p != "public"))
-                && matches!(b.status, 200 | 206)
-        },
-    },
     // gap: HEAD of a composite (not `setof`) result that the filters leave
     // out, with an offset: PostgREST 12.0.2 answers 416 (`*/0`) where its
     // GET answers 200 (`1-1/*`, `null`); the gateway answers as the GET.
