@@ -19,10 +19,13 @@ mod differential;
 use futures::StreamExt;
 use serde_json::json;
 
-use common::{SECRET, TestApp, spawn_catalog, spawn_shop};
+use common::{
+    Options, SECRET, TestApp, fresh_database, spawn_app_with, spawn_catalog, spawn_shop, test_config,
+};
 use differential::allowlist::ALLOWLIST;
 use differential::compare::{Answer, Request, Who, same};
 use differential::generate::{self, Rng};
+use differential::generate_calls;
 use differential::generate_catalog;
 
 const SEED: u64 = 0x5EED_2026;
@@ -30,6 +33,8 @@ const READS: usize = 2400;
 const WRITES: usize = 400;
 const CATALOG_SEED: u64 = 0xCA7A_1065;
 const CATALOG_READS: usize = 7400;
+const CALLS_SEED: u64 = 0xCA11_2026;
+const CALLS: usize = 5200;
 
 struct Tokens {
     anon: String,
@@ -120,13 +125,29 @@ fn seed(fixed: u64) -> u64 {
     std::env::var("DIFFERENTIAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(fixed)
 }
 
-/// Sends `requests` to the gateway of `app` and to a PostgREST 12.0.2 on its
-/// database, the first `reads` four at a time and the rest (writes) one at a
-/// time, so that rolled-back transactions never wait on (or deadlock with)
-/// each other's row locks; prints a summary and the differences, and fails on
-/// any difference that the allow-list does not name.
-async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], reads: usize) {
-    let postgrest = differential::postgrest::start(&app.database, SECRET).await;
+/// Where the PostgREST beside the gateway runs.
+struct Reference<'a> {
+    /// Its database: the gateway's, or a twin of it for committed writes.
+    database: &'a str,
+    /// PostgREST's `db-schemas`, the same as the gateway's `GATEWAY_DB_SCHEMAS`.
+    schemas: &'a str,
+}
+
+/// Sends `requests` to the gateway of `app` and to a PostgREST 12.0.2 on
+/// `reference`'s database, the first `reads` four at a time and the rest
+/// (writes) one at a time, so that rolled-back transactions never wait on (or
+/// deadlock with) each other's row locks, and committed ones reach both
+/// databases in the same order; prints a summary and the differences, and
+/// fails on any difference that the allow-list does not name.
+async fn run(
+    app: &TestApp,
+    reference: Reference<'_>,
+    fixture: &str,
+    seed: u64,
+    requests: &[Request],
+    reads: usize,
+) {
+    let postgrest = differential::postgrest::start(reference.database, SECRET, reference.schemas).await;
     let tokens = Tokens::new(app);
     let gateway_base = format!("{}/rest/v1", app.address);
     let client = reqwest::Client::new();
@@ -170,7 +191,8 @@ async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], read
     }
 
     // `DIFFERENTIAL_DUMP=<file>`: every request, a line each: `=` (identical),
-    // `a` (allow-listed) or `D` (differs), both statuses and codes, the request.
+    // `a` (allow-listed) or `D` (differs), both statuses and codes, the
+    // request (method, path, headers, body).
     if let Ok(file) = std::env::var("DIFFERENTIAL_DUMP") {
         let lines: String = requests
             .iter()
@@ -178,13 +200,15 @@ async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], read
             .zip(&verdicts)
             .map(|((request, (reference, ours)), verdict)| {
                 format!(
-                    "{verdict} {} {} {} {} {} {}\n",
+                    "{verdict} {} {} {} {} {} {} {:?} {}\n",
                     reference.status,
                     reference.code().unwrap_or("-"),
                     ours.status,
                     ours.code().unwrap_or("-"),
                     request.method,
-                    request.path
+                    request.path,
+                    request.headers,
+                    request.body.as_deref().unwrap_or("")
                 )
             })
             .collect();
@@ -220,7 +244,7 @@ async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], read
     let shown: usize = std::env::var("DIFFERENTIAL_SHOW").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     for (request, reference, ours) in differing.iter().take(shown) {
         println!(
-            "\nDIFFERS: {} {} {:?} as {:?} body {:?}\n  postgrest: {} {:?} {:?} {:?}\n  gateway:   {} {:?} {:?} {:?}",
+            "\nDIFFERS: {} {} {:?} as {:?} body {:?}\n  postgrest: {} {:?} {:?} {:?} {:?}\n  gateway:   {} {:?} {:?} {:?} {:?}",
             request.method,
             request.path,
             request.headers,
@@ -229,10 +253,12 @@ async fn run(app: &TestApp, fixture: &str, seed: u64, requests: &[Request], read
             reference.status,
             reference.content_range,
             reference.content_type,
+            reference.location,
             reference.body,
             ours.status,
             ours.content_range,
             ours.content_type,
+            ours.location,
             ours.body
         );
     }
@@ -255,7 +281,7 @@ async fn the_gateway_answers_as_postgrest_12_does() {
     requests.extend((0..WRITES).map(|n| generate::write(&mut rng, n)));
     requests.extend(generate::junction_writes());
     assert!(requests.len() >= 2000);
-    run(&app, "shop", seed, &requests, reads).await;
+    run(&app, Reference { database: &app.database, schemas: "public" }, "shop", seed, &requests, reads).await;
 }
 
 /// The same comparison on a second fixture unlike the shop
@@ -275,5 +301,61 @@ async fn the_gateway_answers_as_postgrest_12_does_on_the_catalog() {
     requests.extend(generate_catalog::failures());
     assert!(requests.len() >= 7600);
     let reads = requests.len();
-    run(&app, "catalog", seed, &requests, reads).await;
+    run(&app, Reference { database: &app.database, schemas: "public" }, "catalog", seed, &requests, reads)
+        .await;
+}
+
+/// The tables of the calls fixture, each read whole in a total order.
+const CALLS_TABLES: &[(&str, &str)] =
+    &[("authors", "id"), ("books", "id"), ("stock", "shop, sku"), ("prices", "id"), ("events", "id")];
+
+/// The rows of `tables` in `database`, as one JSON text per table.
+async fn contents(database: &str, tables: &[(&str, &str)]) -> Vec<String> {
+    let mut config = common::cluster().cluster.pg_config(gateway::embedded::SUPERUSER);
+    config.dbname(database);
+    let client = common::connect(&config).await;
+    let mut texts = Vec::new();
+    for (table, order) in tables {
+        let sql = format!("select coalesce(json_agg(t order by {order})::text, '[]') from public.{table} t");
+        texts.push(client.query_one(&sql, &[]).await.expect("table contents").get(0));
+    }
+    texts
+}
+
+/// Function calls and writes (`differential/generate_calls.rs`) on a
+/// fixture of overloaded, defaulted, polymorphic, variadic, set-returning,
+/// composite, void and volatile functions (some in a second exposed schema,
+/// `api`) and of tables with identity, sequence, serial and expression
+/// defaults and composite keys (`tests/fixtures/calls.sql`). The writes are
+/// committed, so PostgREST gets a database of its own, loaded from the same
+/// fixture, and both get every request in the same order, one at a time; at
+/// the end both databases must hold the same rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_calls_functions_and_writes_as_postgrest_12_does() {
+    const FIXTURE: &str = include_str!("fixtures/calls.sql");
+    let mut config = test_config();
+    config.rest.db_schemas = vec!["public".to_owned(), "api".to_owned()];
+    let app = spawn_app_with(Options { config, ..Options::default() }).await;
+    app.admin().await.batch_execute(FIXTURE).await.expect("calls fixture");
+    let twin = fresh_database().await;
+    let mut config = common::cluster().cluster.pg_config(gateway::embedded::SUPERUSER);
+    config.dbname(&twin);
+    common::connect(&config).await.batch_execute(FIXTURE).await.expect("calls fixture, twin");
+
+    let seed = seed(CALLS_SEED);
+    let mut rng = Rng::new(seed);
+    let mut requests: Vec<Request> = generate_calls::fixed();
+    for n in 0..CALLS {
+        requests.push(if rng.chance(40) {
+            generate_calls::write(&mut rng, n)
+        } else {
+            generate_calls::call(&mut rng)
+        });
+    }
+    assert!(requests.len() >= 5000);
+    run(&app, Reference { database: &twin, schemas: "public, api" }, "calls", seed, &requests, 0).await;
+    let (ours, theirs) = (contents(&app.database, CALLS_TABLES).await, contents(&twin, CALLS_TABLES).await);
+    for ((table, _), (ours, theirs)) in CALLS_TABLES.iter().zip(ours.iter().zip(&theirs)) {
+        assert_eq!(ours, theirs, "the table {table} differs after the writes (gateway, then PostgREST)");
+    }
 }

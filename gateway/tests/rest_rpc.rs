@@ -72,6 +72,8 @@ async fn a_void_function_answers_204_and_its_writes_are_kept() {
     let app = spawn_shop().await;
     let answer = rpc(&app, Method::POST, "/rpc/touch", Some(json!({"note_id": 2})), &[]).await;
     assert_eq!((answer.status, answer.text.as_str()), (204, ""));
+    // PostgREST's 204 of a void function has no Content-Type.
+    assert_eq!(answer.content_type, None);
     let body: String =
         app.admin().await.query_one("select body from notes where id = 2", &[]).await.expect("q").get(0);
     assert_eq!(body, "plain!");
@@ -370,4 +372,225 @@ async fn raw_bodies_go_to_a_function_of_one_unnamed_argument_of_their_type() {
                    "hint": null, "message": "Could not find the function public.byte_count in the schema cache"})
         )
     );
+}
+
+/// Polymorphic functions, called as PostgREST 12.0.2 calls them (checked
+/// by the differential test): it reads each argument by its declared type,
+/// and PostgreSQL cannot read a value as `anyelement` or `anyarray`, so the
+/// call fails with 42P16, by GET and by POST alike.
+#[tokio::test]
+async fn a_polymorphic_function_fails_as_postgrest_calls_it() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.echo_any(v anyelement) returns anyelement language sql immutable as $$ select v $$;
+         create function public.first_of(items anyarray) returns anyelement language sql immutable as $$ select items[1] $$;",
+    )
+    .await;
+    let cases = [
+        (Method::GET, "/rpc/echo_any?v=1", None, "anyelement"),
+        (Method::POST, "/rpc/echo_any", Some(json!({"v": "hola"})), "anyelement"),
+        (Method::GET, "/rpc/first_of?items=%7B3,4%7D", None, "anyarray"),
+        (Method::POST, "/rpc/first_of", Some(json!({"items": [3, 4]})), "anyarray"),
+    ];
+    for (method, path, body, kind) in cases {
+        let answer = rpc(&app, method.clone(), path, body, &[]).await;
+        assert_eq!(
+            (answer.status, answer.json()),
+            (
+                400,
+                json!({"code": "42P16", "details": null, "hint": null,
+                       "message": format!("column \"{}\" has pseudo-type {kind}", if kind == "anyarray" { "items" } else { "v" })})
+            ),
+            "{method} {path}"
+        );
+    }
+}
+
+/// A variadic argument takes repeated query parameters (one item each, as
+/// PostgREST #1470 added them) or a JSON array.
+#[tokio::test]
+async fn variadic_arguments_are_repeated_parameters_or_a_json_array() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.vsum(variadic nums int[]) returns int language sql immutable as
+           $$ select coalesce(sum(x), 0)::int from unnest(nums) x $$;
+         create function public.vjoin(sep text, variadic parts text[]) returns text language sql immutable as
+           $$ select array_to_string(parts, sep) $$;",
+    )
+    .await;
+    let cases: Vec<(Method, &str, Option<Value>, u16, Value)> = vec![
+        (Method::GET, "/rpc/vsum?nums=1&nums=2&nums=3", None, 200, json!(6)),
+        (Method::GET, "/rpc/vsum?nums=7", None, 200, json!(7)),
+        // One parameter is one item, even one that looks like an array.
+        (
+            Method::GET,
+            "/rpc/vsum?nums=%7B1,2%7D",
+            None,
+            400,
+            json!({"code": "22P02", "details": null, "hint": null,
+                   "message": "invalid input syntax for type integer: \"{1,2}\""}),
+        ),
+        (Method::GET, "/rpc/vjoin?sep=-&parts=a&parts=b&parts=c", None, 200, json!("a-b-c")),
+        (Method::GET, "/rpc/vjoin?sep=-&parts=%7Ba,b%7D", None, 200, json!("{a,b}")),
+        (Method::POST, "/rpc/vsum", Some(json!({"nums": [1, 2, 3]})), 200, json!(6)),
+        (Method::POST, "/rpc/vjoin", Some(json!({"sep": "+", "parts": ["x", "y"]})), 200, json!("x+y")),
+        (
+            Method::POST,
+            "/rpc/vsum",
+            Some(json!({"nums": 5})),
+            400,
+            json!({"code": "22P02", "details": null, "hint": "See the value of key \"nums\".",
+                   "message": "expected JSON array"}),
+        ),
+    ];
+    for (method, path, body, status, expected) in cases {
+        let answer = rpc(&app, method.clone(), path, body, &[]).await;
+        assert_eq!((answer.status, answer.json()), (status, expected), "{method} {path}");
+    }
+}
+
+/// PostgREST runs a GET in a read-only transaction, so a volatile function
+/// that writes fails there with PostgreSQL's 25006, which it answers 405;
+/// nothing is written.
+#[tokio::test]
+async fn a_volatile_function_that_writes_is_refused_by_get_as_postgrest_refuses_it() {
+    let app = spawn_shop().await;
+    define(&app, ADD_NOTES).await;
+    let cases = [
+        ("/rpc/add_notes?bodies=%7Ba%7D", "INSERT"),
+        ("/rpc/touch?note_id=2", "UPDATE"),
+        ("/rpc/add_notes?bodies=%7Ba%7D&select=id", "INSERT"),
+    ];
+    for (path, verb) in cases {
+        for method in [Method::GET, Method::HEAD] {
+            let answer = rpc(&app, method.clone(), path, None, &[]).await;
+            assert_eq!(answer.status, 405, "{method} {path}: {}", answer.text);
+            if method == Method::GET {
+                assert_eq!(
+                    answer.json(),
+                    json!({"code": "25006", "details": null, "hint": null,
+                           "message": format!("cannot execute {verb} in a read-only transaction")}),
+                    "{path}"
+                );
+            }
+        }
+    }
+    let notes: i64 = app
+        .admin()
+        .await
+        .query_one("select count(*) from public.notes where id > 100 or body = 'plain!'", &[])
+        .await
+        .expect("notes")
+        .get(0);
+    assert_eq!(notes, 0, "nothing was written");
+}
+
+type ProfileCase = (Method, &'static str, Option<Value>, (&'static str, &'static str), u16, Value);
+
+/// A function of another exposed schema is called with `Accept-Profile`
+/// (GET) or `Content-Profile` (POST); without one it is looked for in the
+/// first schema, and an unexposed schema is PGRST106. A function of `api`
+/// returning `public` rows is shaped by their columns but embeds nothing.
+#[tokio::test]
+async fn functions_of_another_exposed_schema_are_called_through_the_profile_headers() {
+    let mut config = common::test_config();
+    config.rest.db_schemas = vec!["public".to_owned(), "api".to_owned()];
+    let app = common::spawn_app_with(common::Options { config, ..common::Options::default() }).await;
+    define(
+        &app,
+        "create schema api;
+         grant usage on schema api to anon, authenticated, service_role;
+         create function public.add(a int, b int) returns int language sql immutable as $$ select a + b $$;
+         create function api.add(a int, b int) returns int language sql immutable as $$ select a * b $$;
+         create function api.version() returns text language sql immutable as $$ select 'api-1' $$;
+         create table public.people (id int primary key);
+         create table public.pets (id int primary key, owner int references public.people (id));
+         insert into public.people values (1), (2);
+         create function api.people_all() returns setof public.people language sql stable as
+           $$ select * from public.people $$;
+         grant execute on all functions in schema api to anon, authenticated, service_role;",
+    )
+    .await;
+    // (method, path, body, profile header, status, answer)
+    let cases: Vec<ProfileCase> = vec![
+        (Method::GET, "/rpc/add?a=2&b=3", None, ("accept-profile", "api"), 200, json!(6)),
+        (Method::GET, "/rpc/add?a=2&b=3", None, ("accept-profile", "public"), 200, json!(5)),
+        (Method::POST, "/rpc/add", Some(json!({"a": 2, "b": 3})), ("content-profile", "api"), 200, json!(6)),
+        (Method::POST, "/rpc/version", Some(json!({})), ("content-profile", "api"), 200, json!("api-1")),
+        (Method::GET, "/rpc/version", None, ("accept-profile", "api"), 200, json!("api-1")),
+        (
+            Method::GET,
+            "/rpc/version",
+            None,
+            ("accept-profile", "public"),
+            404,
+            json!({"code": "PGRST202",
+                   "details": "Searched for the function public.version without parameters, but no matches were found in the schema cache.",
+                   "hint": null,
+                   "message": "Could not find the function public.version without parameters in the schema cache"}),
+        ),
+        (
+            Method::GET,
+            "/rpc/people_all?select=id&order=id",
+            None,
+            ("accept-profile", "api"),
+            200,
+            json!([{"id": 1}, {"id": 2}]),
+        ),
+        // Its rows' relationships are looked for in `api`, where there are none.
+        (
+            Method::GET,
+            "/rpc/people_all?select=id,pets(id)",
+            None,
+            ("accept-profile", "api"),
+            400,
+            json!({"code": "PGRST200",
+                   "details": "Searched for a foreign key relationship between 'people' and 'pets' in the schema 'api', but no matches were found.",
+                   "hint": null,
+                   "message": "Could not find a relationship between 'people' and 'pets' in the schema cache"}),
+        ),
+        (
+            Method::POST,
+            "/rpc/add",
+            Some(json!({"a": 2, "b": 3})),
+            ("content-profile", "nope"),
+            406,
+            json!({"code": "PGRST106", "details": null,
+                   "hint": "Only the following schemas are exposed: public, api",
+                   "message": "Invalid schema: nope"}),
+        ),
+    ];
+    for (method, path, body, (header, schema), status, expected) in cases {
+        let answer = rpc(&app, method.clone(), path, body, &[(header, schema)]).await;
+        assert_eq!((answer.status, answer.json()), (status, expected), "{method} {path} {header}: {schema}");
+    }
+}
+
+/// With `Prefer: count=exact` the function still runs once: the count and
+/// the rows read one call, as PostgREST's `pgrst_source`.
+#[tokio::test]
+async fn a_counted_call_runs_its_function_once() {
+    let app = spawn_shop().await;
+    define(&app, ADD_NOTES).await;
+    let answer = rpc(
+        &app,
+        Method::POST,
+        "/rpc/add_notes?select=id&order=id",
+        Some(json!({"bodies": ["a", "b"]})),
+        &[("prefer", "count=exact")],
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.content_range.as_deref(), Some("0-1/2"));
+    assert_eq!(answer.json(), json!([{"id": 101}, {"id": 102}]));
+    let notes: i64 = app
+        .admin()
+        .await
+        .query_one("select count(*) from public.notes where id > 100", &[])
+        .await
+        .expect("notes")
+        .get(0);
+    assert_eq!(notes, 2, "the function ran once");
 }

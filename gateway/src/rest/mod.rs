@@ -678,7 +678,15 @@ async fn put(
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
-    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+    let mut reply = mutation_reply(&request, StatusCode::OK, &outcome, range);
+    // PostgREST's single upsert: 201 when the row was inserted, 200 when
+    // replaced (204 without a body), and no Content-Range (`actionResponse`
+    // of `MutationSingleUpsert`).
+    if reply.status == StatusCode::OK && inserted(outcome.extra.as_deref()) > 0 {
+        reply.status = StatusCode::CREATED;
+    }
+    reply.content_range = None;
+    Ok(reply.into_response())
 }
 
 /// `GET`/`HEAD`/`POST /rpc/{function}`.
@@ -692,7 +700,7 @@ async fn call(
     check_preferences(&request)?;
     let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
     let raw = !read_only_call && request.payload != Payload::Json;
-    let (mut query, args): (QueryParams, Value) = if read_only_call {
+    let (mut query, mut args): (QueryParams, Value) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
         let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
         (query, Value::Object(args))
@@ -719,17 +727,28 @@ async fn call(
         (!read_only_call).then_some(request.payload),
     )?;
     let function = resolved.function;
+    // A variadic argument's repeated query parameters are its items, and a
+    // single one is one item (PostgREST #1470).
+    if read_only_call
+        && let Some(variadic) = function.arguments.iter().find(|a| a.variadic)
+        && let Some(object) = args.as_object_mut()
+        && object.contains_key(&variadic.name)
+    {
+        let items =
+            query.rpc_args.iter().filter(|(k, _)| *k == variadic.name).map(|(_, v)| Value::String(v.clone()));
+        object.insert(variadic.name.clone(), Value::Array(items.collect()));
+    }
+    // The table whose rows it returns may be in another schema than the
+    // function (`api.f() returns setof public.t`): PostgREST finds it by the
+    // return type's own schema.
     let table = function
         .returns_rows
-        .then(|| {
-            let name =
-                function.return_type.rsplit('.').next().unwrap_or(&function.return_type).trim_matches('"');
-            cache.table(&function.name.schema, name)
-        })
+        .then(|| function.returns_table.as_ref().and_then(|t| cache.table(&t.schema, &t.name)))
         .flatten();
     let result_table = function.result_table();
     let node = match table.or(result_table.as_ref()) {
         Some(table) => Some(plan::read_of(&cache, table, &query).and_then(|node| {
+            plan::check_embeds_in_schema(table, &request.schema, &query)?;
             check_aggregates(&state, &node)?;
             Ok(node)
         })?),
@@ -737,7 +756,7 @@ async fn call(
     };
     let result = match &node {
         Some(node) => sql::CallResult::Rows(node),
-        None => sql::CallResult::Values,
+        None => sql::CallResult::Values { limit: query.root.limit, offset: query.root.offset },
     };
     let returned =
         if request.is_head() || function.returns_void { BodyKind::None } else { body_kind(request.media) };
@@ -770,13 +789,53 @@ async fn call(
     })
     .await?;
     let offset = query.root.offset.unwrap_or(0).max(0);
+    // PostgREST counts a composite (not `setof`) result as one row even when
+    // the filters leave it out, unless an exact count says none; a HEAD
+    // counts the rows there are (PostgREST 12.0.2, by the differential run).
+    let page = if node.is_some() && !function.returns_set && !request.is_head() {
+        i64::from(outcome.total != Some(0))
+    } else {
+        outcome.page
+    };
+    // A HEAD of a composite that the filters leave out knows its total: none;
+    // asked for as an object, that is PGRST116 (no writes: a HEAD is read
+    // only).
+    if node.is_some() && !function.returns_set && request.is_head() {
+        response::check_singular(request.media, page)?;
+    }
+    let total = if node.is_some() && !function.returns_set && request.is_head() && page == 0 {
+        Some(0)
+    } else {
+        outcome.total
+    };
+    let content_range = response::content_range(offset, page, total);
     let (status, body) = if function.returns_void {
         (StatusCode::NO_CONTENT, None)
     } else {
         (
-            response::read_status(offset, outcome.page, outcome.total)?,
+            match response::read_status(offset, page, total) {
+                Ok(status) => status,
+                // A call's 416 carries its Content-Range (PostgREST's
+                // `actionResponse` of a `CallReadPlan`).
+                Err(error) => {
+                    let mut response = error.into_response();
+                    if let Ok(value) = axum::http::HeaderValue::from_str(&content_range) {
+                        response.headers_mut().insert(axum::http::header::CONTENT_RANGE, value);
+                    }
+                    return Ok(response);
+                }
+            },
             match &node {
-                Some(node) => render_body(&request, node, outcome.body),
+                Some(node) => {
+                    let body = render_body(&request, node, outcome.body);
+                    // A composite (not `setof`) that the filters leave out
+                    // keeps its CSV header line in PostgREST's answer.
+                    if !function.returns_set && request.media == Media::Csv && body.as_deref() == Some("\n") {
+                        Some(format!("{}\n", node.output_names().join(",")))
+                    } else {
+                        body
+                    }
+                }
                 None => outcome.body.filter(|_| !request.is_head()),
             },
         )
@@ -786,8 +845,10 @@ async fn call(
     Ok(Reply {
         status,
         body,
-        media: Some(request.media),
-        content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
+        // A void function's 204 has no Content-Type (PostgREST's
+        // `actionResponse` for `funcReturnsVoid`).
+        media: (!function.returns_void).then_some(request.media),
+        content_range: Some(content_range),
         preference_applied: prefer.preference_applied(),
         location: None,
         profile: request.schema.clone(),

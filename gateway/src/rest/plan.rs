@@ -273,6 +273,40 @@ pub fn read_of<'a>(
     Ok(node)
 }
 
+/// A function of the request's schema returning another schema's rows
+/// (`api.f() returns setof public.t`) embeds nothing: PostgREST looks for
+/// its rows' relationships in the request's schema, where they are not,
+/// and answers the first embed's PGRST200 (as PostgREST 12.0.2 answered the
+/// differential run).
+pub fn check_embeds_in_schema(table: &Table, schema: &str, query: &QueryParams) -> Result<(), ApiError> {
+    if table.name.schema == schema {
+        return Ok(());
+    }
+    let Some(embed) = query.select.iter().find_map(|item| match item {
+        ast::SelectItem::Embed(embed) => Some(embed),
+        _ => None,
+    }) else {
+        return Ok(());
+    };
+    let (name, from) = (&embed.relation, &table.name.name);
+    let details = match &embed.hint {
+        Some(hint) => format!(
+            "Searched for a foreign key relationship between '{from}' and '{name}' using the hint '{hint}' in the schema '{schema}', but no matches were found."
+        ),
+        None => format!(
+            "Searched for a foreign key relationship between '{from}' and '{name}' in the schema '{schema}', but no matches were found."
+        ),
+    };
+    Err(ApiError::Rest(RestError {
+        details: Some(json!(details)),
+        ..rest(
+            StatusCode::BAD_REQUEST,
+            "PGRST200",
+            format!("Could not find a relationship between '{from}' and '{name}' in the schema cache"),
+        )
+    }))
+}
+
 /// Two embeds of one object under one name (`rel!a(..),rel!b(..)`, without
 /// aliases) would give it the same key twice. PostgREST's statement then
 /// names both joins alike (`<parent>_<name>_<depth>`), which PostgreSQL

@@ -12,7 +12,13 @@ use crate::error::ApiError;
 /// `Content-Range`: `0-19/137`, `*/0` for no rows, `*` for an unknown total.
 pub fn content_range(offset: i64, page: i64, total: Option<i64>) -> String {
     let total = total.map_or_else(|| "*".to_owned(), |t| t.to_string());
-    if page <= 0 { format!("*/{total}") } else { format!("{offset}-{}/{total}", offset + page - 1) }
+    // A total of zero is `*/0` even over a page of one group (`count()`), as
+    // PostgREST's `contentRangeH`.
+    if page <= 0 || total == "0" {
+        format!("*/{total}")
+    } else {
+        format!("{offset}-{}/{total}", offset + page - 1)
+    }
 }
 
 /// 416 PGRST103, PostgREST's answer to a range it cannot serve.

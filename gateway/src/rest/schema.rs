@@ -121,6 +121,8 @@ pub struct Argument {
     pub name: String,
     pub data_type: String,
     pub has_default: bool,
+    /// `variadic name type[]`: called as `VARIADIC name := array`.
+    pub variadic: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -367,6 +369,8 @@ impl FunctionRow {
                 .map(|(name, _)| name.clone())
                 .collect()
         };
+        // Only the last input argument can be variadic.
+        let variadic = self.modes.iter().any(|mode| mode == "v");
         let count = self.input_types.len();
         let first_default = count.saturating_sub(self.defaults.max(0) as usize);
         let arguments = self
@@ -377,6 +381,7 @@ impl FunctionRow {
                 name: input_names.get(i).cloned().unwrap_or_default(),
                 data_type,
                 has_default: i >= first_default,
+                variadic: variadic && i + 1 == count,
             })
             .collect();
         Function {
@@ -736,6 +741,7 @@ pub mod fixture {
                 name: String::new(),
                 data_type: table.to_owned(),
                 has_default: false,
+                variadic: false,
             }],
             return_type: returns.unwrap_or("text").to_owned(),
             returns_set: !single_row,

@@ -920,10 +920,17 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
             }
         }
     }
-    let defaults = if defaults.is_empty() {
-        String::new()
+    // Every row's defaults are computed before the first row is written, as
+    // PostgREST's `jsonb_agg` of `jsonb_build_object(defaults) || elem` does:
+    // the sort by `_d._n` reads them all first, so a row that fails (a
+    // duplicate key, a null) leaves the sequences where PostgREST leaves them.
+    let (elements, defaults) = if defaults.is_empty() {
+        ("as _j", String::new())
     } else {
-        format!(" cross join lateral (select _j.value as _row{defaults}) as _d")
+        (
+            "with ordinality as _j(value, _n)",
+            format!(" cross join lateral (select _j._n as _n{defaults}) as _d order by _d._n"),
+        )
     };
     let mut text = if insert.columns.is_empty() {
         // `{}`: a row of defaults.
@@ -934,7 +941,7 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
     } else {
         format!(
             "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
-             from pg_catalog.json_array_elements({body}::json) as _j \
+             from pg_catalog.json_array_elements({body}::json) {elements} \
              cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r{defaults}"
         )
     };
@@ -1027,7 +1034,13 @@ fn location_sql(table: &Table) -> String {
         .iter()
         .map(|k| format!("'{}', _m.{}", k.replace('\'', "''"), quote_ident(k)))
         .collect();
-    format!("(select pg_catalog.json_build_object({})::text from pgrst_mut as _m limit 1)", pairs.join(", "))
+    // Only for exactly one row, as PostgREST's `locF` (`CASE WHEN
+    // pg_catalog.count(_postgrest_t) = 1`).
+    format!(
+        "(select pg_catalog.json_build_object({})::text from pgrst_mut as _m \
+         where (select pg_catalog.count(*) from pgrst_mut) = 1)",
+        pairs.join(", ")
+    )
 }
 
 /// `extra` is the SQL of the `extra` column: a JSON object of what the answer
@@ -1089,8 +1102,9 @@ fn finish_mutation(
 pub enum CallResult<'a> {
     /// Rows of a known table type: select, filters and order apply.
     Rows(&'a Node<'a>),
-    /// Anything else: the values themselves.
-    Values,
+    /// Anything else: the values themselves; a set of them is cut by
+    /// `limit` and `offset`, as PostgREST cuts it.
+    Values { limit: Option<i64>, offset: Option<i64> },
 }
 
 /// `select ... from fn(args)`; the arguments come from one JSON object
@@ -1117,7 +1131,18 @@ pub fn call(
     let call = if single_json {
         format!("{}({body}::{})", qualified(&function.name), function.arguments[0].data_type)
     } else {
-        let named: Vec<String> = args.iter().map(|a| format!("{0} := _a.{0}", quote_ident(a))).collect();
+        // A variadic argument goes last: PostgreSQL takes `variadic` only there.
+        let is_variadic = |a: &String| function.arguments.iter().any(|x| x.variadic && &x.name == a);
+        let named: Vec<String> = args
+            .iter()
+            .filter(|a| !is_variadic(a))
+            .map(|a| format!("{0} := _a.{0}", quote_ident(a)))
+            .chain(
+                args.iter()
+                    .filter(|a| is_variadic(a))
+                    .map(|a| format!("variadic {0} := _a.{0}", quote_ident(a))),
+            )
+            .collect();
         format!("{}({})", qualified(&function.name), named.join(", "))
     };
     let record: Vec<String> = function
@@ -1137,43 +1162,86 @@ pub fn call(
     let text = match result {
         CallResult::Rows(node) => {
             let where_clause = where_sql(&mut w, node, &alias, &[]);
-            let total = if count {
-                format!("(select pg_catalog.count(*) from {from}{where_clause})")
-            } else {
-                "null::int8".to_owned()
-            };
             let order = order_sql(&mut w, node, &alias);
             let limit = match (node.limit, max_rows) {
                 (Some(limit), Some(max)) => Some(limit.min(max)),
                 (limit, max) => limit.or(max),
             };
-            let mut rows = format!("select {alias}.* from {from}{where_clause}{order}");
-            push_range(&mut rows, limit, node.offset);
+            // Counted, the call is made once, in a CTE that both the count
+            // and the page read: a volatile function must not run twice
+            // (PostgREST reads its `pgrst_source` CTE both ways).
             let projection = projection(&mut w, node, &alias, false);
-            let body = if function.returns_set { body_sql(returned) } else { body_sql(BodyKind::Object) };
+            // Aggregated, the order and the range apply to the groups, as in
+            // a read (PostgREST orders its grouped query: an order by an
+            // ungrouped column is PostgreSQL's 42803 there too).
+            let aggregated = projection.outputs.iter().any(|o| o.aggregate && o.hoisted.is_none());
+            let (inner_order, mut outer) =
+                if aggregated { (String::new(), order.clone()) } else { (order.clone(), String::new()) };
+            let (with, total, mut rows) = if count {
+                (
+                    format!("with pgrst_call as (select {alias}.* from {from}{where_clause}) "),
+                    "(select pg_catalog.count(*) from pgrst_call)".to_owned(),
+                    format!("select {alias}.* from pgrst_call as {alias}{inner_order}"),
+                )
+            } else {
+                (
+                    String::new(),
+                    "null::int8".to_owned(),
+                    format!("select {alias}.* from {from}{where_clause}{inner_order}"),
+                )
+            };
+            push_range(if aggregated { &mut outer } else { &mut rows }, limit, node.offset);
+            // A composite that the filters leave out is `null`, as PostgREST
+            // answers it; its CSV is the header alone.
+            let body = match (function.returns_set, returned) {
+                (true, _) | (false, BodyKind::Csv) => body_sql(returned),
+                (false, _) => "coalesce((pg_catalog.json_agg(_r) -> 0)::text, 'null')",
+            };
             let body = if returned == BodyKind::None { "null::text" } else { body };
             format!(
-                "select {total} as total, {page} as page, {body} as body, null::text as extra \
-                 from (select {} from ({rows}) as {alias}{}{}) as _r",
+                "{with}select {total} as total, {page} as page, {body} as body, null::text as extra \
+                 from (select {} from ({rows}) as {alias}{}{}{outer}) as _r",
                 projection.list(),
                 projection.joins,
                 projection.group_by()
             )
         }
-        CallResult::Values => {
-            let total = if count { "pg_catalog.count(*)" } else { "null::int8" };
+        CallResult::Values { limit, offset } => {
+            let ranged = function.returns_set && (limit.is_some() || offset.is_some_and(|o| o > 0));
+            // Counted and cut, the call is made once, in a CTE, as above.
+            let (with, total, mut values) = match (count, ranged) {
+                (true, true) => (
+                    format!("with pgrst_call as (select {alias} as v from {from}) "),
+                    "(select pg_catalog.count(*) from pgrst_call)",
+                    "select v from pgrst_call".to_owned(),
+                ),
+                (true, false) => {
+                    (String::new(), "pg_catalog.count(*)", format!("select {alias} as v from {from}"))
+                }
+                (false, _) => (String::new(), "null::int8", format!("select {alias} as v from {from}")),
+            };
+            if ranged {
+                push_range(&mut values, limit, offset);
+            }
             let body = match (returned, function.returns_set) {
                 (BodyKind::None, _) => "null::text",
-                // PostgREST names a scalar's CSV column `pgrst_scalar`.
+                // PostgREST names a scalar's CSV column `pgrst_scalar`, and
+                // quotes its values as a row's fields are (`""`, `"{a,b}"`).
                 (BodyKind::Csv, _) => {
-                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(_r.v::text, chr(10)), '')"
+                    "'pgrst_scalar' || chr(10) || coalesce(pg_catalog.string_agg(\
+                     substring(row(_r.v)::text, 2, length(row(_r.v)::text) - 2), chr(10)), '')"
+                }
+                // One value of a set asked for as an object is PostgREST's
+                // `{"pgrst_scalar": v}`.
+                (BodyKind::Object | BodyKind::ObjectStripped, true) => {
+                    "(pg_catalog.json_agg(pg_catalog.json_build_object('pgrst_scalar', _r.v)) -> 0)::text"
                 }
                 (_, true) => "coalesce(pg_catalog.json_agg(_r.v), '[]')::text",
                 (_, false) => "(pg_catalog.json_agg(_r.v) -> 0)::text",
             };
             format!(
-                "select {total} as total, {page} as page, {body} as body, null::text as extra \
-                 from (select {alias} as v from {from}) as _r"
+                "{with}select {total} as total, {page} as page, {body} as body, null::text as extra \
+                 from ({values}) as _r"
             )
         }
     };
@@ -1394,7 +1462,8 @@ mod tests {
         let products = cache.table("public", "products").expect("products");
         let name = &products.columns[1];
         let id = &products.columns[0];
-        let location = "'location', (select pg_catalog.json_build_object('id', _m.\"id\")::text from pgrst_mut as _m limit 1)";
+        let location = "'location', (select pg_catalog.json_build_object('id', _m.\"id\")::text from pgrst_mut as _m \
+                        where (select pg_catalog.count(*) from pgrst_mut) = 1)";
         let counts = "'inserted', (select pg_catalog.count(*) from pgrst_mut where pgrst_inserted)::text, \
                       'written', (select pg_catalog.count(*) from pgrst_mut))::text as extra";
         let cases = [
@@ -1475,7 +1544,9 @@ mod tests {
             "pg_catalog.set_config('gateway.rows_touched', (pg_catalog.count(*))::text, true)::int8 as page";
         let check =
             Statement { text: "select _gateway.check_rows_touched(1, 1)".to_owned(), params: Vec::new() };
-        for (what, result) in [("rows", CallResult::Rows(&node)), ("values", CallResult::Values)] {
+        for (what, result) in
+            [("rows", CallResult::Rows(&node)), ("values", CallResult::Values { limit: None, offset: None })]
+        {
             let report = Report {
                 count: false,
                 body: BodyKind::Object,

@@ -1,6 +1,7 @@
 //! One request, sent to both servers, and what is compared of the answers:
-//! status, `Content-Range`, `Content-Type` (modulo case and spacing) and the
-//! body decoded as JSON (numbers compared numerically, keys in any order).
+//! status, `Content-Range`, `Content-Type` (modulo case and spacing),
+//! `Location` and the body decoded as JSON (numbers compared numerically,
+//! keys in any order).
 
 use reqwest::Method;
 use serde_json::Value;
@@ -49,6 +50,7 @@ pub struct Answer {
     pub status: u16,
     pub content_range: Option<String>,
     pub content_type: Option<String>,
+    pub location: Option<String>,
     pub body: Body,
 }
 
@@ -64,6 +66,7 @@ impl Answer {
         };
         let content_range = header("content-range");
         let content_type = header("content-type");
+        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
         let text = response.text().await.expect("body");
         let body = if text.is_empty() {
             Body::Empty
@@ -75,7 +78,7 @@ impl Answer {
                 _ => Body::Text(text),
             }
         };
-        Self { status, content_range, content_type, body }
+        Self { status, content_range, content_type, location, body }
     }
 
     /// No answer: the connection failed.
@@ -84,7 +87,13 @@ impl Answer {
         while let Some(next) = source.source() {
             source = next;
         }
-        Self { status: 0, content_range: None, content_type: None, body: Body::Text(source.to_string()) }
+        Self {
+            status: 0,
+            content_range: None,
+            content_type: None,
+            location: None,
+            body: Body::Text(source.to_string()),
+        }
     }
 
     /// The error body's field, if this is one.
@@ -137,7 +146,11 @@ fn sorted(value: &Value) -> Value {
 
 /// Whether the two answers are the same, for this request.
 pub fn same(request: &Request, a: &Answer, b: &Answer) -> bool {
-    if a.status != b.status || a.content_range != b.content_range || a.content_type != b.content_type {
+    if a.status != b.status
+        || a.content_range != b.content_range
+        || a.content_type != b.content_type
+        || a.location != b.location
+    {
         return false;
     }
     match (&a.body, &b.body) {

@@ -3,5 +3,6 @@
 pub mod allowlist;
 pub mod compare;
 pub mod generate;
+pub mod generate_calls;
 pub mod generate_catalog;
 pub mod postgrest;

@@ -33,9 +33,10 @@ fn free_port() -> u16 {
 }
 
 /// Starts PostgREST on `database` of the test cluster, as the gateway's
-/// `authenticator`, with the gateway's JWT secret and settings, and waits
-/// until it answers.
-pub async fn start(database: &str, secret: &str) -> Postgrest {
+/// `authenticator`, with the gateway's JWT secret and settings, exposing
+/// `schemas` (PostgREST's `db-schemas`, e.g. `public, api`), and waits until
+/// it answers.
+pub async fn start(database: &str, secret: &str, schemas: &str) -> Postgrest {
     let api = crate::common::cluster().cluster.pg_config("authenticator");
     let socket_dir = api
         .get_hosts()
@@ -56,7 +57,7 @@ pub async fn start(database: &str, secret: &str) -> Postgrest {
         &config,
         format!(
             "db-uri = \"postgres://authenticator@/{database}?host={}\"\n\
-             db-schemas = \"public\"\n\
+             db-schemas = \"{schemas}\"\n\
              db-anon-role = \"anon\"\n\
              db-max-rows = 1000\n\
              db-aggregates-enabled = true\n\
@@ -82,8 +83,9 @@ pub async fn start(database: &str, secret: &str) -> Postgrest {
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        // The root answers once the schema cache is loaded.
-        if let Ok(response) = client.get(format!("{}/brands?limit=0", postgrest.url)).send().await
+        // The root (the OpenAPI description) answers once the schema cache
+        // is loaded.
+        if let Ok(response) = client.get(format!("{}/", postgrest.url)).send().await
             && response.status().is_success()
         {
             return postgrest;
