@@ -155,7 +155,10 @@ fn run_twice_and_check(binary: &Path, workdir: &Path, sql_root: &Path, user: Opt
     let (gateway_group, gateway_session) = group_and_session(first.child.id());
     let (server_group, server_session) = group_and_session(postmaster);
     assert_eq!(server_session, gateway_session, "PostgreSQL shares the gateway's scheduling group (session)");
-    assert_ne!(server_group, gateway_group, "a Ctrl-C for the gateway's process group does not reach PostgreSQL");
+    assert_ne!(
+        server_group, gateway_group,
+        "a Ctrl-C for the gateway's process group does not reach PostgreSQL"
+    );
     let (anon, service) = (first.anon_key.clone(), first.service_key.clone());
     let log = first.interrupt();
     assert!(log.contains("initialised a new PostgreSQL cluster"), "{log}");

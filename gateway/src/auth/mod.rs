@@ -58,7 +58,10 @@ pub fn router(state: AppState) -> Router<AppState> {
     // Bodies are read whole under the gateway's limits (`crate::body`),
     // which replace axum's default one.
     open.merge(keyed)
-        .layer(middleware::from_fn_with_state(state, crate::body::read_whole))
+        .layer(middleware::from_fn_with_state(
+            crate::body::Limits::of(&state.config.server),
+            crate::body::read_whole,
+        ))
         .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(middleware::from_fn(|request, next| render_as(Shape::GoTrue, request, next)))
 }

@@ -54,7 +54,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         .fallback(|_: Caller| async { ApiError::NotFound })
         // Bodies are read whole under the gateway's limits (`crate::body`),
         // which replace axum's default one.
-        .layer(middleware::from_fn_with_state(state.clone(), crate::body::read_whole))
+        .layer(middleware::from_fn_with_state(
+            crate::body::Limits::of(&state.config.server),
+            crate::body::read_whole,
+        ))
         .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(state, require_apikey))
 }

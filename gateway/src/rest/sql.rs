@@ -561,7 +561,12 @@ fn projection_with<'n>(
                     let (join, expr) = joined_embed_sql(w, embed, alias);
                     joins.push_str(&join);
                     joined = true;
-                    outputs.push(Output { expr, name: embed.output.as_str(), aggregate: false, hoisted: None });
+                    outputs.push(Output {
+                        expr,
+                        name: embed.output.as_str(),
+                        aggregate: false,
+                        hoisted: None,
+                    });
                 } else {
                     outputs.push(Output {
                         expr: embed_sql(w, embed, alias),
@@ -1335,7 +1340,10 @@ mod tests {
             assert_eq!(text.contains(joined), expected, "{query}: {text}");
             if expected {
                 let (_, after) = text.split_once(joined).expect("joined");
-                assert!(after.contains(" on true order by "), "{query}: ordered again after the join: {text}");
+                assert!(
+                    after.contains(" on true order by "),
+                    "{query}: ordered again after the join: {text}"
+                );
                 assert!(text.contains("case when \"products_brands_1\".\"_m\" then"), "{query}: {text}");
             }
         }

@@ -42,7 +42,8 @@ pub fn router(state: AppState) -> Router<AppState> {
     // pause in it longer than the body timeout ends it (`crate::body::pace`).
     let unlimited = DefaultBodyLimit::disable();
     let drain_refused = middleware::from_fn_with_state(state.clone(), drain::unread_body_on_refusal);
-    let paced = middleware::from_fn_with_state(state.clone(), crate::body::pace);
+    let paced =
+        middleware::from_fn_with_state(crate::body::Limits::of(&state.config.server), crate::body::pace);
     let uploads = Router::new()
         .route(
             "/object/{bucket}/{*path}",
@@ -75,7 +76,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/object/list/{bucket}", post(manage::list))
         .route("/object/move", post(manage::move_object))
         .route("/object/copy", post(manage::copy))
-        .layer(middleware::from_fn_with_state(state, crate::body::read_whole))
+        .layer(middleware::from_fn_with_state(
+            crate::body::Limits::of(&state.config.server),
+            crate::body::read_whole,
+        ))
         .layer(unlimited)
         .merge(uploads)
         .fallback(|| async { ApiError::NotFound })
