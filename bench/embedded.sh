@@ -32,6 +32,7 @@ chmod 755 "$work"
 as_pg=()
 [ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
 gw_pid=
+bindir=
 stop_gateway() {
   [ -n "$gw_pid" ] && { kill -INT "$gw_pid" 2>/dev/null || true; wait "$gw_pid" 2>/dev/null || true; }
   gw_pid=
@@ -39,7 +40,7 @@ stop_gateway() {
 cleanup() {
   stop_gateway
   if [ -d "$work/.data/postgres" ]; then
-    "${as_pg[@]}" "$bindir/pg_ctl" -D "$(readlink -f "$work/.data/postgres")" -m immediate stop >/dev/null 2>&1 || true
+    [ -n "$bindir" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$(readlink -f "$work/.data/postgres")" -m immediate stop >/dev/null 2>&1 || true
     link=$(readlink "$work/.data/postgres" 2>/dev/null || true)
     [ -n "$link" ] && rm -rf "$link"
   fi
