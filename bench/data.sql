@@ -43,6 +43,11 @@ grant select on public.brands, public.products to anon, authenticated;
 grant insert on public.products to authenticated;
 grant usage on all sequences in schema public to authenticated;
 
+-- The rpc scenario's function: products in a price range, read under RLS.
+create function public.products_between(low numeric, high numeric) returns setof public.products
+  language sql stable as $$ select * from public.products where price between low and high $$;
+create index products_price_idx on public.products (price);
+
 -- pgbench logs in as these; they act through anon and authenticated, so the
 -- same policies apply.
 create role bench_anon login in role anon;

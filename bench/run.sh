@@ -18,7 +18,7 @@ root=$PWD
 
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
-SCENARIOS=${SCENARIOS:-"s1 s2 s3 s4"}
+SCENARIOS=${SCENARIOS:-"s1 s2 s3 s4 bulk rpc"}
 CONNECTIONS=${CONNECTIONS:-"8 64"}
 POOL=${POOL:-8}
 THREADS=${THREADS:-2}
@@ -114,9 +114,12 @@ wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
 
 # wrk_run <scenario> <base url> <path prefix> <connections> <seconds>
 #   -> "rps p50 p99 non2xx errors requests"
+# The scenarios that write (run as a signed-in user; the data is reset after each).
+writes() { [ "$1" = s4 ] || [ "$1" = bulk ]; }
+
 wrk_run() {
   local token=$anon
-  [ "$1" = s4 ] && token=$user
+  writes "$1" && token=$user
   SCENARIO=$1 BASE=$3 APIKEY=$anon TOKEN=$token PREFIX="$(basename "$2" | tr -c 'a-z0-9' '-')$RANDOM" \
     wrk -t"$THREADS" -c"$4" -d"$5"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
 }
@@ -124,7 +127,7 @@ wrk_run() {
 # pgbench_run <scenario> <connections> <seconds> -> "tps latency-average-ms transactions"
 pgbench_run() {
   local role=bench_anon
-  [ "$1" = s4 ] && role=bench_user
+  writes "$1" && role=bench_user
   pgbench -n -M prepared -U "$role" -c "$2" -j "$THREADS" -T "$3" -f "bench/pgbench/$1.sql" bench 2>&1 |
     awk '/^tps = / {tps=$3} /^latency average/ {lat=$4} /actually processed/ {n=$NF} END {print tps, lat, n}'
 }
@@ -140,7 +143,7 @@ pgbench_run() {
 # pgbench_run prints.
 pgbench_session_run() {
   local role=anon timeout=3s claims="{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}" method=GET read_only=on
-  if [ "$1" = s4 ]; then
+  if writes "$1"; then
     role=authenticated timeout=8s method=POST read_only=off
     claims="{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authenticated\",\"aud\":\"authenticated\",\"exp\":$exp}"
   fi
@@ -179,7 +182,8 @@ pg_ticks() {
   postmaster=$(head -n 1 "$work/pg/postmaster.pid")
   { awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat"
     for child in $(ps -o pid= --ppid "$postmaster"); do
-      awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null
+      # A child may end between ps and awk (autovacuum's workers do).
+      awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || true
     done; } | awk '{t += $1} END {print t + 0}'
 }
 hz=$(getconf CLK_TCK)
@@ -191,6 +195,8 @@ describe() {
     s2) echo "S2 one product with its brand, Accept: vnd.pgrst.object" ;;
     s3) echo "S3 brand filter: brands!inner(name,slug)&brands.slug=eq.brand-N, 20 rows" ;;
     s4) echo "S4 insert, return=representation, user JWT under an RLS insert policy" ;;
+    bulk) echo "bulk insert of 100 rows in one body, return=minimal, user JWT under the RLS insert policy" ;;
+    rpc) echo "rpc: POST /rpc/products_between (a stable SQL function, setof products) with order=id&limit=20" ;;
   esac
 }
 
@@ -217,18 +223,18 @@ for scenario in $SCENARIOS; do
     read -r g_rps g_p50 g_p99 g_bad g_err g_n <<<"$(wrk_run "$scenario" "http://127.0.0.1:$gw_port" /rest/v1 "$c" "$DURATION")"
     g_us=$(per_request_us $(($(cpu_ticks "$gw_pid") - ticks)) "${g_n:-0}")
     g_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${g_n:-0}")
-    [ "$scenario" = s4 ] && reset
+    writes "$scenario" && reset
     wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$WARMUP" >/dev/null
     read -r p_rps p_p50 p_p99 p_bad p_err _ <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
-    [ "$scenario" = s4 ] && reset
+    writes "$scenario" && reset
     pg0=$(pg_ticks)
     read -r b_tps b_lat b_n <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
     b_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${b_n:-0}")
-    [ "$scenario" = s4 ] && reset
+    writes "$scenario" && reset
     pg0=$(pg_ticks)
     read -r s_tps _ s_n <<<"$(pgbench_session_run "$scenario" "$c" "$DURATION")"
     s_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${s_n:-0}")
-    [ "$scenario" = s4 ] && reset
+    writes "$scenario" && reset
     o_pg=-
     if [ -f "bench/pgbench/gateway/$scenario.sql" ]; then
       pg0=$(pg_ticks)

@@ -1,8 +1,8 @@
 -- One wrk script for every scenario (bench/run.sh sets the environment):
---   SCENARIO  s1 | s2 | s3 | s4
+--   SCENARIO  s1 | s2 | s3 | s4 | bulk | rpc
 --   BASE      path prefix: /rest/v1 for the gateway, empty for PostgREST
---   APIKEY    the anon key; TOKEN the bearer (a user's token for s4)
---   PREFIX    makes s4's slugs unique across runs and targets
+--   APIKEY    the anon key; TOKEN the bearer (a user's token for s4, bulk)
+--   PREFIX    makes s4's and bulk's slugs unique across runs and targets
 local scenario = os.getenv("SCENARIO")
 local base = os.getenv("BASE") or ""
 local prefix = os.getenv("PREFIX") or "wrk"
@@ -32,6 +32,9 @@ function init(args)
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
     wrk.headers["Prefer"] = "return=representation"
+  elseif scenario == "bulk" or scenario == "rpc" then
+    wrk.method = "POST"
+    wrk.headers["Content-Type"] = "application/json"
   end
 end
 
@@ -43,6 +46,19 @@ function request()
   elseif scenario == "s3" then
     return wrk.format(nil, base .. "/products?select=id,name,price,image_path,brands!inner(name,slug)"
       .. "&brands.slug=eq.brand-" .. math.random(1, 50) .. "&order=id&limit=20")
+  elseif scenario == "bulk" then
+    -- 100 rows in one body, return=minimal (PostgREST's default).
+    local rows = {}
+    for i = 1, 100 do
+      counter = counter + 1
+      rows[i] = string.format('{"name":"Bulk","slug":"%s-%d-%d-%d","price":9.99,"brand_id":%d}',
+        prefix, tid or 0, counter, math.random(0, 1e9), math.random(1, 50))
+    end
+    return wrk.format(nil, base .. "/products", nil, "[" .. table.concat(rows, ",") .. "]")
+  elseif scenario == "rpc" then
+    local low = math.random(0, 980)
+    return wrk.format(nil, base .. "/rpc/products_between?order=id&limit=20", nil,
+      string.format('{"low":%d,"high":%d}', low, low + 20))
   else
     counter = counter + 1
     local body = string.format(

@@ -594,3 +594,30 @@ async fn a_counted_call_runs_its_function_once() {
         .get(0);
     assert_eq!(notes, 2, "the function ran once");
 }
+
+/// A POST's arguments reach the function as the body wrote them, as
+/// PostgREST passes its body: a number keeps every digit and its scale, a
+/// `json` argument its text and keys' order.
+#[tokio::test]
+async fn a_function_gets_its_arguments_as_the_body_wrote_them() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.echo(n numeric, doc json) returns text language sql immutable as \
+         $$ select n::text || ' ' || doc::text $$;",
+    )
+    .await;
+    let answer = Answer::from(
+        app.rest(Method::POST, "/rpc/echo", None)
+            .header("content-type", "application/json")
+            .body(r#"{"n": 12345678901234567890.120, "doc": {"b": 1e2, "a": 1.50}}"#)
+            .send()
+            .await
+            .expect("request"),
+    )
+    .await;
+    assert_eq!(
+        (answer.status, answer.text.as_str()),
+        (200, r#""12345678901234567890.120 {\"b\": 1e2, \"a\": 1.50}""#)
+    );
+}

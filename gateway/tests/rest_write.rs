@@ -685,3 +685,53 @@ async fn location_names_the_new_row_only_when_one_row_was_written() {
         assert_eq!(answer.headers.get("location").and_then(|v| v.to_str().ok()), location, "{body}");
     }
 }
+
+/// PostgREST hands PostgreSQL the body as it came: a number keeps every
+/// digit and its scale (`1.50`, not `1.5`), a `json` value its text and
+/// keys' order, whether one row is written (bound value by value) or many
+/// (parsed as JSON).
+#[tokio::test]
+async fn a_written_number_keeps_every_digit_and_a_json_value_its_text() {
+    let app = spawn_shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.readings (id serial primary key, value numeric, doc json, label text);
+             grant all on public.readings to authenticated;
+             grant usage on sequence public.readings_id_seq to authenticated;",
+        )
+        .await
+        .expect("table");
+    app.state.schema.reload(&app.state.db).await.expect("reload");
+    let token = app.user_token(STAFF);
+    let one = r#"{"value": 12345678901234567890.120, "doc": {"b": 1e2, "a": [1.0]}, "label": 1.50}"#;
+    let many =
+        r#"[{"value": 1.50, "doc": {"z": 1}, "label": "x"}, {"value": -0.0, "doc": null, "label": null}]"#;
+    let cases = [
+        (
+            "one row",
+            one,
+            r#"[{"id":1,"value":12345678901234567890.120,"doc":{"b": 1e2, "a": [1.0]},"label":"1.50"}]"#,
+        ),
+        (
+            "two rows",
+            many,
+            // json_agg's own separator, as PostgREST's body has it.
+            "[{\"id\":2,\"value\":1.50,\"doc\":{\"z\": 1},\"label\":\"x\"}, \n \
+             {\"id\":3,\"value\":0.0,\"doc\":null,\"label\":null}]",
+        ),
+    ];
+    for (what, body, expected) in cases {
+        let answer = Answer::from(
+            app.rest(Method::POST, "/readings", Some(&token))
+                .header("content-type", "application/json")
+                .header("prefer", "return=representation")
+                .body(body)
+                .send()
+                .await
+                .expect("request"),
+        )
+        .await;
+        assert_eq!((answer.status, answer.text.as_str()), (201, expected), "{what}");
+    }
+}

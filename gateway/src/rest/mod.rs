@@ -398,13 +398,14 @@ fn check_preferences(request: &RestRequest) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The rows of a body as the JSON array [`sql::insert`] takes: an object is
-/// one row.
-fn json_array(rows: &Value) -> String {
-    match rows {
-        Value::Array(_) => rows.to_string(),
-        row => format!("[{row}]"),
+/// A JSON body's text, as PostgREST passes it to PostgreSQL: numbers keep
+/// every digit and `json` values their keys' order, which a round trip
+/// through [`Value`] would not keep. An empty body is `{}`.
+fn body_text(body: &Bytes) -> Result<&str, ApiError> {
+    if body.is_empty() {
+        return Ok("{}");
     }
+    std::str::from_utf8(body).map_err(|_| bad_body("Empty or invalid json"))
 }
 
 /// `Location` for a created row: `/products?id=eq.6`.
@@ -498,7 +499,8 @@ async fn create(
         on_conflict,
         location: request.prefer.representation == Some(Representation::HeadersOnly),
     };
-    let statement = sql::insert(&node, &insert, json_array(&rows), write_report(&request));
+    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
+    let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
     }
@@ -568,7 +570,7 @@ async fn update(
         // Nothing to set: read back nothing, as PostgREST does.
         sql::Write::unchecked(sql::read(&node, Some(0), false, returned(&request)))
     } else {
-        sql::update(&node, &columns, row.to_string(), write_report(&request))
+        sql::update(&node, &columns, body_text(&body)?.to_owned(), write_report(&request))
     };
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
@@ -673,7 +675,8 @@ async fn put(
         on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
         location: false,
     };
-    let statement = sql::insert(&node, &insert, json_array(&row), write_report(&request));
+    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
+    let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
     }
@@ -771,6 +774,8 @@ async fn call(
         bounds: bounds(singular, max_affected(&request)),
     };
     let argument = match request.payload {
+        // A POST's arguments go as the body came (see [`body_text`]).
+        _ if !raw && !read_only_call => body_text(&body)?.to_owned(),
         _ if !raw => args.to_string(),
         Payload::Binary => bytea_literal(&body),
         _ => String::from_utf8(body.to_vec()).map_err(|_| bad_body("The body is not UTF-8 text"))?,

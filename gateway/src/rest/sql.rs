@@ -887,68 +887,54 @@ pub enum Conflict {
     Ignore,
 }
 
-/// `insert ... select from the JSON body`, then the read of what was written.
-/// `body` is a JSON array of the rows (a single object's caller wraps it), so
-/// that PostgreSQL parses it once.
-pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report) -> Write {
+/// The rows an insert writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rows {
+    /// The body's rows as one JSON array, in the body's own text, so that
+    /// PostgreSQL parses it once and every number keeps its digits.
+    Json(String),
+    /// One row's values in [`Insert::columns`]' order, each the text its
+    /// column's input function reads (`None`: null), bound one by one (see
+    /// [`super::plan::insert_rows`] for when).
+    One(Vec<Option<String>>),
+}
+
+/// `insert ... select from the JSON body` (or `values` of one row), then the
+/// read of what was written.
+pub fn insert(node: &Node<'_>, insert: &Insert<'_>, rows: Rows, report: Report) -> Write {
     let mut w = Writer::new();
     let _ = w.alias(); // t0 is the written table
     let table = node.table;
     let relation = qualified(&table.name);
-    let body = w.param(body);
     let mut names = String::new();
-    let mut values = String::new();
-    // With `missing=default`, each row's defaults are computed whether the
-    // row needs them or not, as PostgREST's row of defaults is, so that a
-    // sequence advances alike (`_d`, correlated to the row so that it is
-    // computed for each).
-    let mut defaults = String::new();
     for c in &insert.columns {
         if !names.is_empty() {
             names.push_str(", ");
-            values.push_str(", ");
         }
         push_ident(&mut names, &c.name);
-        match (&c.default, insert.missing_default) {
-            (Some(default), true) => {
-                let key = w.param(c.name.clone());
-                let column = quote_ident(&c.name);
-                let _ = write!(
-                    values,
-                    "case when _j.value::jsonb ? {key}::text then _r.{column} else _d.{column} end"
-                );
-                let _ = write!(defaults, ", {default} as {column}");
-            }
-            _ => {
-                values.push_str("_r.");
-                push_ident(&mut values, &c.name);
-            }
-        }
     }
-    // Every row's defaults are computed before the first row is written, as
-    // PostgREST's `jsonb_agg` of `jsonb_build_object(defaults) || elem` does:
-    // the sort by `_d._n` reads them all first, so a row that fails (a
-    // duplicate key, a null) leaves the sequences where PostgREST leaves them.
-    let (elements, defaults) = if defaults.is_empty() {
-        ("as _j", String::new())
-    } else {
-        (
-            "with ordinality as _j(value, _n)",
-            format!(" cross join lateral (select _j._n as _n{defaults}) as _d order by _d._n"),
-        )
-    };
-    let mut text = if insert.columns.is_empty() {
-        // `{}`: a row of defaults.
-        format!(
-            "with pgrst_mut as (insert into {relation} as t0 select from \
-             pg_catalog.json_array_elements({body}::json) as _j"
-        )
-    } else {
-        format!(
-            "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
-             from pg_catalog.json_array_elements({body}::json) {elements} \
-             cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r{defaults}"
-        )
+    let mut text = match rows {
+        // A single-row `values` takes each parameter's type from its column,
+        // so that PostgreSQL reads the text with the column's own input
+        // function and type modifier, as `json_populate_record` does, without
+        // parsing JSON at all.
+        Rows::One(values) if !insert.columns.is_empty() => {
+            let mut list = String::new();
+            for value in values {
+                if !list.is_empty() {
+                    list.push_str(", ");
+                }
+                match value {
+                    Some(value) => list.push_str(&w.param(value)),
+                    None => list.push_str("null"),
+                }
+            }
+            format!("with pgrst_mut as (insert into {relation} as t0 ({names}) values ({list})")
+        }
+        Rows::One(_) => {
+            format!("with pgrst_mut as (insert into {relation} as t0 default values")
+        }
+        Rows::Json(body) => json_insert(&mut w, &relation, insert, &names, body),
     };
     if let Some((target, conflict)) = &insert.on_conflict {
         let mut columns = String::new();
@@ -995,6 +981,62 @@ pub fn insert(node: &Node<'_>, insert: &Insert<'_>, body: String, report: Report
         "null::text".to_owned()
     };
     finish_mutation(w, text, node, report, &extra, true)
+}
+
+/// The head of an insert of the JSON array `body`'s rows.
+fn json_insert(w: &mut Writer, relation: &str, insert: &Insert<'_>, names: &str, body: String) -> String {
+    let body = w.param(body);
+    let mut values = String::new();
+    // With `missing=default`, each row's defaults are computed whether the
+    // row needs them or not, as PostgREST's row of defaults is, so that a
+    // sequence advances alike (`_d`, correlated to the row so that it is
+    // computed for each).
+    let mut defaults = String::new();
+    for c in &insert.columns {
+        if !values.is_empty() {
+            values.push_str(", ");
+        }
+        match (&c.default, insert.missing_default) {
+            (Some(default), true) => {
+                let key = w.param(c.name.clone());
+                let column = quote_ident(&c.name);
+                let _ = write!(
+                    values,
+                    "case when _j.value::jsonb ? {key}::text then _r.{column} else _d.{column} end"
+                );
+                let _ = write!(defaults, ", {default} as {column}");
+            }
+            _ => {
+                values.push_str("_r.");
+                push_ident(&mut values, &c.name);
+            }
+        }
+    }
+    // Every row's defaults are computed before the first row is written, as
+    // PostgREST's `jsonb_agg` of `jsonb_build_object(defaults) || elem` does:
+    // the sort by `_d._n` reads them all first, so a row that fails (a
+    // duplicate key, a null) leaves the sequences where PostgREST leaves them.
+    let (elements, defaults) = if defaults.is_empty() {
+        ("as _j", String::new())
+    } else {
+        (
+            "with ordinality as _j(value, _n)",
+            format!(" cross join lateral (select _j._n as _n{defaults}) as _d order by _d._n"),
+        )
+    };
+    if insert.columns.is_empty() {
+        // `{}`: a row of defaults.
+        format!(
+            "with pgrst_mut as (insert into {relation} as t0 select from \
+             pg_catalog.json_array_elements({body}::json) as _j"
+        )
+    } else {
+        format!(
+            "with pgrst_mut as (insert into {relation} as t0 ({names}) select {values} \
+             from pg_catalog.json_array_elements({body}::json) {elements} \
+             cross join lateral pg_catalog.json_populate_record(null::{relation}, _j.value) as _r{defaults}"
+        )
+    }
 }
 
 /// `update ... set <body's columns>`, then the read of what changed.
@@ -1449,10 +1491,40 @@ mod tests {
         let names =
             Insert { columns: vec![name], missing_default: false, on_conflict: None, location: false };
         vec![
-            ("insert", insert(&node, &names, r#"[{"name":"x"}]"#.to_owned(), report)),
+            ("insert", insert(&node, &names, Rows::Json(r#"[{"name":"x"}]"#.to_owned()), report)),
             ("update", update(&node, &[name], r#"{"name":"x"}"#.to_owned(), report)),
             ("delete", delete(&node, report)),
         ]
+    }
+
+    /// One row's values are bound in a single-row `values`, a null as the
+    /// literal, so that each parameter takes its column's type.
+    #[test]
+    fn an_insert_of_one_row_binds_its_values_in_a_single_row_values() {
+        use super::super::{parse, plan};
+        let cache = products();
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(b"select=id").into_owned().collect();
+        let query = parse::parse_query(&pairs).expect("parses");
+        let node = plan::read(&cache, "public", "products", &query).expect("plans");
+        let report = Report { count: false, body: BodyKind::Array, bounds: None };
+        let products = cache.table("public", "products").expect("products");
+        let spec = Insert {
+            columns: vec![&products.columns[1], &products.columns[2]],
+            missing_default: false,
+            on_conflict: None,
+            location: false,
+        };
+        let rows = Rows::One(vec![Some("x".to_owned()), None]);
+        let statement = insert(&node, &spec, rows, report).statement;
+        assert!(
+            statement.text.starts_with(
+                "with pgrst_mut as (insert into \"public\".\"products\" as t0 (\"name\", \"brand_id\") \
+                 values ($1, null) returning t0.*"
+            ),
+            "{}",
+            statement.text
+        );
+        assert_eq!(statement.params, vec!["x".to_owned()]);
     }
 
     /// An insert parses its body once, as an array, and computes only the
@@ -1484,7 +1556,7 @@ mod tests {
             let on_conflict = conflict.map(|c| (vec![id], c));
             let spec =
                 Insert { columns: vec![name], missing_default: false, on_conflict, location: wants_location };
-            let text = insert(&node, &spec, "[]".to_owned(), report).statement.text;
+            let text = insert(&node, &spec, Rows::Json("[]".to_owned()), report).statement.text;
             let what = format!("location {wants_location}, conflict {conflict:?}");
             assert!(text.contains("from pg_catalog.json_array_elements($1::json) as _j"), "{what}: {text}");
             assert!(!text.contains("json_typeof"), "{what}: {text}");
