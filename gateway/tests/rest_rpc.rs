@@ -621,3 +621,76 @@ async fn a_function_gets_its_arguments_as_the_body_wrote_them() {
         (200, r#""12345678901234567890.120 {\"b\": 1e2, \"a\": 1.50}""#)
     );
 }
+
+/// A function returning a composite type that is no table's has its rows
+/// shaped as a table's are: PostgREST reads them by the type's columns.
+#[tokio::test]
+async fn a_composite_type_result_is_shaped_by_select_filters_and_order() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create type public.point2 as (x int, y text);
+         create function public.one_point() returns public.point2 language sql stable as $$ select 1, 'a' $$;
+         create function public.points() returns setof public.point2 language sql stable as
+           $$ values (1, 'a'), (2, 'b'), (3, 'c') $$;",
+    )
+    .await;
+    let cases = [
+        ("/rpc/one_point?select=x", json!({"x": 1})),
+        ("/rpc/one_point?select=y&x=eq.2", Value::Null),
+        ("/rpc/points?select=y&order=x.desc&limit=2", json!([{"y": "c"}, {"y": "b"}])),
+        ("/rpc/points?select=total:x.sum()", json!([{"total": 6}])),
+        ("/rpc/points?y=in.(a,c)&select=x", json!([{"x": 1}, {"x": 3}])),
+    ];
+    for (path, expected) in cases {
+        let answer = rpc(&app, Method::GET, path, None, &[]).await;
+        assert_eq!((answer.status, answer.json()), (200, expected), "{path}: {}", answer.text);
+    }
+}
+
+/// PostgREST selects a function's columns in its call (`pgrst_call`), then
+/// filters and orders its rows by their type's name (`record` for `returns
+/// table`), keeping only the columns selected or filtered: PostgreSQL's
+/// 42703 names an unknown column, and suggests one, accordingly.
+#[tokio::test]
+async fn an_unknown_column_of_a_function_is_named_as_postgrest_names_it() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.ranked() returns table (id int, name text) language sql stable as
+           $$ values (1, 'a') $$;
+         create function public.all_notes() returns setof public.notes language sql stable as
+           $$ select * from public.notes $$;",
+    )
+    .await;
+    let suggest = |column: &str| json!(format!("Perhaps you meant to reference the column \"{column}\"."));
+    // (path, message, hint)
+    let cases = [
+        ("/rpc/ranked?select=nme", "column pgrst_call.nme does not exist", suggest("pgrst_call.name")),
+        ("/rpc/ranked?nme=eq.a", "column record.nme does not exist", suggest("record.name")),
+        ("/rpc/ranked?order=nme", "column record.nme does not exist", suggest("record.name")),
+        ("/rpc/all_notes?select=bdy", "column pgrst_call.bdy does not exist", suggest("pgrst_call.body")),
+        ("/rpc/all_notes?bdy=eq.x", "column notes.bdy does not exist", suggest("notes.body")),
+        // Selected alone, `id` is all the call keeps: nothing to suggest.
+        ("/rpc/all_notes?select=id&order=bdy", "column notes.bdy does not exist", Value::Null),
+        (
+            "/rpc/all_notes?select=id&body=neq.x&order=bdy",
+            "column notes.bdy does not exist",
+            suggest("notes.body"),
+        ),
+    ];
+    for (path, message, hint) in cases {
+        let answer = rpc(&app, Method::GET, path, None, &[]).await;
+        assert_eq!(
+            (answer.status, answer.json()),
+            (400, json!({"code": "42703", "message": message, "details": null, "hint": hint})),
+            "{path}"
+        );
+    }
+    // PostgreSQL's own errors name the rows alike.
+    let grouped = rpc(&app, Method::GET, "/rpc/ranked?select=id,name.count()&order=name", None, &[]).await;
+    assert_eq!(
+        grouped.json()["message"],
+        "column \"record.name\" must appear in the GROUP BY clause or be used in an aggregate function"
+    );
+}

@@ -166,6 +166,7 @@ async fn load(db: &Db, schemas: &[String]) -> Result<SchemaCache, ApiError> {
                 returns_table: qualified_name(row.get(13), row.get(14)),
                 single_row: row.get(15),
                 out_columns: serde_json::from_str(&row.get::<_, String>(16)).map_err(ApiError::internal)?,
+                row_type: row.get(17),
             }
             .into_function())
         })

@@ -753,7 +753,7 @@ async fn call(
         .flatten();
     let result_table = function.result_table();
     let node = match table.or(result_table.as_ref()) {
-        Some(table) => Some(plan::read_of(&cache, table, &query).and_then(|node| {
+        Some(table) => Some(plan::read_call(&cache, table, &query, &function.row_type).and_then(|node| {
             plan::check_embeds_in_schema(table, &request.schema, &query)?;
             check_aggregates(&state, &node)?;
             Ok(node)

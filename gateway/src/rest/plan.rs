@@ -29,6 +29,10 @@ pub struct Node<'a> {
     /// errors about its columns use: the table's name at the top and for a
     /// many-to-many, `<table>_<depth>` for other embeds.
     pub alias: String,
+    /// The columns PostgreSQL's errors about the node's filters and order may
+    /// suggest, when not all: a function's rows, of which PostgREST's call
+    /// keeps only those selected and filtered (`callPlanToQuery`).
+    pub visible: Option<BTreeSet<String>>,
     pub items: Vec<Item>,
     pub embeds: Vec<EmbedNode<'a>>,
     pub conditions: Vec<Condition>,
@@ -196,7 +200,17 @@ pub fn table_not_found(cache: &SchemaCache, name: &QualifiedName) -> ApiError {
 /// `alias` is the name PostgREST's statement reads the table by, which
 /// PostgreSQL's message uses: see [`Node::alias`].
 pub fn column_not_found(table: &Table, alias: &str, column: &str) -> ApiError {
-    let hint = similar_columns(table, column);
+    column_not_found_among(table, None, alias, column)
+}
+
+/// [`column_not_found`] when PostgreSQL sees only the `visible` columns.
+fn column_not_found_among(
+    table: &Table,
+    visible: Option<&BTreeSet<String>>,
+    alias: &str,
+    column: &str,
+) -> ApiError {
+    let hint = similar_columns(table, visible, column);
     let hint = match hint.as_slice() {
         [one] => Some(format!("Perhaps you meant to reference the column \"{alias}.{one}\".")),
         [one, two] => Some(format!(
@@ -217,7 +231,7 @@ pub fn column_not_found(table: &Table, alias: &str, column: &str) -> ApiError {
 /// and `updateFuzzyAttrMatchState` in `src/backend/parser/parse_relation.c`):
 /// the closest by Levenshtein distance, at most 3 and at most half the typed
 /// name's length; one, or two at the same distance, or none when more tie.
-fn similar_columns<'a>(table: &'a Table, typed: &str) -> Vec<&'a str> {
+fn similar_columns<'a>(table: &'a Table, visible: Option<&BTreeSet<String>>, typed: &str) -> Vec<&'a str> {
     const MAX_DISTANCE: usize = 3;
     let typed_len = typed.chars().count();
     let mut best = MAX_DISTANCE + 1;
@@ -225,7 +239,7 @@ fn similar_columns<'a>(table: &'a Table, typed: &str) -> Vec<&'a str> {
     // PostgreSQL keeps scanning after a three-way tie, but only a closer
     // column can then be suggested.
     let mut crowded = false;
-    for column in &table.columns {
+    for column in table.columns.iter().filter(|c| visible.is_none_or(|v| v.contains(&c.name))) {
         let distance = fuzzy::levenshtein(&column.name, typed);
         if distance > typed_len / 2 {
             continue;
@@ -267,11 +281,71 @@ pub fn read_of<'a>(
     table: &'a Table,
     query: &QueryParams,
 ) -> Result<Node<'a>, ApiError> {
-    let mut walk = Walk { query, routing: route(query), used: BTreeSet::new() };
-    let node = plan_node(cache, table, table.name.name.clone(), &query.select, &mut walk, &mut Vec::new())?;
+    plan_top(cache, table, query, None)
+}
+
+/// Plans the reading of a function's rows, of type `row_type`. PostgREST
+/// selects them in its call (`select pgrst_call.<column> from f(...)
+/// pgrst_call`), then filters and orders them as `<row_type>` (`record`
+/// for `returns table`), so PostgreSQL's errors name an unknown column one
+/// way or the other, and suggest only columns the call kept.
+pub fn read_call<'a>(
+    cache: &'a SchemaCache,
+    table: &'a Table,
+    query: &QueryParams,
+    row_type: &str,
+) -> Result<Node<'a>, ApiError> {
+    plan_top(cache, table, query, Some(row_type))
+}
+
+fn plan_top<'a>(
+    cache: &'a SchemaCache,
+    table: &'a Table,
+    query: &QueryParams,
+    row_type: Option<&str>,
+) -> Result<Node<'a>, ApiError> {
+    let mut walk =
+        Walk { query, routing: route(query), used: BTreeSet::new(), row_type: row_type.map(str::to_owned) };
+    let alias = if row_type.is_some() { "pgrst_call".to_owned() } else { table.name.name.clone() };
+    let node = plan_node(cache, table, alias, &query.select, &mut walk, &mut Vec::new())?;
     check_all_paths_used(query, &walk.used)?;
     check_embeds_named_once(&node)?;
     Ok(node)
+}
+
+/// The columns of a function's rows that PostgREST's call keeps
+/// (`inferColsEmbedNeeds` and `getFilterFieldNames` in `Plan.hs`): those
+/// selected, the embeds' foreign key columns and every filtered name; all
+/// of them (`None`) for `*` or a computed relationship.
+fn call_columns(node: &Node<'_>, query: &QueryParams) -> Option<BTreeSet<String>> {
+    if query.select.is_empty()
+        || query.select.iter().any(|item| matches!(item, SelectItem::Star))
+        || node.embeds.iter().any(|e| e.relationship.function.is_some())
+    {
+        return None;
+    }
+    fn filtered(tree: &ast::LogicTree, names: &mut BTreeSet<String>) {
+        match tree {
+            ast::LogicTree::Filter(filter) => {
+                names.insert(filter.field.name.clone());
+            }
+            ast::LogicTree::Group { children, .. } => children.iter().for_each(|c| filtered(c, names)),
+        }
+    }
+    let mut names: BTreeSet<String> = query
+        .select
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::Column(c) => Some(c.field.name.clone()),
+            _ => None,
+        })
+        .collect();
+    names.extend(node.embeds.iter().flat_map(|e| e.relationship.columns.iter().cloned()));
+    for params in std::iter::once(&query.root).chain(query.embedded.values()) {
+        names.extend(params.filters.iter().map(|f| f.field.name.clone()));
+        params.logic.iter().for_each(|tree| filtered(tree, &mut names));
+    }
+    Some(names)
 }
 
 /// A function of the request's schema returning another schema's rows
@@ -360,6 +434,7 @@ fn plan_node<'a>(
     let mut node = Node {
         table,
         alias,
+        visible: None,
         items: Vec::new(),
         embeds: Vec::new(),
         conditions: Vec::new(),
@@ -459,6 +534,12 @@ fn plan_node<'a>(
         }
     }
     put_embeds_last(&mut node, walk.routing.embed_order.get(path.as_slice()));
+    if path.is_empty()
+        && let Some(row_type) = &walk.row_type
+    {
+        node.alias = row_type.clone();
+        node.visible = call_columns(&node, walk.query);
+    }
     let merged;
     let params = if path.is_empty() {
         &walk.query.root
@@ -490,6 +571,8 @@ struct Walk<'q> {
     query: &'q QueryParams,
     routing: Routing,
     used: BTreeSet<EmbedPath>,
+    /// Reading a function's rows: their type's name (see [`read_call`]).
+    row_type: Option<String>,
 }
 
 /// Where PostgREST 12-14 apply embedded parameters, and in what order each
@@ -672,6 +755,16 @@ fn find_column<'a>(table: &'a Table, name: &str) -> Result<&'a Column, ApiError>
 /// A column, else a computed field of that name; a column wins, as in
 /// PostgreSQL's `row.name`, which PostgREST writes for both.
 fn find_field(cache: &SchemaCache, table: &Table, alias: &str, name: &str) -> Result<FieldRef, ApiError> {
+    find_field_among(cache, table, None, alias, name)
+}
+
+fn find_field_among(
+    cache: &SchemaCache,
+    table: &Table,
+    visible: Option<&BTreeSet<String>>,
+    alias: &str,
+    name: &str,
+) -> Result<FieldRef, ApiError> {
     if let Some(column) = table.column(name) {
         return Ok(FieldRef::Column(column.name.clone()));
     }
@@ -679,7 +772,7 @@ fn find_field(cache: &SchemaCache, table: &Table, alias: &str, name: &str) -> Re
         Some(function) => {
             Ok(FieldRef::Computed { function: function.name.clone(), table: table.name.clone() })
         }
-        None => Err(column_not_found(table, alias, name)),
+        None => Err(column_not_found_among(table, visible, alias, name)),
     }
 }
 
@@ -692,15 +785,16 @@ fn find_field(cache: &SchemaCache, table: &Table, alias: &str, name: &str) -> Re
 fn find_comparable(
     cache: &SchemaCache,
     table: &Table,
+    visible: Option<&BTreeSet<String>>,
     alias: &str,
     name: &str,
 ) -> Result<FieldRef, ApiError> {
     if table.column(name).is_none()
         && cache.computed_field(&table.name, name).is_some_and(|f| f.returns_set || f.returns_rows)
     {
-        return Err(column_not_found(table, alias, name));
+        return Err(column_not_found_among(table, visible, alias, name));
     }
-    find_field(cache, table, alias, name)
+    find_field_among(cache, table, visible, alias, name)
 }
 
 fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Result<Condition, ApiError> {
@@ -712,7 +806,7 @@ fn plan_filter(cache: &SchemaCache, node: &Node<'_>, filter: &ast::Filter) -> Re
         return Ok(Condition::Related { embed: index, exists });
     }
     Ok(Condition::Filter {
-        field: find_comparable(cache, node.table, &node.alias, &filter.field.name)?,
+        field: find_comparable(cache, node.table, node.visible.as_ref(), &node.alias, &filter.field.name)?,
         path: filter.field.json_path.clone(),
         negated: filter.negated,
         operation: filter.operation.clone(),
@@ -732,7 +826,9 @@ fn plan_logic(cache: &SchemaCache, node: &Node<'_>, tree: &ast::LogicTree) -> Re
 
 fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Result<Order, ApiError> {
     let (embed, field) = match &term.relation {
-        None => (None, find_comparable(cache, node.table, &node.alias, &term.field.name)?),
+        None => {
+            (None, find_comparable(cache, node.table, node.visible.as_ref(), &node.alias, &term.field.name)?)
+        }
         Some(relation) => {
             let index = node.embeds.iter().position(|e| &e.output == relation).ok_or_else(|| {
                 ApiError::Rest(RestError {
@@ -761,7 +857,7 @@ fn plan_order(cache: &SchemaCache, node: &Node<'_>, term: &ast::OrderTerm) -> Re
                 }));
             }
             // PostgREST orders by the column of the embed's join.
-            (Some(index), find_comparable(cache, embed.node.table, &embed.join, &term.field.name)?)
+            (Some(index), find_comparable(cache, embed.node.table, None, &embed.join, &term.field.name)?)
         }
     };
     Ok(Order {

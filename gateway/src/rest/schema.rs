@@ -150,9 +150,14 @@ pub struct Function {
     pub returns_table: Option<QualifiedName>,
     /// At most one row: not `setof`, or declared `rows 1`.
     pub single_row: bool,
-    /// The columns of `returns table (...)` or of OUT/INOUT arguments, which
-    /// a call's `select`, filters and order read.
+    /// The columns of `returns table (...)`, of OUT/INOUT arguments or of a
+    /// composite type that is not a table's, which a call's `select`,
+    /// filters and order read.
     pub out_columns: Vec<Column>,
+    /// The name of the returned type (`record` for `returns table (...)`
+    /// and OUT arguments), by which PostgREST's statement reads the rows it
+    /// filters and orders, so PostgreSQL's errors name them.
+    pub row_type: String,
 }
 
 /// Everything the REST API may touch.
@@ -322,7 +327,13 @@ pub mod catalog {
                                                            'nullable', true, 'default', null) order by x.o)
                          from unnest(p.proargnames, p.proallargtypes, p.proargmodes::text[])
                               with ordinality as x(n, t, m, o)
-                         where x.m in ('o', 'b', 't')), '[]')::text as out_columns
+                         where x.m in ('o', 'b', 't')),
+                        (select json_agg(json_build_object('name', a.attname, 'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
+                                                           'nullable', true, 'default', null) order by a.attnum)
+                         from pg_catalog.pg_class tc
+                         join pg_catalog.pg_attribute a on a.attrelid = tc.oid and a.attnum > 0 and not a.attisdropped
+                         where tc.oid = rt.typrelid and tc.relkind = 'c'), '[]')::text as out_columns,
+               rt.typname::text as row_type
         from pg_catalog.pg_proc p
         join pg_catalog.pg_namespace n on n.oid = p.pronamespace
         join pg_catalog.pg_type rt on rt.oid = p.prorettype
@@ -353,6 +364,7 @@ pub struct FunctionRow {
     pub returns_table: Option<QualifiedName>,
     pub single_row: bool,
     pub out_columns: Vec<Column>,
+    pub row_type: String,
 }
 
 impl FunctionRow {
@@ -400,6 +412,7 @@ impl FunctionRow {
             returns_table: self.returns_table,
             single_row: self.single_row,
             out_columns: self.out_columns,
+            row_type: self.row_type,
         }
     }
 }
@@ -752,6 +765,7 @@ pub mod fixture {
             returns_table: returns.map(|r| QualifiedName::new("public", r)),
             single_row,
             out_columns: Vec::new(),
+            row_type: returns.unwrap_or("text").to_owned(),
         }
     }
 

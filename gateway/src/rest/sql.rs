@@ -1167,7 +1167,12 @@ pub fn call(
     let Report { count, body: returned, bounds } = report;
     let page = page_count("pg_catalog.count(*)", bounds);
     let mut w = Writer::new();
-    let alias = w.alias();
+    // Rows are read by their type's name, as PostgREST reads them, so that
+    // PostgreSQL's errors (42803, 42883) name them alike.
+    let alias = match &result {
+        CallResult::Rows(node) => quote_ident(&node.alias),
+        CallResult::Values { .. } => w.alias(),
+    };
     let function = resolved.function;
     // The body whole as the one argument: a function chosen for it, or one
     // whose one argument has no name.

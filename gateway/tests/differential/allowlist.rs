@@ -383,58 +383,6 @@ pub const ALLOWLIST: &[Delta] = &[
                 && (rows(x) == rows(y) || rows(x).as_deref() == Some("") && y == "\n")
         },
     },
-    // gap: PostgreSQL's hint for an unknown column of a function's rows.
-    // Its query differs from PostgREST's, so PostgreSQL suggests a column
-    // ("Perhaps you meant to reference the column ...") where PostgREST's
-    // answer has no hint; the rest is the same.
-    Delta {
-        name: "gap: PostgreSQL suggests a column for an unknown column of a function's rows",
-        applies: |r, a, b| {
-            r.path.starts_with("/rpc/")
-                && is_error(a, 400, "42703")
-                && a.field("hint") == Some(&Value::Null)
-                && b.field("hint")
-                    .and_then(Value::as_str)
-                    .is_some_and(|h| h.starts_with("Perhaps you meant to reference the column"))
-                && rewritten(r, a, b, &[("hint", b.field("hint").cloned().unwrap_or(Value::Null))])
-        },
-    },
-    // gap: HEAD of a composite (not `setof`) result that the filters leave
-    // out, with an offset: PostgREST 12.0.2 answers 416 (`*/0`) where its
-    // GET answers 200 (`1-1/*`, `null`); the gateway answers as the GET.
-    Delta {
-        name: "gap: HEAD of a filtered-out composite with an offset is 416 in PostgREST",
-        applies: |r, a, b| {
-            r.method == reqwest::Method::HEAD
-                && r.path.starts_with("/rpc/")
-                && a.status == 416
-                && a.content_range.as_deref() == Some("*/0")
-                && b.status == 200
-                && query(r).contains("offset=")
-        },
-    },
-    // gap: PostgreSQL's messages name a function's rows by the query's alias
-    // for them: PostgREST's is the returned type's name (`record` for
-    // `returns table`), the gateway's `_t0` or the function's name. The code,
-    // the column and the rest of the message are the same.
-    Delta {
-        name: "gap: PostgreSQL names a function's rows by another alias in 42703/42803",
-        applies: |r, a, b| {
-            let unaliased = |x: &Answer| {
-                let message = x.message()?;
-                let (head, rest) = message.split_once('.')?;
-                let head = head.rsplit_once(['"', ' '])?.0;
-                Some(format!("{head}|{rest}"))
-            };
-            r.path.starts_with("/rpc/")
-                && a.status == 400
-                && matches!(a.code(), Some("42703" | "42803"))
-                && a.code() == b.code()
-                && unaliased(a).is_some()
-                && unaliased(a) == unaliased(b)
-                && rewritten(r, a, b, &[("message", json!(b.message()))])
-        },
-    },
     // 14.6+: a function's name is suggested only at a fuzzy score of 0.75
     // (CHANGELOG 14.6, #4675 "Fix leaking table and function names when
     // calculating error hint"); 12.0.2 suggests any function of the schema.
