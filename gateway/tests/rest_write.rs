@@ -735,3 +735,45 @@ async fn a_written_number_keeps_every_digit_and_a_json_value_its_text() {
         assert_eq!((answer.status, answer.text.as_str()), (201, expected), "{what}");
     }
 }
+
+/// PostgREST refuses an `Accept` it cannot produce as the last step of
+/// planning: after the query's parse and planning faults, before anything
+/// PostgreSQL would report, and before anything is written.
+#[tokio::test]
+async fn an_unacceptable_accept_is_refused_after_the_query_is_planned() {
+    let app = spawn_shop().await;
+    let row = || Some(json!({"name": "Moto G", "price": 150}));
+    // (method, path, body, status, code)
+    let cases: Vec<(Method, &str, Option<Value>, u16, &str)> = vec![
+        (Method::GET, "/products?id=zz.1", None, 400, "PGRST100"),
+        (Method::GET, "/nowhere", None, 404, "PGRST205"),
+        (Method::GET, "/products?select=id,nowhere(id)", None, 400, "PGRST200"),
+        (Method::GET, "/products?select=nope", None, 406, "PGRST107"),
+        (Method::GET, "/products", None, 406, "PGRST107"),
+        (Method::POST, "/products", Some(json!({"nope": 1})), 400, "PGRST204"),
+        (Method::POST, "/products", row(), 406, "PGRST107"),
+        (Method::PATCH, "/products", row(), 406, "PGRST107"),
+        (Method::PATCH, "/products?id=eq.1", row(), 406, "PGRST107"),
+        (Method::DELETE, "/products?id=eq.1", None, 406, "PGRST107"),
+        (Method::PUT, "/products?name=eq.x", row(), 405, "PGRST105"),
+        (Method::PUT, "/products?id=eq.1", Some(json!({"id": 1, "name": "x", "price": 1})), 406, "PGRST107"),
+        (Method::POST, "/rpc/nowhere", None, 404, "PGRST202"),
+        (Method::POST, "/rpc/add", Some(json!({"a": 1, "b": 2})), 406, "PGRST107"),
+        (Method::GET, "/", None, 406, "PGRST107"),
+    ];
+    let before = product_count(&app).await;
+    for (method, path, body, status, code) in cases {
+        let what = format!("{method} {path}");
+        let answer = send(&app, method, path, &[("accept", "application/xml")], body).await;
+        assert_eq!(
+            (answer.status, answer.json()["code"].clone()),
+            (status, json!(code)),
+            "{what}: {}",
+            answer.text
+        );
+    }
+    assert_eq!(product_count(&app).await, before);
+    let name =
+        app.admin().await.query_one("select name from public.products where id = 1", &[]).await.expect("row");
+    assert_eq!(name.get::<_, String>(0), "iPhone 15");
+}

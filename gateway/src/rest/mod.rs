@@ -141,7 +141,8 @@ async fn read(
     let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     narrow(&request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
-    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
+    let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &query))?;
+    request.acceptable()?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
     let max_rows = state.config.rest.max_rows;
     let mut session =
@@ -198,6 +199,7 @@ pub async fn describe(
     request: RestRequest,
     headers: axum::http::HeaderMap,
 ) -> Result<Response, ApiError> {
+    request.acceptable()?;
     let cache = state.schema.get(&state.db).await?;
     let visible = execute::visible(&state.db, &caller, &request.schema).await?;
     let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
@@ -481,7 +483,7 @@ async fn create(
         return Err(bad_body("All object keys must match"));
     }
     let cache = state.schema.get(&state.db).await?;
-    let node = plan_read(&state, &cache, &request.schema, &table, &select_only(&query))?;
+    let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &select_only(&query)))?;
     let columns = plan::write_columns(node.table, query.columns.as_deref(), &keys)?;
     let on_conflict = match request.prefer.resolution {
         Some(resolution) => Some((
@@ -499,6 +501,7 @@ async fn create(
         on_conflict,
         location: request.prefer.representation == Some(Representation::HeadersOnly),
     };
+    request.acceptable()?;
     let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
     let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
@@ -563,9 +566,10 @@ async fn update(
         return Err(bad_body("Empty or invalid json"));
     }
     let cache = state.schema.get(&state.db).await?;
-    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
-    require_filters(&node, "UPDATE")?;
+    let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &query))?;
     let columns = plan::write_columns(node.table, None, &keys)?;
+    request.acceptable()?;
+    require_filters(&node, "UPDATE")?;
     let statement = if columns.is_empty() {
         // Nothing to set: read back nothing, as PostgREST does.
         sql::Write::unchecked(sql::read(&node, Some(0), false, returned(&request)))
@@ -592,7 +596,8 @@ async fn delete(
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     let cache = state.schema.get(&state.db).await?;
-    let node = plan_read(&state, &cache, &request.schema, &table, &query)?;
+    let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &query))?;
+    request.acceptable()?;
     require_filters(&node, "DELETE")?;
     let statement = sql::delete(&node, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
@@ -623,7 +628,7 @@ async fn put(
         return Err(bad_body("Empty or invalid json"));
     };
     let cache = state.schema.get(&state.db).await?;
-    let node = plan_read(&state, &cache, &request.schema, &table, &select_only(&query))?;
+    let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &select_only(&query)))?;
     let pk = &node.table.primary_key;
     let key_filters: Vec<(&str, &str)> = query
         .root
@@ -675,6 +680,7 @@ async fn put(
         on_conflict: Some((plan::conflict_columns(node.table, None)?, sql::Conflict::Merge)),
         location: false,
     };
+    request.acceptable()?;
     let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
     let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
@@ -753,13 +759,16 @@ async fn call(
         .flatten();
     let result_table = function.result_table();
     let node = match table.or(result_table.as_ref()) {
-        Some(table) => Some(plan::read_call(&cache, table, &query, &function.row_type).and_then(|node| {
-            plan::check_embeds_in_schema(table, &request.schema, &query)?;
-            check_aggregates(&state, &node)?;
-            Ok(node)
-        })?),
+        Some(table) => Some(request.planned(
+            plan::read_call(&cache, table, &query, &function.row_type).and_then(|node| {
+                plan::check_embeds_in_schema(table, &request.schema, &query)?;
+                check_aggregates(&state, &node)?;
+                Ok(node)
+            }),
+        )?),
         None => None,
     };
+    request.acceptable()?;
     let result = match &node {
         Some(node) => sql::CallResult::Rows(node),
         None => sql::CallResult::Values { limit: query.root.limit, offset: query.root.offset },

@@ -208,7 +208,11 @@ pub struct RestRequest {
     /// lose `price=gte.1&price=lte.9`.
     pub pairs: Vec<(String, String)>,
     pub prefer: Prefer,
+    /// What `Accept` asks for; JSON when it asks for nothing that can be
+    /// produced, which [`RestRequest::acceptable`] then refuses.
     pub media: Media,
+    /// `Accept`, when nothing it lists can be produced.
+    unacceptable: Option<String>,
     /// The schema asked for with `Accept-Profile` (reads) or `Content-Profile`
     /// (writes), else the first exposed one.
     pub schema: String,
@@ -267,6 +271,32 @@ impl Payload {
 }
 
 impl RestRequest {
+    /// PGRST107 when `Accept` lists nothing that can be produced. PostgREST
+    /// negotiates the media type as the last step of planning
+    /// (`negotiateContent` in `Plan.hs`, 12 to 14): after the query's parse
+    /// and planning faults, before anything PostgreSQL reports. Every
+    /// handler calls it once its plan is made, before any statement runs.
+    pub fn acceptable(&self) -> Result<(), ApiError> {
+        match &self.unacceptable {
+            Some(accept) => negotiate(Some(accept), false).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// A planning result, with PostgREST's precedence: a fault PostgreSQL
+    /// would report (some, like an unknown column, are found by the planner
+    /// before any statement runs) comes after an unacceptable `Accept`,
+    /// which PostgREST refuses before it runs its statement.
+    pub fn planned<T>(&self, planned: Result<T, ApiError>) -> Result<T, ApiError> {
+        match planned {
+            Err(ApiError::Database(e)) => {
+                self.acceptable()?;
+                Err(ApiError::Database(e))
+            }
+            planned => planned,
+        }
+    }
+
     pub fn is_head(&self) -> bool {
         self.method == Method::HEAD
     }
@@ -300,12 +330,18 @@ where
         };
         // The schema is checked before the media type, as PostgREST does.
         let schema = choose_schema(state.schema.schemas(), header(&parts.headers, profile))?;
-        let media = negotiate(header(&parts.headers, "accept"), state.config.rest.plan_enabled)?;
+        // The media type is refused only once the query is planned (see
+        // [`RestRequest::acceptable`]).
+        let accept = header(&parts.headers, "accept");
+        let (media, unacceptable) = match negotiate(accept, state.config.rest.plan_enabled) {
+            Ok(media) => (media, None),
+            Err(_) => (Media::Json, Some(accept.unwrap_or_default().to_owned())),
+        };
         let range = (parts.method == Method::GET)
             .then(|| header(&parts.headers, "range").map(str::to_owned))
             .flatten();
         let payload = Payload::of(header(&parts.headers, "content-type"));
-        Ok(Self { method: parts.method.clone(), pairs, prefer, media, schema, range, payload })
+        Ok(Self { method: parts.method.clone(), pairs, prefer, media, unacceptable, schema, range, payload })
     }
 }
 

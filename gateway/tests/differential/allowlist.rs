@@ -396,18 +396,20 @@ pub const ALLOWLIST: &[Delta] = &[
                 && rewritten(r, a, b, &[("hint", Value::Null)])
         },
     },
-    // gap: precedence. With a bad Accept or Accept-Profile and another
-    // fault in the query, PostgREST 12 reports the query's fault (parsing,
-    // then planning) and the gateway the header's, which it checks first.
+    // 13+: the profile is checked before the query is parsed
+    // (`userApiRequest` in `ApiRequest.hs` reads the schema first); 12.0.2
+    // reports the query's own fault (parsing, then planning) first. A bad
+    // `Accept` comes after planning in both (`negotiateContent`), as here.
     Delta {
-        name: "gap: a bad Accept or profile is reported before the query's own fault",
+        name: "13+: a bad Accept-Profile or Content-Profile is reported before the query's own fault",
         applies: |r, a, b| {
-            let header_fault = |x: &Answer| {
-                (x.status == 406 || x.status == 415)
-                    && (r.method == reqwest::Method::HEAD
-                        || matches!(x.code(), Some("PGRST106" | "PGRST107")))
+            let profiled = r.headers.iter().any(|(name, _)| {
+                name.eq_ignore_ascii_case("accept-profile") || name.eq_ignore_ascii_case("content-profile")
+            });
+            let bad_profile = |x: &Answer| {
+                x.status == 406 && (r.method == reqwest::Method::HEAD || x.code() == Some("PGRST106"))
             };
-            header_fault(b) && !header_fault(a) && a.status >= 300
+            profiled && bad_profile(b) && !bad_profile(a) && a.status >= 300
         },
     },
 ];
