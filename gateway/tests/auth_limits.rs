@@ -33,7 +33,12 @@ async fn the_31st_sign_in_in_a_burst_is_429_whatever_x_forwarded_for_says() {
     assert_eq!((reply.status, reply.code()), (429, "over_request_rate_limit"));
     assert_eq!(reply.body["message"], "Request rate limit reached");
     assert_eq!(attempt(&app, Some("192.0.2.1")).await, 429, "a spoofed header does not reset the bucket");
-    let signup = app.send(app.auth(Method::POST, "/signup").json(&json!({}))).await;
+    let signup = app
+        .send(
+            app.auth(Method::POST, "/signup")
+                .json(&json!({"email": "new@example.com", "password": "s3cret-pw"})),
+        )
+        .await;
     assert_eq!(signup.status, 429, "sign-ups share the bucket");
 }
 

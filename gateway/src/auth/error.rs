@@ -136,6 +136,48 @@ impl AuthError {
         Self::new(StatusCode::TOO_MANY_REQUESTS, "over_request_rate_limit", "Request rate limit reached")
     }
 
+    /// `grant_type` of none of GoTrue's kinds (`token.go`), with its odd code.
+    pub fn unsupported_grant_type() -> Self {
+        Self::bad_request("invalid_credentials", "unsupported_grant_type")
+    }
+
+    /// `GET /admin/users` with a `page` or `per_page` that is not a positive
+    /// count (`admin.go`; `reason` as Go's `strconv.ParseUint` words it).
+    pub fn bad_pagination(reason: &str) -> Self {
+        Self::validation_failed(format!("Bad Pagination Parameters: {reason}"))
+    }
+
+    /// What GoTrue answers for what is switched off, which here is what is
+    /// not built yet (`api.go`, `web3.go`, `middleware.go`, `mfa.go`).
+    pub fn anonymous_provider_disabled() -> Self {
+        Self::unprocessable("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
+    }
+
+    pub fn web3_provider_disabled() -> Self {
+        Self::unprocessable("web3_provider_disabled", "Web3 provider is disabled")
+    }
+
+    pub fn saml_provider_disabled() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "saml_provider_disabled", "SAML 2.0 is disabled")
+    }
+
+    pub fn manual_linking_disabled() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "manual_linking_disabled", "Manual linking is disabled")
+    }
+
+    /// `kind` as GoTrue names it: `TOTP`, `Phone`, `WebAuthn`.
+    pub fn mfa_enroll_disabled(code: &'static str, kind: &str) -> Self {
+        Self::unprocessable(code, format!("MFA enroll is disabled for {kind}"))
+    }
+
+    pub fn mfa_factor_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "mfa_factor_not_found", "Factor not found")
+    }
+
+    pub fn factor_id_not_uuid() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "validation_failed", "factor_id must be an UUID")
+    }
+
     pub fn not_implemented(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_IMPLEMENTED,

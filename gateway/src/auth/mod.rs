@@ -14,6 +14,7 @@
 //! | `POST /logout?scope=` | signed in | end sessions, 204 |
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
+//! | `/factors`, `/user/identities`, `/sso` | as GoTrue | refused as GoTrue refuses them when off (`handlers::disabled`) |
 
 pub mod claims;
 pub mod config;
@@ -28,7 +29,7 @@ pub mod users;
 
 use axum::{
     Router, middleware,
-    routing::{get, post},
+    routing::{delete, get, post},
 };
 
 pub use config::AuthConfig;
@@ -36,7 +37,7 @@ pub use config::AuthConfig;
 use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
-use handlers::{admin, info, logout, signup, token, user};
+use handlers::{admin, disabled, info, logout, signup, token, user};
 
 pub fn router(state: AppState) -> Router<AppState> {
     let keyed = Router::new()
@@ -48,13 +49,23 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/health", get(info::health))
         .route("/admin/users", get(admin::list).post(admin::create))
         .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
+        .route("/factors", post(disabled::enroll))
+        .route("/factors/{id}", delete(disabled::factor))
+        .route("/factors/{id}/challenge", post(disabled::factor))
+        .route("/factors/{id}/verify", post(disabled::factor))
+        .route("/user/identities/authorize", get(disabled::identities))
+        .route("/user/identities/{id}", delete(disabled::identities))
+        .route("/sso", post(disabled::sso))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state.clone(), require_apikey));
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
         .route("/verify", get(info::not_implemented).post(info::not_implemented))
         .route("/callback", get(info::not_implemented).post(info::not_implemented))
-        .route("/authorize", get(info::not_implemented));
+        .route("/authorize", get(info::not_implemented))
+        // Called by an identity provider, which holds no API key.
+        .route("/sso/saml/metadata", get(disabled::sso))
+        .route("/sso/saml/acs", post(disabled::sso));
     // Bodies are read whole under the gateway's limits (`crate::body`),
     // which replace axum's default one.
     open.merge(keyed)

@@ -30,14 +30,13 @@ pub async fn list(
     _: Admin,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let number = |name: &str, default: i64| {
-        query_param(query.as_deref(), name)
-            .and_then(|v| v.parse::<i64>().ok())
-            .filter(|n| *n > 0)
-            .unwrap_or(default)
+    let page = count_param(query.as_deref(), "page")?.unwrap_or(1).max(1);
+    let per_page = match count_param(query.as_deref(), "per_page")? {
+        // GoTrue divides by it (a 500 there); refused here.
+        Some(0) => return Err(AuthError::bad_pagination("per_page must be at least 1").into()),
+        Some(n) => n.min(1000),
+        None => 50,
     };
-    let page = number("page", 1);
-    let per_page = number("per_page", 50).min(1000);
     let (users, total) = store::list_users(&state.db, page, per_page).await?;
     let last = ((total + per_page - 1) / per_page).max(1);
     let mut links = Vec::new();
@@ -52,6 +51,23 @@ pub async fn list(
         headers.insert(HeaderName::from_static("link"), link);
     }
     Ok(response)
+}
+
+/// A count of the query string as GoTrue's `paginate` reads it, with Go's
+/// `strconv.ParseUint` (digits only; no sign) and its error's words.
+fn count_param(query: Option<&str>, name: &str) -> Result<Option<i64>, AuthError> {
+    let Some(text) = query_param(query, name).filter(|v| !v.is_empty()) else { return Ok(None) };
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(AuthError::bad_pagination(&format!(
+            "strconv.ParseUint: parsing {text:?}: invalid syntax"
+        )));
+    }
+    match text.parse::<u64>() {
+        Ok(n) => Ok(Some(i64::try_from(n).unwrap_or(i64::MAX))),
+        Err(_) => Err(AuthError::bad_pagination(&format!(
+            "strconv.ParseUint: parsing {text:?}: value out of range"
+        ))),
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -92,18 +108,24 @@ pub async fn create(
         Some(duration) => ban_until(duration)?,
         None => None,
     };
-    let mut user = NewUser {
+    // The user's metadata is what was given (GoTrue's admin create puts the
+    // e-mail, `sub` and the verified flags in the identity only), plus
+    // `email_verified` when the e-mail is confirmed, which GoTrue's
+    // `User.Confirm` adds (a phone's confirmation adds nothing).
+    let mut user_metadata = metadata(body.user_metadata, "user_metadata")?.unwrap_or_else(|| json!({}));
+    if confirmed && matches!(login, Login::Email(_)) {
+        merge(&mut user_metadata, Some(json!({ "email_verified": true })));
+    }
+    let user = NewUser {
         id: Uuid::new_v4(),
         login,
         password_hash,
         confirmed,
         confirmation_sent: false,
-        user_metadata: metadata(body.user_metadata, "user_metadata")?.unwrap_or_else(|| json!({})),
+        user_metadata,
         app_metadata,
         banned_until,
     };
-    let identity = store::identity_data(&user);
-    merge(&mut user.user_metadata, Some(identity));
     match store::create_user(&state.db, &user, None).await? {
         Ok((created, _)) => Ok(Json(created)),
         Err(Conflict::Email) => Err(AuthError::email_exists().into()),

@@ -2,6 +2,7 @@
 //! the input, take from the rate limit, call `store`, answer.
 
 pub mod admin;
+pub mod disabled;
 pub mod info;
 pub mod logout;
 pub mod signup;
@@ -33,18 +34,30 @@ pub(crate) fn login_of(email: Option<&str>, phone: Option<&str>) -> Result<Optio
     }
 }
 
+/// An e-mail address as GoTrue checks it (`validateEmail` in `mail.go`):
+/// at most 255 bytes, then the format of `checkmail.ValidateFormat`, whose
+/// pattern is `^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@` and a host of dot-separated
+/// labels of 1-63 letters, digits and inner hyphens (`a@localhost` passes;
+/// `xx:;x@x.x` does not); kept lower-cased.
 pub(crate) fn valid_email(email: &str) -> Result<String, AuthError> {
     let email = email.trim();
-    let plausible = email.len() <= 255
-        && !email.chars().any(char::is_whitespace)
-        && email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty()
-                && domain.contains('.')
-                && !domain.contains('@')
-                && !domain.starts_with('.')
-                && !domain.ends_with('.')
-        });
-    if !plausible {
+    if email.is_empty() {
+        return Err(AuthError::validation_failed("An email address is required"));
+    }
+    if email.len() > 255 {
+        return Err(AuthError::validation_failed("An email address is too long"));
+    }
+    let local_char = |c: char| c.is_ascii_alphanumeric() || ".!#$%&'*+/=?^_`{|}~-".contains(c);
+    let label = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    let valid = email.split_once('@').is_some_and(|(local, host)| {
+        !local.is_empty() && local.chars().all(local_char) && host.split('.').all(label)
+    });
+    if !valid {
         return Err(AuthError::validation_failed("Unable to validate email address: invalid format"));
     }
     Ok(email.to_lowercase())
@@ -71,12 +84,36 @@ pub(crate) fn metadata(value: Option<Value>, what: &str) -> Result<Option<Value>
 mod tests {
     use super::*;
 
+    /// checkmail's pattern, case by case (GoTrue's `validateEmail`).
+    #[test]
+    fn emails_are_checked_as_gotrue_checks_them() {
+        let valid = ["a@b.co", "A.b+c@x-y.example", "o'neil@host", "a@localhost", "!#$%&'*+/=?^_`{|}~-@x.y"];
+        for email in valid {
+            assert!(valid_email(email).is_ok(), "{email}");
+        }
+        let invalid = [
+            ("xx:;x@x.x", "Unable to validate email address: invalid format"),
+            ("a@b@c", "Unable to validate email address: invalid format"),
+            ("a@-b.c", "Unable to validate email address: invalid format"),
+            ("a@b..c", "Unable to validate email address: invalid format"),
+            ("a@b.c.", "Unable to validate email address: invalid format"),
+            ("@b.c", "Unable to validate email address: invalid format"),
+            ("é@b.c", "Unable to validate email address: invalid format"),
+            ("", "An email address is required"),
+        ];
+        for (email, message) in invalid {
+            assert_eq!(valid_email(email).map_err(|e| e.message), Err(message.to_owned()), "{email}");
+        }
+        let long = format!("{}@b.co", "a".repeat(251));
+        assert_eq!(valid_email(&long).map_err(|e| e.message), Err("An email address is too long".to_owned()));
+    }
+
     /// (email, phone, expected login or error code)
     type Case = (Option<&'static str>, Option<&'static str>, Result<Option<Login>, &'static str>);
 
     #[test]
     fn emails_and_phones_are_checked_and_normalised() {
-        let cases: [Case; 8] = [
+        let cases: [Case; 9] = [
             (Some("A@B.co"), None, Ok(Some(Login::Email("a@b.co".to_owned())))),
             (Some(" a@b.co "), Some("123"), Ok(Some(Login::Email("a@b.co".to_owned())))),
             (None, Some("+1 (555) 123-4567"), Ok(Some(Login::Phone("15551234567".to_owned())))),
@@ -84,6 +121,7 @@ mod tests {
             (Some(""), Some(""), Ok(None)),
             (Some("not-an-email"), None, Err("validation_failed")),
             (Some("a b@c.d"), None, Err("validation_failed")),
+            (Some("xx:;x@x.x"), None, Err("validation_failed")),
             (None, Some("12ab5678"), Err("validation_failed")),
         ];
         for (email, phone, expected) in cases {

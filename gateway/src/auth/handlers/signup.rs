@@ -38,6 +38,13 @@ pub async fn signup(
     Body(body): Body<SignupBody>,
 ) -> Result<Json<Value>, ApiError> {
     let config = &state.config.auth;
+    // Neither e-mail nor phone is an anonymous sign-in, which GoTrue
+    // decides before anything else (`api.go`); it is not built here, so it
+    // is refused as GoTrue refuses it when turned off.
+    let given = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.trim().is_empty());
+    if !given(&body.email) && !given(&body.phone) {
+        return Err(AuthError::anonymous_provider_disabled().into());
+    }
     if !config.signup_enabled {
         return Err(AuthError::signup_disabled().into());
     }

@@ -37,7 +37,9 @@ pub async fn token(
     match query_param(query.as_deref(), "grant_type").as_deref() {
         Some("password") => password_grant(&state, ip, user_agent.as_deref(), body).await,
         Some("refresh_token") => refresh_grant(&state, ip, body).await,
-        _ => Err(AuthError::validation_failed("unsupported_grant_type").into()),
+        // No Web3 provider is built, as GoTrue with both turned off.
+        Some("web3") => Err(AuthError::web3_provider_disabled().into()),
+        _ => Err(AuthError::unsupported_grant_type().into()),
     }
 }
 
