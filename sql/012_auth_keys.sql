@@ -27,9 +27,11 @@ create table if not exists auth.gateway_api_keys (
   revoked_at timestamptz
 );
 
--- A name picks one key that is in use; revoked keys keep theirs for history.
+-- A kind and a name pick one key that is in use (the first start makes a
+-- publishable and a secret key both named "default", as Supabase does);
+-- revoked keys keep their names for history.
 create unique index if not exists gateway_api_keys_name_idx
-  on auth.gateway_api_keys (name) where revoked_at is null;
+  on auth.gateway_api_keys (kind, name) where revoked_at is null;
 
 create table if not exists auth.gateway_signing_keys (
   id uuid primary key default gen_random_uuid(),

@@ -88,7 +88,10 @@ where
 pub enum ApiKey {
     Missing,
     /// A valid publishable or secret key.
-    Opaque { key: String, kind: KeyKind },
+    Opaque {
+        key: String,
+        kind: KeyKind,
+    },
     /// A JWT, and what verifying it gave.
     Jwt(Result<Claims, JwtError>),
 }

@@ -71,11 +71,13 @@ enum KeysCommand {
     },
     /// List the keys: name, kind, first characters, made, revoked.
     List,
-    /// Revoke the key in use with this name: every gateway on the database
-    /// refuses it within --keys-refresh-interval.
+    /// Revoke the key in use of this kind and name: every gateway on the
+    /// database refuses it within --keys-refresh-interval.
     Revoke {
         #[arg(long)]
         name: String,
+        #[arg(long, value_enum)]
+        kind: crate::keys::KeyKind,
     },
 }
 
@@ -326,9 +328,9 @@ async fn api_keys(config: &Config, command: KeysCommand) -> Result<(), BoxError>
                     println!("{}\t{}\t{}...\t{}\t{state}", key.name, key.kind, key.start, key.created_at);
                 }
             }
-            KeysCommand::Revoke { name, .. } => {
-                keys::revoke_api_key(&client, name).await?;
-                println!("revoked {name:?}");
+            KeysCommand::Revoke { name, kind } => {
+                keys::revoke_api_key(&client, *kind, name).await?;
+                println!("revoked {} key {name:?}", kind.as_str());
             }
         }
         Ok::<(), BoxError>(())

@@ -222,7 +222,12 @@ impl KeySet {
 
     /// Only the JWT secret: signs without `kid`, verifies tokens without `kid`.
     pub fn legacy(secret: &Secret) -> Self {
-        Self::new(SigningKey::hs256(secret, None), HashMap::new(), Some(VerifyingKey::hs256(secret)), Vec::new())
+        Self::new(
+            SigningKey::hs256(secret, None),
+            HashMap::new(),
+            Some(VerifyingKey::hs256(secret)),
+            Vec::new(),
+        )
     }
 }
 
@@ -316,7 +321,8 @@ impl JwtKeys {
         let set = self.current();
         let mut header = Header::new(set.signing.algorithm);
         header.kid = set.signing.kid.clone();
-        jsonwebtoken::encode(&header, claims, &set.signing.key).map_err(|e| format!("could not sign a JWT: {e}"))
+        jsonwebtoken::encode(&header, claims, &set.signing.key)
+            .map_err(|e| format!("could not sign a JWT: {e}"))
     }
 
     /// Signs with the JWT secret and no `kid`, as the legacy API keys are.

@@ -242,7 +242,7 @@ async fn insert_api_key(
         .await
         .map_err(|e| match e.as_db_error() {
             Some(db) if db.code() == &tokio_postgres::error::SqlState::UNIQUE_VIOLATION => {
-                format!("a key named {name:?} is already in use").into()
+                format!("a {} key named {name:?} is already in use", kind.as_str()).into()
             }
             _ => BoxError::from(e),
         })?;
@@ -522,16 +522,17 @@ pub async fn list_api_keys(client: &Client) -> Result<Vec<ApiKeyRow>, BoxError> 
         .collect())
 }
 
-/// Revokes the key in use named `name`.
-pub async fn revoke_api_key(client: &Client, name: &str) -> Result<(), BoxError> {
+/// Revokes the key of `kind` in use named `name`.
+pub async fn revoke_api_key(client: &Client, kind: KeyKind, name: &str) -> Result<(), BoxError> {
     let revoked = client
         .execute(
-            "update auth.gateway_api_keys set revoked_at = now() where name = $1 and revoked_at is null",
-            &[&name],
+            "update auth.gateway_api_keys set revoked_at = now()
+             where kind = $1 and name = $2 and revoked_at is null",
+            &[&kind.as_str(), &name],
         )
         .await?;
     if revoked == 0 {
-        return Err(format!("no key in use is named {name:?}").into());
+        return Err(format!("no {} key in use is named {name:?}", kind.as_str()).into());
     }
     Ok(())
 }
@@ -572,7 +573,8 @@ pub async fn create_standby(
 ) -> Result<Uuid, BoxError> {
     let tx = client.transaction().await?;
     tx.execute("select pg_advisory_xact_lock(hashtext('gateway keys'))", &[]).await?;
-    if tx.query_opt("select 1 from auth.gateway_signing_keys where status = 'standby'", &[]).await?.is_some() {
+    if tx.query_opt("select 1 from auth.gateway_signing_keys where status = 'standby'", &[]).await?.is_some()
+    {
         return Err("there is a standby key already: rotate to it, or revoke it first".into());
     }
     let kid = match algorithm {
@@ -746,9 +748,12 @@ mod tests {
             assert_eq!(public["alg"], algorithm.as_str());
             assert!(public.get("d").is_none() && public.get("p").is_none(), "{public}");
             let der = open(&secret, &kid.to_string(), &sealed).expect("open");
-            let signing =
-                SigningKey::from_der(kid.to_string(), parse_algorithm(algorithm.as_str()).expect("alg"), &der)
-                    .expect("signing key");
+            let signing = SigningKey::from_der(
+                kid.to_string(),
+                parse_algorithm(algorithm.as_str()).expect("alg"),
+                &der,
+            )
+            .expect("signing key");
             let mut by_kid = HashMap::new();
             by_kid.insert(kid.to_string(), VerifyingKey::from_jwk(&public).expect("verifying key"));
             let keys = jwt::JwtKeys::hs256(&secret, None).expect("keys");
