@@ -34,8 +34,7 @@ enum Command {
     Keys(KeysArgs),
     /// Manage the keys that sign access tokens: create a standby key, rotate
     /// to it, revoke a previous one (README "Keys").
-    #[command(subcommand)]
-    SigningKeys(SigningKeysCommand),
+    SigningKeys(SigningKeysArgs),
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
     Users(UsersCommand),
@@ -81,39 +80,35 @@ enum KeysCommand {
     },
 }
 
+#[derive(clap::Args)]
+struct SigningKeysArgs {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: SigningKeysCommand,
+}
+
+/// As for `gateway keys`, the settings come before the subcommand.
 #[derive(Subcommand)]
 enum SigningKeysCommand {
     /// List the signing keys: kid, algorithm, status, made.
-    List {
-        #[command(flatten)]
-        config: Config,
-    },
+    List,
     /// Make a standby key, published in the JWKS but signing nothing yet.
     Create {
-        #[command(flatten)]
-        config: Config,
         #[arg(long, value_enum, default_value = "ES256")]
         algorithm: crate::keys::SigningAlgorithm,
     },
     /// The standby key becomes current; the current one becomes previous
     /// (its tokens keep verifying until it is revoked).
-    Rotate {
-        #[command(flatten)]
-        config: Config,
-    },
+    Rotate,
     /// Revoke a previous or standby key: its tokens are refused everywhere.
     Revoke {
-        #[command(flatten)]
-        config: Config,
         /// The key's kid (`gateway signing-keys list`).
         kid: uuid::Uuid,
     },
     /// Make the JWT secret a previously used key (again), so that tokens it
     /// signed (a moved-in project's, or before a revocation) verify.
-    ImportLegacy {
-        #[command(flatten)]
-        config: Config,
-    },
+    ImportLegacy,
 }
 
 #[derive(Subcommand)]
@@ -178,7 +173,7 @@ pub async fn run() -> ExitCode {
         Command::Migrate(config) => migrate(config).await,
         Command::Keys(KeysArgs { config, command: None }) => keys(&config),
         Command::Keys(KeysArgs { config, command: Some(command) }) => api_keys(&config, command).await,
-        Command::SigningKeys(command) => signing_keys(command).await,
+        Command::SigningKeys(SigningKeysArgs { config, command }) => signing_keys(&config, command).await,
         Command::Users(command) => users(command).await,
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
@@ -341,40 +336,33 @@ async fn api_keys(config: &Config, command: KeysCommand) -> Result<(), BoxError>
     result
 }
 
-async fn signing_keys(command: SigningKeysCommand) -> Result<(), BoxError> {
+async fn signing_keys(config: &Config, command: SigningKeysCommand) -> Result<(), BoxError> {
     use crate::keys;
-    let config = match &command {
-        SigningKeysCommand::List { config }
-        | SigningKeysCommand::Create { config, .. }
-        | SigningKeysCommand::Rotate { config }
-        | SigningKeysCommand::Revoke { config, .. }
-        | SigningKeysCommand::ImportLegacy { config } => config,
-    };
     let (secret, _) = startup::jwt_secret(config)?;
     let (database, mut client) = keys_database(config).await?;
     let result = async {
         match &command {
-            SigningKeysCommand::List { .. } => {
+            SigningKeysCommand::List => {
                 for key in keys::list_signing_keys(&client).await? {
                     println!("{}\t{}\t{}\t{}", key.kid, key.algorithm, key.status, key.created_at);
                 }
             }
-            SigningKeysCommand::Create { algorithm, .. } => {
+            SigningKeysCommand::Create { algorithm } => {
                 let kid = keys::create_standby(&mut client, &secret, *algorithm).await?;
                 println!("standby {kid}");
             }
-            SigningKeysCommand::Rotate { .. } => {
+            SigningKeysCommand::Rotate => {
                 let (previous, current) = keys::rotate(&mut client).await?;
                 println!("current {current}");
                 if let Some(previous) = previous {
                     println!("previous {previous}");
                 }
             }
-            SigningKeysCommand::Revoke { kid, .. } => {
+            SigningKeysCommand::Revoke { kid } => {
                 keys::revoke_signing_key(&client, *kid).await?;
                 println!("revoked {kid}");
             }
-            SigningKeysCommand::ImportLegacy { .. } => {
+            SigningKeysCommand::ImportLegacy => {
                 let kid = keys::import_legacy(&client).await?;
                 println!("the JWT secret is key {kid}");
             }
