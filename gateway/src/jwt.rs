@@ -120,10 +120,6 @@ impl SigningKey {
         };
         Ok(Self { kid: Some(kid), algorithm, key })
     }
-
-    pub fn algorithm(&self) -> Algorithm {
-        self.algorithm
-    }
 }
 
 /// A key tokens are verified with.
@@ -308,12 +304,6 @@ impl JwtKeys {
     /// The public key set, as `/auth/v1/.well-known/jwks.json` serves it.
     pub fn jwks(&self) -> Value {
         self.current().jwks.clone()
-    }
-
-    /// The algorithm and `kid` new tokens get.
-    pub fn signing_key(&self) -> (Algorithm, Option<String>) {
-        let set = self.current();
-        (set.signing.algorithm, set.signing.kid.clone())
     }
 
     /// Signs with the current key, naming it in `kid`.
