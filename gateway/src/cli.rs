@@ -226,7 +226,12 @@ async fn serve_on(
         (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
         (_, false) => None,
     };
-    let created = crate::keys::init(&state, state.config.jwt_signing_algorithm).await?;
+    let created = crate::keys::init(&state, state.config.jwt_signing_algorithm).await.map_err(|e| {
+        format!(
+            "could not set up the API and signing keys: {e} (a database migrated by an older gateway \
+             needs sql/012_auth_keys.sql: run `gateway migrate` or set --database-admin-url)"
+        )
+    })?;
     let (anon, service) = startup::api_keys(&state.jwt)?;
     let (anon, service) = match state.config.legacy_api_keys {
         true => (anon, service),
