@@ -315,6 +315,38 @@ async fn the_first_start_signs_with_the_configured_algorithm_and_names_the_key_i
 }
 
 #[tokio::test]
+async fn revoking_the_jwt_secrets_key_ends_legacy_tokens_and_importing_it_brings_them_back() {
+    let app = spawn_shop().await;
+    let client = keys_client(&app).await;
+    let legacy_user = app.state.jwt.sign_legacy(&json!({"role": "authenticated", "sub": "x"})).expect("sign");
+    let hs256 = keys::list_signing_keys(&client)
+        .await
+        .expect("list")
+        .into_iter()
+        .find(|k| k.algorithm == "HS256")
+        .expect("the JWT secret's key");
+    assert_eq!(hs256.status, "previous");
+    let accepted = |key: &str, bearer: &str| {
+        let (key, bearer) = (key.to_owned(), bearer.to_owned());
+        let app = &app;
+        async move { rest_role(app, &key, Some(&bearer), None).await.0 == 200 }
+    };
+    assert!(accepted(&app.anon_key, &app.anon_key).await);
+    assert!(accepted(&app.publishable_key, &legacy_user).await);
+
+    keys::revoke_signing_key(&client, hs256.kid).await.expect("revoke");
+    keys::load(&client, &app.state, &mut None).await.expect("reload");
+    assert!(!accepted(&app.anon_key, &app.anon_key).await, "the legacy API keys end with the secret's key");
+    assert!(!accepted(&app.publishable_key, &legacy_user).await, "and so do tokens it signed");
+    assert!(accepted(&app.publishable_key, &app.publishable_key).await, "the publishable key does not");
+
+    assert_eq!(keys::import_legacy(&client).await.expect("import"), hs256.kid);
+    keys::load(&client, &app.state, &mut None).await.expect("reload");
+    assert!(accepted(&app.anon_key, &app.anon_key).await);
+    assert!(accepted(&app.publishable_key, &legacy_user).await);
+}
+
+#[tokio::test]
 async fn the_jwks_publishes_public_halves_only_with_cache_headers() {
     let app = spawn_shop().await;
     let response =
