@@ -27,6 +27,7 @@ use axum::{
     response::Response,
 };
 
+use crate::config::Secret;
 use crate::error::ApiError;
 use crate::jwt::{Claims, JwtError};
 use crate::keys::KeyKind;
@@ -65,7 +66,9 @@ where
             None => check_api_key(&state, parts)?,
         };
         let claims = match (bearer_token(&parts.headers)?, &key) {
-            (Some(token), ApiKey::Opaque { key, kind }) if token == key => Claims::of_role(kind.role()),
+            (Some(token), ApiKey::Opaque { key, kind }) if token == key.expose() => {
+                Claims::of_role(kind.role())
+            }
             (Some(token), _) => state.jwt.verify(token)?,
             // supabase-js always sends a bearer; without one the API key speaks
             // for the caller, as the hosted gateway's key mapping does.
@@ -87,9 +90,9 @@ where
 #[derive(Clone, Debug)]
 pub enum ApiKey {
     Missing,
-    /// A valid publishable or secret key.
+    /// A valid publishable or secret key (which never prints).
     Opaque {
-        key: String,
+        key: Secret,
         kind: KeyKind,
     },
     /// A JWT, and what verifying it gave.
@@ -108,7 +111,7 @@ pub fn check_api_key(state: &AppState, parts: &Parts) -> Result<ApiKey, ApiError
         if kind == KeyKind::Secret && from_browser(&parts.headers) {
             return Err(ApiError::SecretKeyInBrowser);
         }
-        return Ok(ApiKey::Opaque { key, kind });
+        return Ok(ApiKey::Opaque { key: Secret::new(key), kind });
     }
     if !state.config.legacy_api_keys {
         return Err(ApiError::InvalidApiKey);
