@@ -46,7 +46,8 @@ ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
 SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
 PUBLISHABLE_KEY=$(awk '/publishable key:/ {print $3}' "$work/banner")
 SECRET_KEY=$(awk '/secret key:/ {print $3}' "$work/banner")
-# The revocation test starts a second gateway on the same database.
+# The key tests run `gateway keys` and `gateway signing-keys` on this database
+# (its JWT secret is in the data directory) and start a second gateway on it.
 GATEWAY_DATABASE_URL=$(awk '/database:/ {print $2}' "$work/banner")
 GATEWAY_SQL_ROOT="$work/schema"
 GATEWAY_DATA_DIR="$work/.data"
