@@ -44,7 +44,16 @@ grep -q 'service_role key:' "$work/banner" || { echo "the gateway did not start"
 GATEWAY_URL=$(awk '/API URL:/ {print $3}' "$work/banner")
 ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
 SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
-export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY
+PUBLISHABLE_KEY=$(awk '/publishable key:/ {print $3}' "$work/banner")
+SECRET_KEY=$(awk '/secret key:/ {print $3}' "$work/banner")
+# The key tests run `gateway keys` and `gateway signing-keys` on this database
+# (its JWT secret is in the data directory) and start a second gateway on it.
+GATEWAY_DATABASE_URL=$(awk '/database:/ {print $2}' "$work/banner")
+GATEWAY_SQL_ROOT="$work/schema"
+GATEWAY_DATA_DIR="$work/.data"
+GATEWAY_BIN="$PWD/target/debug/gateway"
+export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY PUBLISHABLE_KEY SECRET_KEY
+export GATEWAY_DATABASE_URL GATEWAY_SQL_ROOT GATEWAY_DATA_DIR GATEWAY_BIN
 (cd tests/client && npm test)
 cleanup
 trap - EXIT

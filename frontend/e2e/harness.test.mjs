@@ -28,7 +28,7 @@ const INDEX = `<!doctype html>
       const config = await (await fetch('/config.json')).json();
       const base = config.supabaseUrl || window.location.origin;
       const response = await fetch(base + '/rest/v1/products?select=id&limit=1', {
-        headers: { apikey: config.anonKey, authorization: 'Bearer ' + config.anonKey, prefer: 'count=exact' },
+        headers: { apikey: config.publishableKey, authorization: 'Bearer ' + config.publishableKey, prefer: 'count=exact' },
       });
       const total = response.headers.get('content-range').split('/')[1];
       document.querySelector('#status').textContent = 'productos visibles: ' + total;

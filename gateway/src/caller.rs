@@ -1,4 +1,5 @@
-//! Who is calling: the `Caller` extractor and the API-key check.
+//! Who is calling: the `Caller` extractor and the API-key check, the one place
+//! that decides a request's role from its `apikey` and `Authorization`.
 //!
 //! Hosted Supabase puts an API gateway (Kong) in front of the services: on
 //! `/rest/v1` and `/auth/v1` it demands a known `apikey` (header or `?apikey=`),
@@ -7,6 +8,13 @@
 //! that key check, layered on the routers that need it; [`Caller`] is the JWT
 //! check every handler receives. Both run before any pool checkout, so a bad
 //! token never costs a database connection.
+//!
+//! An API key is either a JWT (the legacy `anon` and `service_role` keys, or
+//! one signed by a key of `--jwt-keys`) or an opaque key, `sb_publishable_...`
+//! or `sb_secret_...` (`crate::keys`). supabase-js sends its key as `apikey`
+//! and, until a user signs in, as the bearer too; an opaque key is accepted as
+//! the bearer only when it equals `apikey`, as Supabase documents
+//! (<https://supabase.com/docs/guides/api/api-keys>, "Known limitations").
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -19,8 +27,10 @@ use axum::{
     response::Response,
 };
 
+use crate::config::Secret;
 use crate::error::ApiError;
 use crate::jwt::{Claims, JwtError};
+use crate::keys::KeyKind;
 use crate::role::Role;
 use crate::state::AppState;
 
@@ -51,14 +61,20 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let state = AppState::from_ref(state);
-        let claims = match bearer_token(&parts.headers)? {
-            Some(token) => state.jwt.verify(token)?,
+        let key = match parts.extensions.get::<ApiKey>() {
+            Some(key) => key.clone(),
+            None => check_api_key(&state, parts)?,
+        };
+        let claims = match (bearer_token(&parts.headers)?, &key) {
+            (Some(token), ApiKey::Opaque { key, kind }) if token == key.expose() => {
+                Claims::of_role(kind.role())
+            }
+            (Some(token), _) => state.jwt.verify(token)?,
             // supabase-js always sends a bearer; without one the API key speaks
             // for the caller, as the hosted gateway's key mapping does.
-            None => match api_key(parts) {
-                Some(key) => state.jwt.verify(&key)?,
-                None => Claims::anonymous(),
-            },
+            (None, ApiKey::Opaque { kind, .. }) => Claims::of_role(kind.role()),
+            (None, ApiKey::Jwt(claims)) => claims.clone()?,
+            (None, ApiKey::Missing) => Claims::anonymous(),
         };
         Ok(Caller {
             claims,
@@ -67,6 +83,53 @@ where
             headers: headers_json(&parts.headers),
         })
     }
+}
+
+/// A request's API key, checked once (by [`require_apikey`] where it runs,
+/// which leaves it in the request's extensions for [`Caller`]).
+#[derive(Clone, Debug)]
+pub enum ApiKey {
+    Missing,
+    /// A valid publishable or secret key (which never prints).
+    Opaque {
+        key: Secret,
+        kind: KeyKind,
+    },
+    /// A JWT, and what verifying it gave.
+    Jwt(Result<Claims, JwtError>),
+}
+
+/// Reads the API key: an opaque key must be one in use (and a secret key not
+/// from a browser); a JWT is verified, and refused outright when the legacy
+/// keys are turned off. Nothing here touches the database.
+pub fn check_api_key(state: &AppState, parts: &Parts) -> Result<ApiKey, ApiError> {
+    let Some(key) = api_key(parts) else {
+        return Ok(ApiKey::Missing);
+    };
+    if KeyKind::claimed_by(&key).is_some() {
+        let kind = state.api_keys.lookup(&key).ok_or(ApiError::InvalidApiKey)?;
+        if kind == KeyKind::Secret && from_browser(&parts.headers) {
+            return Err(ApiError::SecretKeyInBrowser);
+        }
+        return Ok(ApiKey::Opaque { key: Secret::new(key), kind });
+    }
+    if !state.config.legacy_api_keys {
+        return Err(ApiError::InvalidApiKey);
+    }
+    Ok(ApiKey::Jwt(state.jwt.verify(&key)))
+}
+
+/// Supabase refuses a secret key "in the browser (matches on the `User-Agent`
+/// header)" with 401 (<https://supabase.com/docs/guides/api/api-keys>). Its
+/// exact pattern is not published; this one is: every browser's `User-Agent`
+/// starts with `Mozilla/` (Chrome, Safari, Firefox, Edge and the mobile ones
+/// alike), while server-side clients name themselves (`node`, `Deno/...`,
+/// `curl/...`, `Bun/...`).
+pub fn from_browser(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::USER_AGENT)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|agent| agent.trim_start().starts_with("Mozilla/"))
 }
 
 /// The token of an `Authorization: Bearer <token>` header (the scheme is
@@ -116,20 +179,22 @@ fn headers_json(headers: &HeaderMap) -> String {
     serde_json::to_string(&map).unwrap_or_else(|_| "{}".to_owned())
 }
 
-/// Kong's `key-auth`: the request must carry one of our API keys, that is a
-/// token signed with our secret whose role is `anon` or `service_role`.
+/// Kong's `key-auth`: the request must carry one of our API keys: a
+/// publishable or secret key in use, or a token our keys verify whose role is
+/// `anon` or `service_role`.
 pub async fn require_apikey(
     State(state): State<AppState>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    let (parts, body) = request.into_parts();
-    let Some(key) = api_key(&parts) else {
-        return Err(ApiError::NoApiKey);
-    };
-    match state.jwt.verify(&key) {
-        Ok(claims) if matches!(claims.role, Role::Anon | Role::ServiceRole) => {}
-        _ => return Err(ApiError::InvalidApiKey),
+    let (mut parts, body) = request.into_parts();
+    let key = check_api_key(&state, &parts)?;
+    match &key {
+        ApiKey::Missing => return Err(ApiError::NoApiKey),
+        ApiKey::Opaque { .. } => {}
+        ApiKey::Jwt(Ok(claims)) if matches!(claims.role, Role::Anon | Role::ServiceRole) => {}
+        ApiKey::Jwt(_) => return Err(ApiError::InvalidApiKey),
     }
+    parts.extensions.insert(key);
     Ok(next.run(Request::from_parts(parts, body)).await)
 }

@@ -1,4 +1,6 @@
-//! The command line: `gateway serve`, `gateway migrate`, `gateway keys`,
+//! The command line: `gateway serve`, `gateway migrate`,
+//! `gateway keys [create|list|revoke]`,
+//! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
 //! `gateway cluster list|remove|prune`.
 
@@ -26,8 +28,13 @@ enum Command {
     Serve(Config),
     /// Apply sql/ and policies/ to the database, then exit.
     Migrate(Config),
-    /// Print the anon and service_role API keys.
-    Keys(Config),
+    /// Without a subcommand, print the legacy anon and service_role API keys
+    /// (JWTs of the JWT secret). With one, manage the publishable and secret
+    /// API keys kept in the database.
+    Keys(KeysArgs),
+    /// Manage the keys that sign access tokens: create a standby key, rotate
+    /// to it, revoke a previous one (README "Keys").
+    SigningKeys(SigningKeysArgs),
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
     Users(UsersCommand),
@@ -39,6 +46,69 @@ enum Command {
     /// enter the data directory.
     #[command(subcommand)]
     Cluster(ClusterCommand),
+}
+
+#[derive(clap::Args)]
+struct KeysArgs {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: Option<KeysCommand>,
+}
+
+/// The settings (`--database-url`, `--data-dir`...) are `gateway keys`'s, so
+/// they come before the subcommand: `gateway keys --data-dir d list`.
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Make a named publishable or secret key. The key is printed now and
+    /// never again: only its hash is kept.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum)]
+        kind: crate::keys::KeyKind,
+    },
+    /// List the keys: name, kind, first characters, made, revoked.
+    List,
+    /// Revoke the key in use of this kind and name: every gateway on the
+    /// database refuses it within --keys-refresh-interval.
+    Revoke {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum)]
+        kind: crate::keys::KeyKind,
+    },
+}
+
+#[derive(clap::Args)]
+struct SigningKeysArgs {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: SigningKeysCommand,
+}
+
+/// As for `gateway keys`, the settings come before the subcommand.
+#[derive(Subcommand)]
+enum SigningKeysCommand {
+    /// List the signing keys: kid, algorithm, status, made.
+    List,
+    /// Make a standby key, published in the JWKS but signing nothing yet.
+    Create {
+        #[arg(long, value_enum, default_value = "ES256")]
+        algorithm: crate::keys::SigningAlgorithm,
+    },
+    /// The standby key becomes current; the current one becomes previous
+    /// (its tokens keep verifying until it is revoked).
+    Rotate,
+    /// Revoke a previous or standby key: its tokens are refused everywhere.
+    Revoke {
+        /// The key's kid (`gateway signing-keys list`).
+        kid: uuid::Uuid,
+    },
+    /// Make the JWT secret a previously used key (again), so that tokens it
+    /// signed (a moved-in project's, or before a revocation) verify.
+    ImportLegacy,
 }
 
 #[derive(Subcommand)]
@@ -101,7 +171,9 @@ pub async fn run() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Serve(config) => serve(config).await,
         Command::Migrate(config) => migrate(config).await,
-        Command::Keys(config) => keys(&config),
+        Command::Keys(KeysArgs { config, command: None }) => keys(&config),
+        Command::Keys(KeysArgs { config, command: Some(command) }) => api_keys(&config, command).await,
+        Command::SigningKeys(SigningKeysArgs { config, command }) => signing_keys(&config, command).await,
         Command::Users(command) => users(command).await,
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
@@ -154,7 +226,23 @@ async fn serve_on(
         (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
         (_, false) => None,
     };
+    let created = crate::keys::init(&state, state.config.jwt_signing_algorithm).await.map_err(|e| {
+        format!(
+            "could not set up the API and signing keys: {e} (a database migrated by an older gateway \
+             needs sql/012_auth_keys.sql: run `gateway migrate` or set --database-admin-url)"
+        )
+    })?;
     let (anon, service) = startup::api_keys(&state.jwt)?;
+    let (anon, service) = match state.config.legacy_api_keys {
+        true => (anon, service),
+        false => ("(legacy keys turned off)".to_owned(), "(legacy keys turned off)".to_owned()),
+    };
+    let publishable = state.api_keys.publishable().unwrap_or_else(|| {
+        "(none in use: `gateway keys create --kind publishable --name <name>`)".to_owned()
+    });
+    let secret = created.secret.unwrap_or_else(|| {
+        "(printed once, when made: `gateway keys create --kind secret --name <name>`)".to_owned()
+    });
     println!("gateway is serving on http://{address}");
     println!("  API URL:          http://{address}");
     if let Some((cluster, _)) = &database.cluster {
@@ -166,6 +254,8 @@ async fn serve_on(
             );
         }
     }
+    println!("  publishable key:  {publishable}");
+    println!("  secret key:       {secret}");
     println!("  anon key:         {anon}");
     println!("  service_role key: {service}");
     if let Some(staff) = staff {
@@ -201,6 +291,93 @@ fn keys(config: &Config) -> Result<(), BoxError> {
     println!("anon key:         {anon}");
     println!("service_role key: {service}");
     Ok(())
+}
+
+/// A connection for the key commands, to a database migrated up to date.
+async fn keys_database(config: &Config) -> Result<(startup::Database, tokio_postgres::Client), BoxError> {
+    let sql_root = startup::sql_root(config).ok();
+    let database = startup::open_database(config).await?;
+    let client = async {
+        if let (Some(admin), Some(root)) = (&database.admin, &sql_root) {
+            startup::migrate(admin, root).await?;
+        }
+        crate::keys::connect(&database.api).await
+    }
+    .await;
+    match client {
+        Ok(client) => Ok((database, client)),
+        Err(e) => {
+            startup::close_database(database).await;
+            Err(e)
+        }
+    }
+}
+
+async fn api_keys(config: &Config, command: KeysCommand) -> Result<(), BoxError> {
+    use crate::keys;
+    let (database, client) = keys_database(config).await?;
+    let result = async {
+        match &command {
+            KeysCommand::Create { name, kind, .. } => {
+                let key = keys::create_api_key(&client, name, *kind).await?;
+                println!("{} key {name:?}: {key}", kind.as_str());
+            }
+            KeysCommand::List => {
+                for key in keys::list_api_keys(&client).await? {
+                    let state = key.revoked_at.map_or("in use".to_owned(), |at| format!("revoked {at}"));
+                    println!("{}\t{}\t{}...\t{}\t{state}", key.name, key.kind, key.start, key.created_at);
+                }
+            }
+            KeysCommand::Revoke { name, kind } => {
+                keys::revoke_api_key(&client, *kind, name).await?;
+                println!("revoked {} key {name:?}", kind.as_str());
+            }
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    drop(client);
+    startup::close_database(database).await;
+    result
+}
+
+async fn signing_keys(config: &Config, command: SigningKeysCommand) -> Result<(), BoxError> {
+    use crate::keys;
+    let (secret, _) = startup::jwt_secret(config)?;
+    let (database, mut client) = keys_database(config).await?;
+    let result = async {
+        match &command {
+            SigningKeysCommand::List => {
+                for key in keys::list_signing_keys(&client).await? {
+                    println!("{}\t{}\t{}\t{}", key.kid, key.algorithm, key.status, key.created_at);
+                }
+            }
+            SigningKeysCommand::Create { algorithm } => {
+                let kid = keys::create_standby(&mut client, &secret, *algorithm).await?;
+                println!("standby {kid}");
+            }
+            SigningKeysCommand::Rotate => {
+                let (previous, current) = keys::rotate(&mut client).await?;
+                println!("current {current}");
+                if let Some(previous) = previous {
+                    println!("previous {previous}");
+                }
+            }
+            SigningKeysCommand::Revoke { kid } => {
+                keys::revoke_signing_key(&client, *kid).await?;
+                println!("revoked {kid}");
+            }
+            SigningKeysCommand::ImportLegacy => {
+                let kid = keys::import_legacy(&client).await?;
+                println!("the JWT secret is key {kid}");
+            }
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    drop(client);
+    startup::close_database(database).await;
+    result
 }
 
 async fn users(command: UsersCommand) -> Result<(), BoxError> {

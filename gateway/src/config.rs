@@ -89,6 +89,30 @@ pub struct Config {
     #[arg(long, env = "JWT_SECRET")]
     pub jwt_secret: Option<Secret>,
 
+    /// Algorithm of the signing key the first start makes (README "Keys"):
+    /// ES256 (P-256, Supabase's default), RS256, or HS256 (the JWT secret
+    /// signs, as before). Later keys come from `gateway signing-keys create`.
+    #[arg(long, env = "JWT_SIGNING_ALGORITHM", value_enum, default_value = "ES256")]
+    pub jwt_signing_algorithm: crate::keys::SigningAlgorithm,
+
+    /// More keys that verify tokens and JWT API keys on every service: a JWK
+    /// set (`{"keys": [...]}`, as GoTrue's `GOTRUE_JWT_KEYS`), each with a
+    /// `kid`; ES256 (EC P-256), RS256 (RSA) or HS256 (oct). Private members
+    /// are ignored; public halves are published in the JWKS.
+    #[arg(long, env = "JWT_KEYS", hide_env_values = true)]
+    pub jwt_keys: Option<Secret>,
+
+    /// Whether the legacy JWT API keys (`anon`, `service_role`, and any JWT in
+    /// `apikey`) are accepted. `false` leaves only the publishable and secret
+    /// keys (Supabase's "deactivate legacy API keys").
+    #[arg(long, env = "GATEWAY_LEGACY_API_KEYS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub legacy_api_keys: bool,
+
+    /// How often the API keys and signing keys are read again from the
+    /// database, so that a key revoked on one gateway is refused by all.
+    #[arg(long, env = "GATEWAY_KEYS_REFRESH_INTERVAL", default_value = "1s")]
+    pub keys_refresh_interval: Span,
+
     /// When set, tokens carrying an `aud` claim must match it (PostgREST's
     /// `jwt-aud`); tokens without `aud` are accepted, as PostgREST does.
     #[arg(long, env = "JWT_AUD")]

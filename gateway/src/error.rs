@@ -50,6 +50,9 @@ pub enum ApiError {
     NoApiKey,
     #[error("Invalid API key")]
     InvalidApiKey,
+    /// A secret key from a browser (Supabase refuses it by `User-Agent`).
+    #[error("Forbidden use of secret API key in browser")]
+    SecretKeyInBrowser,
     #[error("{0}")]
     Jwt(#[from] JwtError),
     #[error("database error {}: {}", .0.code, .0.message)]
@@ -116,7 +119,9 @@ impl ApiError {
     /// HTTP status as PostgREST reports it.
     fn rest_status(&self) -> StatusCode {
         match self {
-            Self::NoApiKey | Self::InvalidApiKey | Self::Jwt(_) => StatusCode::UNAUTHORIZED,
+            Self::NoApiKey | Self::InvalidApiKey | Self::SecretKeyInBrowser | Self::Jwt(_) => {
+                StatusCode::UNAUTHORIZED
+            }
             Self::Database(db) => sqlstate_status(&db.code, db.role),
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::PoolTimeout => StatusCode::GATEWAY_TIMEOUT,
@@ -228,9 +233,13 @@ pub async fn render_as(shape: Shape, request: Request, next: Next) -> Response {
 
 fn render(error: &ApiError, shape: Shape) -> Response {
     // The key check happens in front of every service and answers the same way.
-    if let ApiError::NoApiKey | ApiError::InvalidApiKey = error {
+    if let ApiError::NoApiKey | ApiError::InvalidApiKey | ApiError::SecretKeyInBrowser = error {
         let hint = match error {
             ApiError::NoApiKey => "No `apikey` request header or url param was found.",
+            ApiError::SecretKeyInBrowser => {
+                "Secret API keys can only be used in a protected environment and should never be used in a \
+                 browser. Use a publishable key instead."
+            }
             _ => "Double check your Supabase `anon` or `service_role` API key.",
         };
         return json_response(
@@ -300,6 +309,7 @@ fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
         ApiError::Internal(_)
         | ApiError::NoApiKey
         | ApiError::InvalidApiKey
+        | ApiError::SecretKeyInBrowser
         | ApiError::Auth(_)
         | ApiError::Storage(_) => ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None),
     };

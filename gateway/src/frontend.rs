@@ -131,15 +131,22 @@ fn nearest_dist<'a>(starts: impl IntoIterator<Item = &'a Path>) -> Option<PathBu
     })
 }
 
-/// `/config.json`: where the APIs are, the anon key (the same `gateway keys`
-/// prints) and the shop's contact details.
+/// `/config.json`: where the APIs are, the key the browser uses, and the
+/// shop's contact details. The key is the oldest publishable key in use
+/// (`gateway keys list`); `anonKey`, the legacy anon JWT (the one `gateway
+/// keys` prints), is there too while the legacy keys are accepted, for a
+/// frontend built before the publishable keys.
 async fn runtime_config(State(state): State<AppState>) -> Result<Response, ApiError> {
     let frontend = &state.config.frontend;
-    let anon_key = crate::jwt::api_key(&state.jwt, Role::Anon).map_err(ApiError::internal)?;
+    let anon_key = match state.config.legacy_api_keys {
+        true => Some(crate::jwt::api_key(&state.jwt, Role::Anon).map_err(ApiError::internal)?),
+        false => None,
+    };
     // supabase-js appends `/rest/v1` and friends to it.
     let url = frontend.public_url.as_deref().unwrap_or("").trim_end_matches('/');
     let mut response = Json(json!({
         "supabaseUrl": url,
+        "publishableKey": state.api_keys.publishable(),
         "anonKey": anon_key,
         "whatsappNumber": frontend.whatsapp_number,
         "contactEmail": frontend.contact_email,

@@ -2,20 +2,27 @@
 //! crate's defaults (<https://docs.postgrest.org/en/stable/references/auth.html>,
 //! `src/library/PostgREST/Auth/Jwt.hs`):
 //!
-//! - the key decides the algorithm, never the token: HS256 is pinned, so `alg:
-//!   none` and HS/RS confusion fail; an asymmetric key set (RS256/ES256 from a
-//!   JWKS) would be one more [`Verifier`] variant;
+//! - the key decides the algorithm, never the token: a token names its key by
+//!   `kid` and must carry that key's algorithm, so `alg: none`, an HS256 token
+//!   "signed" with a public key's bytes and RS/ES confusion all fail; a token
+//!   without `kid` can only be an HS256 token of the JWT secret, as GoTrue
+//!   reads them (supabase/auth `internal/api/auth.go`, `parseJWTClaims`:
+//!   by `kid` from the key set, else the HS256 secret);
 //! - `exp`, `nbf` and `iat` are optional, and checked with 30 s of clock skew
 //!   (jsonwebtoken defaults to 60 s, requires `exp` and ignores `nbf`);
 //! - `aud` is checked only when configured (jsonwebtoken rejects any token that
 //!   carries `aud` unless told otherwise, and Supabase tokens always do);
 //! - the `role` claim must be one of our three roles; no role means `anon`.
+//!
+//! The key set ([`KeySet`]) is replaced whole when the keys in the database
+//! change (`crate::keys`): tokens are signed with the current key and verified
+//! with every key that is not revoked.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, RwLock};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::config::Secret;
 use crate::role::Role;
@@ -77,20 +84,154 @@ impl Claims {
         Self { role: Role::Anon, claims: Map::new() }
     }
 
+    /// The claims an opaque API key stands for: only its role, as the JWT the
+    /// hosted gateway mints for it carries.
+    pub fn of_role(role: Role) -> Self {
+        let mut claims = Map::new();
+        claims.insert("role".to_owned(), Value::String(role.as_str().to_owned()));
+        Self { role, claims }
+    }
+
     pub fn sub(&self) -> Option<&str> {
         self.claims.get("sub").and_then(Value::as_str)
     }
 }
 
-enum Verifier {
-    Hs256(DecodingKey),
+/// The key new tokens are signed with.
+pub struct SigningKey {
+    /// `None` only for the JWT secret before the key set is loaded (and in
+    /// unit tests): such tokens carry no `kid`, like the legacy keys.
+    kid: Option<String>,
+    algorithm: Algorithm,
+    key: EncodingKey,
+}
+
+impl SigningKey {
+    pub fn hs256(secret: &Secret, kid: Option<String>) -> Self {
+        Self { kid, algorithm: Algorithm::HS256, key: EncodingKey::from_secret(secret.expose().as_bytes()) }
+    }
+
+    /// An ES256 key from its PKCS#8 DER, or an RS256 key from its PKCS#1 DER.
+    pub fn from_der(kid: String, algorithm: Algorithm, der: &[u8]) -> Result<Self, String> {
+        let key = match algorithm {
+            Algorithm::ES256 => EncodingKey::from_ec_der(der),
+            Algorithm::RS256 => EncodingKey::from_rsa_der(der),
+            other => return Err(format!("{other:?} keys are not made from DER")),
+        };
+        Ok(Self { kid: Some(kid), algorithm, key })
+    }
+}
+
+/// A key tokens are verified with.
+pub struct VerifyingKey {
+    algorithm: Algorithm,
+    key: DecodingKey,
+}
+
+impl VerifyingKey {
+    pub fn hs256(secret: &Secret) -> Self {
+        Self { algorithm: Algorithm::HS256, key: DecodingKey::from_secret(secret.expose().as_bytes()) }
+    }
+
+    /// The public half of an ES256 or RS256 JWK (private members are ignored),
+    /// or an HS256 `oct` key. The algorithm is the JWK's `alg`, or what its
+    /// key type implies (RSA: RS256, EC P-256: ES256, oct: HS256).
+    pub fn from_jwk(jwk: &Value) -> Result<Self, String> {
+        use base64::Engine;
+        let algorithm = jwk_algorithm(jwk)?;
+        let key = match algorithm {
+            Algorithm::HS256 => {
+                let k = jwk.get("k").and_then(Value::as_str).ok_or("an oct JWK needs k")?;
+                let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                    .decode(k.trim_end_matches('='))
+                    .map_err(|e| format!("invalid oct JWK: {e}"))?;
+                DecodingKey::from_secret(&bytes)
+            }
+            _ => {
+                let parsed: jsonwebtoken::jwk::Jwk = serde_json::from_value(public_jwk(jwk, algorithm)?)
+                    .map_err(|e| format!("invalid JWK: {e}"))?;
+                DecodingKey::from_jwk(&parsed).map_err(|e| format!("invalid JWK: {e}"))?
+            }
+        };
+        Ok(Self { algorithm, key })
+    }
+}
+
+/// The algorithm a JWK is for.
+fn jwk_algorithm(jwk: &Value) -> Result<Algorithm, String> {
+    let text = |name: &str| jwk.get(name).and_then(Value::as_str);
+    match (text("alg"), text("kty"), text("crv")) {
+        (Some("ES256") | None, Some("EC"), Some("P-256")) => Ok(Algorithm::ES256),
+        (Some("RS256") | None, Some("RSA"), _) => Ok(Algorithm::RS256),
+        (Some("HS256") | None, Some("oct"), _) => Ok(Algorithm::HS256),
+        (alg, kty, _) => Err(format!(
+            "unsupported JWK (alg {alg:?}, kty {kty:?}): use ES256 (EC P-256), RS256 (RSA) or HS256 (oct)"
+        )),
+    }
+}
+
+/// The public members of an asymmetric JWK, as a key set publishes it: never
+/// `d` or the RSA primes. A symmetric key has no public half: an error.
+pub fn public_jwk(jwk: &Value, algorithm: Algorithm) -> Result<Value, String> {
+    let member = |name: &str| {
+        jwk.get(name).and_then(Value::as_str).map(str::to_owned).ok_or(format!("the JWK lacks {name}"))
+    };
+    let kid = jwk.get("kid").and_then(Value::as_str);
+    let mut public = match algorithm {
+        Algorithm::ES256 => json!({"kty": "EC", "crv": "P-256", "x": member("x")?, "y": member("y")?}),
+        Algorithm::RS256 => json!({"kty": "RSA", "n": member("n")?, "e": member("e")?}),
+        other => return Err(format!("{other:?} keys have no public half")),
+    };
+    let object = public.as_object_mut().expect("an object");
+    if let Some(kid) = kid {
+        object.insert("kid".to_owned(), json!(kid));
+    }
+    object.insert("alg".to_owned(), json!(format!("{algorithm:?}")));
+    // What WebCrypto's importKey needs to verify with it (auth-js getClaims).
+    object.insert("use".to_owned(), json!("sig"));
+    object.insert("key_ops".to_owned(), json!(["verify"]));
+    object.insert("ext".to_owned(), json!(true));
+    Ok(public)
+}
+
+/// Every key in use at one moment.
+pub struct KeySet {
+    signing: SigningKey,
+    /// Keys by `kid`.
+    by_kid: HashMap<String, VerifyingKey>,
+    /// The JWT secret, for tokens without `kid`, while its key is not revoked.
+    legacy: Option<VerifyingKey>,
+    /// What `/auth/v1/.well-known/jwks.json` publishes.
+    jwks: Value,
+}
+
+impl KeySet {
+    /// `published` are the public JWKs of the asymmetric keys in `by_kid`.
+    pub fn new(
+        signing: SigningKey,
+        by_kid: HashMap<String, VerifyingKey>,
+        legacy: Option<VerifyingKey>,
+        published: Vec<Value>,
+    ) -> Self {
+        Self { signing, by_kid, legacy, jwks: json!({ "keys": published }) }
+    }
+
+    /// Only the JWT secret: signs without `kid`, verifies tokens without `kid`.
+    pub fn legacy(secret: &Secret) -> Self {
+        Self::new(
+            SigningKey::hs256(secret, None),
+            HashMap::new(),
+            Some(VerifyingKey::hs256(secret)),
+            Vec::new(),
+        )
+    }
 }
 
 /// The keys that sign and verify tokens.
 pub struct JwtKeys {
-    encoding: EncodingKey,
-    verifier: Verifier,
+    secret: Secret,
     validation: Validation,
+    set: RwLock<Arc<KeySet>>,
     /// Tokens that passed [`JwtKeys::verify`], by their text.
     verified: Mutex<HashMap<String, Verified>>,
 }
@@ -99,9 +240,11 @@ pub struct JwtKeys {
 /// which the time claims would pass again. Clients send the same tokens over
 /// and over (supabase-js: the API key, and the session's token until it is
 /// refreshed), and a REST request verifies two (the key check and the
-/// caller), each an HMAC and two JSON decodes; a token seen before costs a
-/// lookup instead. Anything not remembered, or outside its window, goes
-/// through the full check, which gives every answer that is not a pass.
+/// caller), each a signature check and two JSON decodes; a token seen before
+/// costs a lookup instead. Anything not remembered, or outside its window, goes
+/// through the full check, which gives every answer that is not a pass. The
+/// memory is emptied whenever the key set changes, so a revoked key's tokens
+/// are checked again.
 struct Verified {
     claims: Claims,
     from: u64,
@@ -118,13 +261,13 @@ const MAX_VERIFIED: usize = 2048;
 const MAX_REMEMBERED_LENGTH: usize = 2048;
 
 impl JwtKeys {
-    /// HS256 with a shared secret of at least 32 characters (PostgREST refuses
-    /// shorter ones).
+    /// Keys over the JWT secret alone (at least 32 characters: PostgREST
+    /// refuses shorter ones), until [`JwtKeys::replace`] installs the key set
+    /// kept in the database.
     pub fn hs256(secret: &Secret, audience: Option<&str>) -> Result<Self, String> {
         if secret.expose().len() < 32 {
             return Err("the JWT secret must be at least 32 characters long".to_owned());
         }
-        let bytes = secret.expose().as_bytes();
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = CLOCK_SKEW_SECS;
         validation.required_spec_claims = HashSet::new();
@@ -135,16 +278,51 @@ impl JwtKeys {
             None => validation.validate_aud = false,
         }
         Ok(Self {
-            encoding: EncodingKey::from_secret(bytes),
-            verifier: Verifier::Hs256(DecodingKey::from_secret(bytes)),
+            secret: secret.clone(),
             validation,
+            set: RwLock::new(Arc::new(KeySet::legacy(secret))),
             verified: Mutex::new(HashMap::new()),
         })
     }
 
+    /// The JWT secret (HS256 keys, and the key that seals private keys).
+    pub fn secret(&self) -> &Secret {
+        &self.secret
+    }
+
+    /// Installs a new key set; tokens verified under the old one are checked
+    /// again.
+    pub fn replace(&self, set: KeySet) {
+        *self.set.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(set);
+        self.verified.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    fn current(&self) -> Arc<KeySet> {
+        self.set.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The public key set, as `/auth/v1/.well-known/jwks.json` serves it.
+    pub fn jwks(&self) -> Value {
+        self.current().jwks.clone()
+    }
+
+    /// Signs with the current key, naming it in `kid`.
     pub fn sign(&self, claims: &Value) -> Result<String, String> {
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+        let set = self.current();
+        let mut header = Header::new(set.signing.algorithm);
+        header.kid = set.signing.kid.clone();
+        jsonwebtoken::encode(&header, claims, &set.signing.key)
             .map_err(|e| format!("could not sign a JWT: {e}"))
+    }
+
+    /// Signs with the JWT secret and no `kid`, as the legacy API keys are.
+    pub fn sign_legacy(&self, claims: &Value) -> Result<String, String> {
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            claims,
+            &EncodingKey::from_secret(self.secret.expose().as_bytes()),
+        )
+        .map_err(|e| format!("could not sign a JWT: {e}"))
     }
 
     /// Checks structure, signature, time claims, audience and role.
@@ -178,14 +356,23 @@ impl JwtKeys {
         if parts != 3 {
             return Err(JwtError::Parts(parts));
         }
-        // The key decides the algorithm: refuse any other before decoding, so that
-        // `none` and RS/HS confusion fail the same way whatever the library does.
-        let Verifier::Hs256(key) = &self.verifier;
-        if header_algorithm(token).ok_or(JwtError::Signature)? != "HS256" {
+        // The key decides the algorithm: pick the key first, then refuse any
+        // other algorithm before decoding, so that `none` and confusion between
+        // HS, RS and ES fail the same way whatever the library does.
+        let (alg, kid) = header_fields(token).ok_or(JwtError::Signature)?;
+        let set = self.current();
+        let key = match &kid {
+            Some(kid) => set.by_kid.get(kid).ok_or(JwtError::Signature)?,
+            None if alg == "HS256" => set.legacy.as_ref().ok_or(JwtError::Signature)?,
+            None => return Err(JwtError::Algorithm),
+        };
+        if alg != format!("{:?}", key.algorithm) {
             return Err(JwtError::Algorithm);
         }
+        let mut validation = self.validation.clone();
+        validation.algorithms = vec![key.algorithm];
         let data =
-            jsonwebtoken::decode::<Map<String, Value>>(token, key, &self.validation).map_err(|e| match e
+            jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &validation).map_err(|e| match e
                 .kind()
             {
                 ErrorKind::ExpiredSignature => JwtError::Expired,
@@ -234,13 +421,20 @@ fn window(claims: &Map<String, Value>) -> Option<(u64, u64)> {
     Some((from, until))
 }
 
-/// The `alg` of a token's header, if the header decodes at all.
-fn header_algorithm(token: &str) -> Option<String> {
+/// The `alg` and `kid` of a token's header, if the header decodes at all
+/// (`kid` must be a string when present).
+fn header_fields(token: &str) -> Option<(String, Option<String>)> {
     use base64::Engine;
     let header = token.split('.').next()?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header.trim_end_matches('=')).ok()?;
     let header: Value = serde_json::from_slice(&bytes).ok()?;
-    header.get("alg")?.as_str().map(str::to_owned)
+    let alg = header.get("alg")?.as_str()?.to_owned();
+    let kid = match header.get("kid") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(kid)) => Some(kid.clone()),
+        Some(_) => return None,
+    };
+    Some((alg, kid))
 }
 
 /// Seconds since the Unix epoch.
@@ -248,13 +442,14 @@ pub fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// The long-lived API keys, minted like `supabase start` prints them: HS256 JWTs
-/// whose only privilege is their `role`. `iat` and `exp` are fixed so that
-/// `gateway keys` prints the same keys every time for the same secret.
+/// The legacy long-lived API keys, minted like `supabase start` prints them:
+/// HS256 JWTs of the JWT secret, without `kid`, whose only privilege is their
+/// `role`. `iat` and `exp` are fixed so that `gateway keys` prints the same
+/// keys every time for the same secret.
 pub fn api_key(keys: &JwtKeys, role: Role) -> Result<String, String> {
     const ISSUED_AT: u64 = 1_700_000_000;
     const TEN_YEARS: u64 = 315_360_000;
-    keys.sign(&serde_json::json!({
+    keys.sign_legacy(&serde_json::json!({
         "iss": "supabase",
         "ref": "gateway",
         "role": role.as_str(),

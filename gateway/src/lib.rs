@@ -13,6 +13,7 @@ pub mod error;
 pub mod frontend;
 pub mod health;
 pub mod jwt;
+pub mod keys;
 pub mod logs;
 pub mod rest;
 pub mod role;

@@ -209,6 +209,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         config: Arc::new(config),
         db,
         jwt: Arc::new(jwt),
+        api_keys: Default::default(),
         schema,
         timezones: Default::default(),
         store,
@@ -226,6 +227,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
+    let keys_task = crate::keys::spawn_refresher(state.clone(), state.config.keys_refresh_interval.0);
     let storage = &state.config.storage;
     let sweeper = storage.sweep_interval.map(|every| {
         crate::storage::sweep::spawn_periodic(
@@ -240,6 +242,7 @@ pub async fn serve(
     let cap = crate::server::connection_cap(&limits, open_files);
     let result = crate::server::serve(listener, crate::app(state), &limits, cap, shutdown).await;
     listener_task.abort();
+    keys_task.abort();
     if let Some(sweeper) = sweeper {
         sweeper.abort();
     }

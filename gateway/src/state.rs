@@ -13,6 +13,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
     pub jwt: Arc<JwtKeys>,
+    /// The publishable and secret API keys (`crate::keys`).
+    pub api_keys: Arc<crate::keys::ApiKeys>,
     /// The REST API's schema cache.
     pub schema: SchemaHandle,
     /// The time zones `Prefer: timezone=` may name.

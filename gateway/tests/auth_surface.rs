@@ -13,7 +13,7 @@ async fn the_routes_kong_leaves_open_need_no_api_key() {
     let app = spawn_app().await;
     let bare = |path: &str| app.client.get(format!("{}/auth/v1{path}", app.address));
     let jwks = app.send(bare("/.well-known/jwks.json")).await;
-    assert_eq!((jwks.status, &jwks.body), (200, &json!({"keys": []})));
+    assert_eq!((jwks.status, jwks.body["keys"][0]["alg"].as_str()), (200, Some("ES256")));
     for path in ["/verify", "/callback", "/authorize"] {
         let reply = app.send(bare(path)).await;
         assert_eq!((reply.status, reply.code()), (501, "not_implemented"), "{path}");

@@ -125,7 +125,7 @@ async fn a_revalidated_page_that_did_not_change_is_304() {
 }
 
 #[tokio::test]
-async fn the_runtime_config_gives_the_api_the_anon_key_and_the_shop_contacts() {
+async fn the_runtime_config_gives_the_api_the_publishable_key_and_the_shop_contacts() {
     let (app, _dist) = shop().await;
     let config = get(&app, "/config.json").await;
     assert_eq!(config.status, 200);
@@ -135,14 +135,17 @@ async fn the_runtime_config_gives_the_api_the_anon_key_and_the_shop_contacts() {
         config.json(),
         json!({
             "supabaseUrl": "",
+            "publishableKey": app.publishable_key,
             "anonKey": app.anon_key,
             "whatsappNumber": "573001234567",
             "contactEmail": "ventas@tienda.example",
             "contactPhone": "+57 300 123 4567",
         })
     );
-    let key = config.json()["anonKey"].as_str().expect("key").to_owned();
-    assert_eq!(app.state.jwt.verify(&key).map(|claims| claims.role), Ok(Role::Anon));
+    let key = config.json()["publishableKey"].as_str().expect("key").to_owned();
+    assert_eq!(app.state.api_keys.lookup(&key), Some(gateway::keys::KeyKind::Publishable));
+    let legacy = config.json()["anonKey"].as_str().expect("key").to_owned();
+    assert_eq!(app.state.jwt.verify(&legacy).map(|claims| claims.role), Ok(Role::Anon));
 }
 
 #[tokio::test]

@@ -385,6 +385,91 @@ async fn bad_tokens_are_refused_without_touching_the_pool() {
     assert!(response.headers().contains_key("retry-after"));
 }
 
+/// The same attacks against the key set a first start makes (README "Keys"):
+/// an ES256 current key and the JWT secret as a previous HS256 key. A token
+/// names its key by `kid` and must carry that key's algorithm.
+#[tokio::test]
+async fn tokens_are_verified_by_kid_and_algorithm_confusion_is_refused() {
+    use base64::Engine;
+    use hmac::{KeyInit, Mac};
+    use p256::pkcs8::EncodePrivateKey;
+    let app = probe_app(1).await;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+    let json64 = |v: Value| b64(v.to_string().as_bytes());
+    let jwks = app.state.jwt.jwks();
+    let es_key = &jwks["keys"][0];
+    let es_kid = es_key["kid"].as_str().expect("kid").to_owned();
+    let hs_kid: uuid::Uuid = app
+        .admin()
+        .await
+        .query_one("select id from auth.gateway_signing_keys where algorithm = 'HS256'", &[])
+        .await
+        .expect("the JWT secret's row")
+        .get(0);
+    let claims = json!({"role": "service_role", "exp": gateway::jwt::now() + 600});
+    // An HS256 token whose HMAC key is whatever the attacker has: the public key.
+    let hmac_with = |key: &[u8], header: Value| {
+        let signing_input = format!("{}.{}", json64(header), json64(claims.clone()));
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).expect("hmac");
+        mac.update(signing_input.as_bytes());
+        format!("{signing_input}.{}", b64(&mac.finalize().into_bytes()))
+    };
+    let public_bytes = es_key.to_string();
+    let other_p256 = p256::SecretKey::random(&mut rand_core::OsRng).to_pkcs8_der().expect("der");
+    let sign_es = |kid: Option<&str>| {
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        header.kid = kid.map(str::to_owned);
+        jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_ec_der(other_p256.as_bytes()))
+            .expect("sign")
+    };
+    let unsigned = |header: Value| format!("{}.{}.", json64(header), json64(claims.clone()));
+    let algorithm = ("PGRST301", "Wrong or unsupported encoding algorithm");
+    let signature = ("PGRST301", "JWT cryptographic operation failed");
+    let cases: Vec<(&str, String, (&str, &str))> = vec![
+        ("alg none naming the current key", unsigned(json!({"alg": "none", "kid": es_kid})), algorithm),
+        ("alg none without kid", unsigned(json!({"alg": "none"})), algorithm),
+        (
+            "HS256 keyed with the current key's public JWK",
+            hmac_with(public_bytes.as_bytes(), json!({"alg": "HS256", "kid": es_kid})),
+            algorithm,
+        ),
+        (
+            "HS256 keyed with the public JWK, no kid",
+            hmac_with(public_bytes.as_bytes(), json!({"alg": "HS256"})),
+            signature,
+        ),
+        (
+            "HS256 with the JWT secret naming the ES256 key",
+            hmac_with(common::SECRET.as_bytes(), json!({"alg": "HS256", "kid": es_kid})),
+            algorithm,
+        ),
+        (
+            "RS256 naming the ES256 key",
+            format!("{}c2ln", unsigned(json!({"alg": "RS256", "kid": es_kid}))),
+            algorithm,
+        ),
+        ("ES256 naming the JWT secret's key", sign_es(Some(&hs_kid.to_string())), algorithm),
+        ("ES256 without kid", sign_es(None), algorithm),
+        ("ES256 by another P-256 key under the current kid", sign_es(Some(&es_kid)), signature),
+        ("an unknown kid", sign_es(Some(&uuid::Uuid::new_v4().to_string())), signature),
+        ("a kid that is not a string", unsigned(json!({"alg": "ES256", "kid": 5})), signature),
+    ];
+    for (name, token, (code, message)) in cases {
+        let response = app.get("/_test/whoami").bearer_auth(&token).send().await.expect("request");
+        assert_eq!(response.status().as_u16(), 401, "{name}");
+        let body: Value = response.json().await.expect("json");
+        assert_eq!(body, json!({"code": code, "message": message, "details": null, "hint": null}), "{name}");
+    }
+    // Both keys in use verify their own tokens: the current one's, and the
+    // JWT secret's legacy tokens without kid.
+    let current = app.sign(json!({"role": "service_role"}));
+    let legacy = app.state.jwt.sign_legacy(&json!({"role": "service_role"})).expect("sign");
+    for token in [current, legacy] {
+        let (status, body) = whoami_as(&app, Some(&token)).await;
+        assert_eq!((status, &body["current_user"]), (200, &json!("service_role")));
+    }
+}
+
 #[tokio::test]
 async fn api_keys_are_demanded_where_the_hosted_gateway_demands_them() {
     let app = spawn_app().await;

@@ -5,7 +5,8 @@
 //
 //   const shop = await startShop();               // frontend/dist
 //   const shop = await startShop({ frontendDir }); // another build
-//   shop.url, shop.anonKey, shop.serviceRoleKey, shop.staff.{email,password}
+//   shop.url, shop.anonKey, shop.publishableKey, shop.serviceRoleKey,
+//   shop.secretKey, shop.staff.{email,password}
 //   await shop.sql('select count(*) from products')   // [{ count: 50 }]
 //   await shop.createUser({ email, password })        // a user with no profile
 //   await shop.stop()
@@ -133,6 +134,8 @@ export async function startShop({ frontendDir, args = [], env = {} } = {}) {
   return {
     url: banner.get('API URL'),
     anonKey: banner.get('anon key'),
+    publishableKey: banner.get('publishable key'),
+    secretKey: banner.get('secret key'),
     serviceRoleKey: banner.get('service_role key'),
     staff: { email: banner.get('staff e-mail'), password: banner.get('staff password') },
     dataDir,

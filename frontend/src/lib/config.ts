@@ -1,12 +1,16 @@
 /**
  * Run-time configuration, served by the gateway at `/config.json`, so one build
- * runs against any deployment (the URL and anon key are not baked in).
+ * runs against any deployment (the URL and API key are not baked in).
  */
 export interface AppConfig {
   /** Base URL of the gateway; empty means the origin that served the app. */
   supabaseUrl: string;
-  /** The anon API key (a public JWT with role `anon`). */
-  anonKey: string;
+  /**
+   * The API key the browser uses: the gateway's publishable key
+   * (`sb_publishable_...`), or the legacy anon JWT when the gateway serves no
+   * publishable key.
+   */
+  supabaseKey: string;
   /** Chat number for wa.me links, digits only with country code. */
   whatsappNumber: string;
   contactEmail: string;
@@ -19,10 +23,13 @@ let current: AppConfig | undefined;
 export async function loadConfig(fetcher: typeof fetch = fetch): Promise<AppConfig> {
   const response = await fetcher('/config.json', { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`No se pudo cargar la configuración: ${response.status}`);
-  const raw = (await response.json()) as Partial<AppConfig>;
+  const raw = (await response.json()) as Partial<AppConfig> & {
+    publishableKey?: string | null;
+    anonKey?: string | null;
+  };
   current = {
     supabaseUrl: raw.supabaseUrl || window.location.origin,
-    anonKey: raw.anonKey ?? '',
+    supabaseKey: raw.publishableKey || raw.anonKey || '',
     whatsappNumber: raw.whatsappNumber ?? '',
     contactEmail: raw.contactEmail ?? '',
     contactPhone: raw.contactPhone ?? '',

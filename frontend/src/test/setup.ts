@@ -5,7 +5,7 @@ import { setConfig } from '@/lib/config';
 
 setConfig({
   supabaseUrl: 'http://gateway.test',
-  anonKey: 'anon-key',
+  supabaseKey: 'sb_publishable_test',
   whatsappNumber: '573001234567',
   contactEmail: 'ventas@tienda.example',
   contactPhone: '+57 300 123 4567',

@@ -147,6 +147,10 @@ pub struct TestApp {
     pub database: String,
     pub anon_key: String,
     pub service_key: String,
+    /// The first publishable and secret keys (`gateway::keys::init`); empty
+    /// when the test's database cannot be reached.
+    pub publishable_key: String,
+    pub secret_key: String,
 }
 
 pub struct Options {
@@ -181,6 +185,7 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
         let n = NEXT_ROOT.fetch_add(1, Ordering::Relaxed);
         options.config.storage_root = Some(cluster().dir.join(format!("storage-{n}")));
     }
+    let reachable = options.api.is_none();
     let (database, api) = match options.api {
         Some(api) => (String::new(), api),
         None => {
@@ -192,6 +197,18 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     };
     let secret = options.config.jwt_secret.clone().expect("test secret");
     let state = gateway::startup::state(options.config, api, &secret).expect("state");
+    // The keys a first start makes (an ES256 signing key, the JWT secret as a
+    // previous key, one publishable and one secret key), as `gateway serve`
+    // makes them. A gateway over an unreachable database keeps the JWT secret
+    // alone; another one over an existing database loads what is there.
+    let created = match gateway::keys::init(&state, state.config.jwt_signing_algorithm).await {
+        Ok(created) => created,
+        Err(e) if !reachable => {
+            tracing::debug!(error = %e, "no keys from the database");
+            Default::default()
+        }
+        Err(e) => panic!("keys: {e}"),
+    };
     let mut app = gateway::app(state.clone());
     if let Some(routes) = options.routes {
         app = app.merge(routes.with_state(state.clone()));
@@ -205,7 +222,18 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
         async move { gateway::server::serve(listener, app, &limits, cap, std::future::pending()).await },
     );
     let (anon_key, service_key) = gateway::startup::api_keys(&state.jwt).expect("keys");
-    TestApp { address, client: reqwest::Client::new(), state, database, anon_key, service_key }
+    let publishable_key = state.api_keys.publishable().unwrap_or_default();
+    let secret_key = created.secret.unwrap_or_default();
+    TestApp {
+        address,
+        client: reqwest::Client::new(),
+        state,
+        database,
+        anon_key,
+        service_key,
+        publishable_key,
+        secret_key,
+    }
 }
 
 impl TestApp {

@@ -4,6 +4,8 @@ import { createClient } from '@supabase/supabase-js'
 export const url = required('GATEWAY_URL')
 export const anonKey = required('ANON_KEY')
 export const serviceKey = required('SERVICE_ROLE_KEY')
+export const publishableKey = required('PUBLISHABLE_KEY')
+export const secretKey = required('SECRET_KEY')
 
 function required(name) {
   const value = process.env[name]

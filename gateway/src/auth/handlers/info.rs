@@ -1,7 +1,12 @@
 //! `GET /settings`, `GET /health`, and the routes the hosted gateway leaves
 //! open (`/.well-known/jwks.json`, `/verify`, `/callback`, `/authorize`).
 
-use axum::{Json, extract::State};
+use axum::{
+    Json,
+    extract::State,
+    http::{HeaderValue, header},
+    response::{IntoResponse, Response},
+};
 use serde_json::{Value, json};
 
 use crate::auth::error::AuthError;
@@ -56,10 +61,16 @@ pub async fn health() -> Json<Value> {
     }))
 }
 
-/// Access tokens are HS256 with a shared secret: there is no public key to
-/// publish, so the set is empty (auth-js then verifies through `/user`).
-pub async fn jwks() -> Json<Value> {
-    Json(json!({ "keys": [] }))
+/// The public halves of the signing keys in use (current, standby, and
+/// previously used ones not revoked) and of the operator's `--jwt-keys`, which
+/// auth-js's `getClaims` verifies tokens with. HS256 keys have no public half
+/// and are never listed. Cached for 10 minutes, auth-js's own `JWKS_TTL`: a
+/// key is published as standby before it signs anything, so caches catch up
+/// before it matters.
+pub async fn jwks(State(state): State<AppState>) -> Response {
+    let mut response = Json(state.jwt.jwks()).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=600"));
+    response
 }
 
 /// E-mail links and OAuth are not part of this server.
