@@ -45,6 +45,12 @@ GATEWAY_URL=$(awk '/API URL:/ {print $3}' "$work/banner")
 ANON_KEY=$(awk '/anon key:/ {print $3}' "$work/banner")
 SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
 export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY
+# The resumable-upload test starts a second gateway on the same database and
+# data folder (the same JWT secret and storage root).
+GATEWAY_BIN="$PWD/target/debug/gateway"
+GATEWAY_DATA_DIR="$work/.data"
+GATEWAY_DATABASE_URL=$(awk '/database:/ {print $2}' "$work/banner")
+export GATEWAY_BIN GATEWAY_DATA_DIR GATEWAY_DATABASE_URL
 (cd tests/client && npm test)
 cleanup
 trap - EXIT
