@@ -231,7 +231,8 @@ pub fn parse_metadata(header: &str) -> Option<Vec<(String, Option<String>)>> {
             return None;
         }
         let value = match tokens.as_slice() {
-            [_] => None,
+            // `key ` (an empty value) is a key alone, as in tus-node-server.
+            [_] | [_, ""] => None,
             [_, value] => {
                 let well_formed = value.len() % 4 == 0
                     && value
@@ -1502,7 +1503,7 @@ mod tests {
                 "bucketName YQ==,objectName Yi5wbmc=,flag",
                 Some(vec![("bucketName", Some("a")), ("objectName", Some("b.png")), ("flag", None)]),
             ),
-            ("empty ", None),
+            ("empty ", Some(vec![("empty", None)])),
             ("", None),
             ("a YQ==,a YQ==", None),
             ("a YQ", None),
