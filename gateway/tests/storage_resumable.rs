@@ -690,6 +690,27 @@ async fn racing_requests_do_not_corrupt_an_upload(app: StorageApp) {
     assert!(downloaded(&app, "files", "raced.bin").await == content, "the bytes differ");
 }
 
+/// A lease held by a gateway that died (nobody answers its release request)
+/// keeps others out for at most five seconds each (503, Storage's
+/// `LockTimeout`) and is free once it expires.
+async fn a_dead_gateways_lease_expires(app: StorageApp) {
+    create_bucket(&app, "files", false, None, None).await;
+    let key = app.service_key.clone();
+    let location = created(create(&app, &key, "files", "held.bin", 4, false).await).await;
+    let hold = "update _gateway.resumable_uploads set lock_token = gen_random_uuid(), \
+                lock_expires = now() + interval '1 hour' where name = 'held.bin'";
+    app.admin().await.execute(hold, &[]).await.expect("hold");
+    let started = std::time::Instant::now();
+    let (status, text) = status_and_text(patch(&app, &key, &location, 0, b"data".to_vec()).await).await;
+    assert_eq!((status, text.as_str()), (503, "acquiring lock timeout"));
+    assert!(started.elapsed() >= Duration::from_secs(5), "{:?}", started.elapsed());
+    let expire = "update _gateway.resumable_uploads set lock_expires = now() - interval '1 second' \
+                  where name = 'held.bin'";
+    app.admin().await.execute(expire, &[]).await.expect("expire the lease");
+    assert_eq!(patch(&app, &key, &location, 0, b"data".to_vec()).await.status(), 204);
+    assert_eq!(downloaded(&app, "files", "held.bin").await, b"data");
+}
+
 /// An upload past its expiry answers 410; the sweep ends it and removes its
 /// bytes, while the bytes of a live upload stay, however old.
 async fn expired_uploads_are_swept_and_live_ones_kept(app: StorageApp) {
@@ -739,5 +760,6 @@ on_both_backends!(
     signed_upload_urls_work_without_a_caller,
     an_interrupted_upload_resumes_on_another_gateway,
     racing_requests_do_not_corrupt_an_upload,
+    a_dead_gateways_lease_expires,
     expired_uploads_are_swept_and_live_ones_kept,
 );

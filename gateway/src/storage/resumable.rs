@@ -1371,8 +1371,10 @@ where
                 md5: upload.md5()?,
                 parts: upload.parts.clone(),
             };
+            // A complete upload (its finish failed, or its gateway died before
+            // it) has nothing left to receive: only the finish is retried.
             if let Some(body) = body
-                && !upload.assembled
+                && !upload.complete()
             {
                 receive(&state.store, &upload, &mut progress, &lease, body, room).await?;
             }
