@@ -43,7 +43,7 @@
 //! five seconds, as tus-node-server's `PgLocker` does, so that a client
 //! resuming after a dropped connection is not locked out by its own stale
 //! request, and two requests never write one upload at once. A gateway that
-//! dies frees its leases when they expire.
+//! dies frees its leases when they expire, 15 s after their last renewal.
 //!
 //! **Expiry.** An upload may take `--storage-resumable-expiry` from its
 //! creation; then it answers 410, and the storage sweep (`storage::sweep`)
@@ -89,8 +89,8 @@ const EXTENSIONS: &str = "creation,creation-with-upload,creation-defer-length,te
 /// The content type of a `PATCH` body (and of a creation that carries bytes).
 const OFFSET_STREAM: &str = "application/offset+octet-stream";
 /// A lease not renewed for this long is free again: how long the uploads of
-/// a gateway that died stay locked.
-const LEASE_SECONDS: f64 = 30.0;
+/// a gateway that died stay locked (Storage's S3 locker uses 15 s too).
+const LEASE_SECONDS: f64 = 15.0;
 /// How often a request writing an upload saves its progress, renews its
 /// lease and looks whether another request asked for the upload.
 const CHECKPOINT: Duration = Duration::from_secs(2);

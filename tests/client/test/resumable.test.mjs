@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { createServer, connect } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import * as tus from 'tus-js-client'
 import { url, client, serviceKey } from '../lib/env.mjs'
@@ -60,20 +61,21 @@ test('a file sent in 6 MiB chunks arrives whole, with its content type and metad
   assert.deepEqual(info.metadata, { part: 'one' })
 })
 
-test('an upload cut midway through a request resumes on another gateway and the bytes match', async () => {
+test('an upload cut midway resumes on another gateway, stops again, and ends after that gateway restarts', async () => {
   const file = randomBytes(15 * MiB)
-  // Cut while the second chunk is on its way.
-  const cut = await upload(file, (self, resolve, reject) => ({
-    metadata: { bucketName: bucket, objectName: 'resumed.bin', contentType: 'application/octet-stream' },
-    onProgress: (sent) => {
-      if (sent >= 9 * MiB && !self().cutting) {
-        self().cutting = true
-        self().abort().then(() => resolve(self()), reject)
-      }
-    },
-    onSuccess: () => reject(new Error('the upload was not cut')),
-  }))
-  const path = new URL(cut.url).pathname
+  // The network drops after 9 MiB, halfway through the second chunk.
+  const network = await droppingProxy(new URL(url), 9 * MiB)
+  let cut
+  const error = await upload(file, (self) => {
+    cut = self
+    return {
+      endpoint: `${network.url}/storage/v1/upload/resumable`,
+      metadata: { bucketName: bucket, objectName: 'resumed.bin', contentType: 'application/octet-stream' },
+    }
+  }).then(() => null, (e) => e)
+  network.close()
+  assert.ok(error, 'the upload was cut')
+  const path = new URL(cut().url).pathname
   assert.match(path, /^\/storage\/v1\/upload\/resumable\/[A-Za-z0-9_-]+$/)
 
   // The other gateway knows where the upload stands: past the first chunk,
@@ -82,14 +84,30 @@ test('an upload cut midway through a request resumes on another gateway and the 
   const probe = await fetch(resumeUrl, { method: 'HEAD', headers: { ...headers, 'tus-resumable': '1.0.0' } })
   assert.equal(probe.status, 200)
   const offset = Number(probe.headers.get('upload-offset'))
-  assert.ok(offset >= 6 * MiB && offset < file.length, `offset ${offset}`)
+  assert.ok(offset > 8 * MiB && offset < 9 * MiB, `offset ${offset}`)
 
+  // Two more chunks of 1 MiB on the second gateway, which is then
+  // restarted; the upload ends on the restarted process.
   let resumedFrom
-  await upload(file, () => ({
+  await upload(file, (self, resolve, reject) => ({
     uploadUrl: resumeUrl,
+    chunkSize: MiB,
     onProgress: (sent) => { resumedFrom ??= sent },
+    onChunkComplete: (_, accepted) => {
+      if (accepted >= offset + 2 * MiB) self().abort().then(() => resolve(self()), reject)
+    },
+    onSuccess: () => reject(new Error('the upload was not stopped')),
   }))
   assert.ok(resumedFrom >= offset, `resumed from ${resumedFrom}`)
+  const kept = await fetch(resumeUrl, { method: 'HEAD', headers: { ...headers, 'tus-resumable': '1.0.0' } })
+  const keptOffset = Number(kept.headers.get('upload-offset'))
+  assert.equal(keptOffset, offset + 2 * MiB)
+  await second.stop()
+  second = await startSecondGateway()
+  const restartedUrl = `${second.url}${path}`
+  const again = await fetch(restartedUrl, { method: 'HEAD', headers: { ...headers, 'tus-resumable': '1.0.0' } })
+  assert.equal(Number(again.headers.get('upload-offset')), keptOffset)
+  await upload(file, () => ({ uploadUrl: restartedUrl }))
   assert.ok((await download('resumed.bin')).equals(file), 'the stored bytes differ')
   const { data: info } = await admin.storage.from(bucket).info('resumed.bin')
   assert.equal(info.size, file.length)
@@ -105,6 +123,39 @@ test('refusals reach tus-js-client with Storage status and message', async () =>
   assert.equal(error.originalResponse.getStatus(), 404)
   assert.equal(error.originalResponse.getBody(), 'Bucket not found')
 })
+
+// A TCP proxy to the gateway that cuts the connection once `limit` bytes
+// from the client have gone through it, as a failing network does; the
+// gateway reads what reached it before the cut.
+async function droppingProxy(target, limit) {
+  let forwarded = 0
+  const sockets = new Set()
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname)
+    sockets.add(client).add(upstream)
+    client.on('data', (data) => {
+      if (forwarded >= limit) return
+      const room = limit - forwarded
+      forwarded += Math.min(room, data.length)
+      if (data.length < room) {
+        upstream.write(data)
+        return
+      }
+      // The gateway gets every byte up to the limit, then the end of the
+      // stream; the client gets a reset.
+      upstream.end(data.subarray(0, room))
+      client.destroy()
+    })
+    upstream.on('data', (data) => client.write(data))
+    for (const socket of [client, upstream]) socket.on('error', () => {})
+    client.on('close', () => upstream.end())
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => { for (const socket of sockets) socket.destroy(); server.close() },
+  }
+}
 
 // A second `gateway serve` on the database of the one under test (its
 // DATABASE_URL as the login role) and the same data folder, so the same JWT
@@ -134,7 +185,11 @@ async function startSecondGateway() {
   })
   return {
     url: address,
-    stop: () => child.kill('SIGINT'),
+    stop: () => new Promise((resolve) => {
+      child.removeAllListeners('exit')
+      child.on('exit', resolve)
+      child.kill('SIGINT')
+    }),
   }
 }
 
