@@ -47,9 +47,10 @@ async function download(name) {
   return Buffer.from(await data.arrayBuffer())
 }
 
-test('a file sent in 6 MiB chunks arrives whole, with its content type and metadata', async () => {
+test('a file sent in 6 MiB chunks, the first with the creation, arrives whole with its content type and metadata', async () => {
   const file = randomBytes(13 * MiB + 12345)
   await upload(file, () => ({
+    uploadDataDuringCreation: true,
     metadata: { bucketName: bucket, objectName: 'whole.bin', contentType: 'application/x-test', cacheControl: '60', metadata: JSON.stringify({ part: 'one' }) },
   }))
   assert.ok((await download('whole.bin')).equals(file), 'the stored bytes differ')
