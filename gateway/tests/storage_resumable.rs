@@ -317,6 +317,15 @@ async fn refusals_come_with_tus_statuses_and_storages_messages(app: StorageApp) 
         assert_eq!(header(&response, "location"), None, "{case}");
         assert_eq!(status_and_text(response).await, (status, text.to_owned()), "{case}");
     }
+    if app.backend == Backend::Local {
+        // A key part longer than a file name fits S3, not local disk.
+        let long = "n".repeat(300);
+        let (status, text) = status_and_text(create(&app, &key, "files", &long, 5, false).await).await;
+        assert_eq!(
+            (status, text.as_str()),
+            (400, "Invalid key: a part of the key is longer than the store allows")
+        );
+    }
     assert!(blobs(&app).await.is_empty());
     assert!(files_under(&storage_root(&app)).is_empty());
     assert_eq!(uploads_left(&app).await, 0);

@@ -618,14 +618,23 @@ async fn begin(store: &Backend, upload: &Upload) -> Result<Option<String>, ApiEr
     if let Some(part) = local_part(store, upload) {
         let part = part?;
         if let Some(folder) = part.parent() {
-            tokio::fs::create_dir_all(folder).await.map_err(ApiError::internal)?;
+            tokio::fs::create_dir_all(folder).await.map_err(io_error)?;
         }
-        tokio::fs::File::create(&part).await.map_err(ApiError::internal)?;
+        tokio::fs::File::create(&part).await.map_err(io_error)?;
         return Ok(None);
     }
     let multipart = store.multipart().ok_or_else(|| ApiError::internal("the store has no multipart API"))?;
     let id = multipart.create_multipart(&upload.path()?).await.map_err(store_error)?;
     Ok(Some(id))
+}
+
+/// A local file's failure as an answer: a part of the key longer than the
+/// file system takes is the key's fault, as for uploads (`backend::store_error`).
+fn io_error(error: std::io::Error) -> ApiError {
+    if error.kind() == std::io::ErrorKind::InvalidFilename {
+        return StorageError::invalid_key_reason("a part of the key is longer than the store allows").into();
+    }
+    ApiError::internal(error)
 }
 
 impl Sink {
