@@ -415,10 +415,11 @@ fn render_storage_text(error: &ApiError) -> Response {
         message,
     )
         .into_response();
-    // Every TUS answer names the protocol version (TUS 1.0, "Tus-Resumable").
-    response
-        .headers_mut()
-        .insert(HeaderName::from_static("tus-resumable"), HeaderValue::from_static("1.0.0"));
+    // Every TUS answer names the protocol version (TUS 1.0, "Tus-Resumable"),
+    // and a refused one the versions served, which a 412 must.
+    let headers = response.headers_mut();
+    headers.insert(HeaderName::from_static("tus-resumable"), HeaderValue::from_static("1.0.0"));
+    headers.insert(HeaderName::from_static("tus-version"), HeaderValue::from_static("1.0.0"));
     response
 }
 

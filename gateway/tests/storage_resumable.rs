@@ -315,6 +315,9 @@ async fn refusals_come_with_tus_statuses_and_storages_messages(app: StorageApp) 
         }
         let response = builder.send().await.expect("send");
         assert_eq!(header(&response, "location"), None, "{case}");
+        assert_eq!(header(&response, "tus-version").as_deref(), Some("1.0.0"), "{case}");
+        let content_type = header(&response, "content-type");
+        assert_eq!(content_type.as_deref(), Some("text/plain; charset=utf-8"), "{case}");
         assert_eq!(status_and_text(response).await, (status, text.to_owned()), "{case}");
     }
     if app.backend == Backend::Local {
