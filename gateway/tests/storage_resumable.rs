@@ -685,8 +685,9 @@ async fn racing_requests_do_not_corrupt_an_upload(app: StorageApp) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let second = patch(&app, &key, &location, 0, content.clone()).await;
     let (status, text) = status_and_text(second).await;
-    let stopped = slow.await.expect("join");
+    // The stopped request's answer waits for the rest of its body (`storage::drain`).
     drop(sender);
+    let stopped = slow.await.expect("join");
     let probe = head(&app, &key, &location).await;
     let offset: usize = header(&probe, "upload-offset").expect("offset").parse().expect("number");
     if status == 204 {
