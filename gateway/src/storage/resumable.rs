@@ -878,7 +878,13 @@ async fn assemble(
     if progress.parts.is_empty() {
         if progress.offset > 0 {
             let tail = upload.tail(progress.offset)?;
-            store.copy(&tail, &path).await?;
+            if let Err(e) = store.copy(&tail, &path).await {
+                // Copied by a request that died before it could say so.
+                match store.store.head(&path).await {
+                    Ok(meta) if meta.size == progress.offset => {}
+                    _ => return Err(e),
+                }
+            }
             remove(store.store.as_ref(), &tail).await;
         } else {
             store.put(&path, Vec::new()).await?;
@@ -980,14 +986,19 @@ async fn finish(
     };
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
     let (_, previous) = objects::write_row(&mut session, &row, mode(upload)).await?;
-    session
+    let ended = session
         .query(
             "update _gateway.resumable_uploads set finished = true, lock_token = null, lock_expires = null, \
                md5_state = null, parts = '{}' \
-             where id = $1 and lock_token = $2",
+             where id = $1 and lock_token = $2 returning id",
             &[&upload.id, &lease.token],
         )
         .await?;
+    if ended.is_empty() {
+        // Another request holds the upload now: the object is not ours to write.
+        let _ = session.rollback().await;
+        return lost_unless(None).map(|_| ());
+    }
     session.commit().await?;
     upload.finished = true;
     if let Some(previous) = previous.filter(|p| !p.is_empty() && *p != version)
