@@ -47,7 +47,8 @@ SERVICE_ROLE_KEY=$(awk '/service_role key:/ {print $3}' "$work/banner")
 PUBLISHABLE_KEY=$(awk '/publishable key:/ {print $3}' "$work/banner")
 SECRET_KEY=$(awk '/secret key:/ {print $3}' "$work/banner")
 # The key tests run `gateway keys` and `gateway signing-keys` on this database
-# (its JWT secret is in the data directory) and start a second gateway on it.
+# (its JWT secret is in the data directory), and they and the resumable-upload
+# test start a second gateway on it (the same JWT secret and storage root).
 GATEWAY_DATABASE_URL=$(awk '/database:/ {print $2}' "$work/banner")
 GATEWAY_SQL_ROOT="$work/schema"
 GATEWAY_DATA_DIR="$work/.data"

@@ -199,6 +199,11 @@ pub enum Shape {
     PostgRest,
     GoTrue,
     Storage,
+    /// Storage's TUS routes (`/storage/v1/upload/resumable`): the same error
+    /// as [`Shape::Storage`], sent as its message in plain text with the real
+    /// status, as tus-node-server writes the errors Storage hands it
+    /// (supabase/storage `src/http/routes/tus/lifecycle.ts`, `getTusError`).
+    StorageText,
 }
 
 impl IntoResponse for ApiError {
@@ -252,13 +257,14 @@ fn render(error: &ApiError, shape: Shape) -> Response {
     let shape = match error {
         ApiError::Rest(_) => Shape::PostgRest,
         ApiError::Auth(_) => Shape::GoTrue,
-        ApiError::Storage(_) => Shape::Storage,
+        ApiError::Storage(_) if shape != Shape::StorageText => Shape::Storage,
         _ => shape,
     };
     match shape {
         Shape::PostgRest => render_postgrest(error, status),
         Shape::GoTrue => render_gotrue(error),
         Shape::Storage => render_storage(error),
+        Shape::StorageText => render_storage_text(error),
     }
 }
 
@@ -400,7 +406,36 @@ fn render_gotrue(error: &ApiError) -> Response {
 }
 
 fn render_storage(error: &ApiError) -> Response {
-    let (status, code, title, message) = match error {
+    let (status, code, title, message) = storage_fields(error);
+    // Storage answers 400 for client errors and keeps the real status in the body;
+    // server errors pass through as themselves.
+    let http = match status.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok()) {
+        Some(real) if real.is_server_error() => real,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    json_response(http, json!({ "statusCode": status, "code": code, "error": title, "message": message }))
+}
+
+fn render_storage_text(error: &ApiError) -> Response {
+    let (status, _, _, message) = storage_fields(error);
+    let status = status.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok());
+    let mut response = (
+        status.unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        message,
+    )
+        .into_response();
+    // Every TUS answer names the protocol version (TUS 1.0, "Tus-Resumable"),
+    // and a refused one the versions served, which a 412 must.
+    let headers = response.headers_mut();
+    headers.insert(HeaderName::from_static("tus-resumable"), HeaderValue::from_static("1.0.0"));
+    headers.insert(HeaderName::from_static("tus-version"), HeaderValue::from_static("1.0.0"));
+    response
+}
+
+/// Storage's status (a string), code, title and message for an error.
+fn storage_fields(error: &ApiError) -> (&'static str, &'static str, &'static str, String) {
+    match error {
         ApiError::Storage(e) => (e.status_code, e.code, e.error, e.message.clone()),
         ApiError::Jwt(jwt) => ("403", "AccessDenied", "Unauthorized", jwt.to_string()),
         ApiError::Database(db) if db.code == "42501" => {
@@ -427,14 +462,7 @@ fn render_storage(error: &ApiError) -> Response {
             ("503", "DatabaseTimeout", "Service Unavailable", "The database is not available".to_owned())
         }
         _ => ("500", "InternalError", "Internal Server Error", "Internal Server Error".to_owned()),
-    };
-    // Storage answers 400 for client errors and keeps the real status in the body;
-    // server errors pass through as themselves.
-    let http = match status.parse::<u16>().ok().and_then(|n| StatusCode::from_u16(n).ok()) {
-        Some(real) if real.is_server_error() => real,
-        _ => StatusCode::BAD_REQUEST,
-    };
-    json_response(http, json!({ "statusCode": status, "code": code, "error": title, "message": message }))
+    }
 }
 
 #[cfg(test)]

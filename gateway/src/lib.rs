@@ -29,6 +29,7 @@ use axum::{
     http::{HeaderName, Method},
     routing::get,
 };
+use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
@@ -36,7 +37,7 @@ pub use state::AppState;
 
 /// The whole HTTP surface; `main` serves it and tests drive it.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/health", get(health::live))
         .route("/ready", get(health::ready))
         // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
@@ -50,7 +51,19 @@ pub fn app(state: AppState) -> Router {
         .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
-        .layer(cors())
+        .with_state(state);
+    let with_cors = cors().layer(routes.clone());
+    Router::new()
+        .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
+            let (routes, with_cors) = (routes.clone(), with_cors.clone());
+            async move {
+                if tus_discovery(&request) {
+                    routes.oneshot(request).await
+                } else {
+                    with_cors.oneshot(request).await
+                }
+            }
+        }))
         .layer(
             // Paths only: a query string may carry an API key. A failed request
             // is logged once, with its cause, by `error`: the layer's own line
@@ -61,7 +74,16 @@ pub fn app(state: AppState) -> Router {
                 })
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
-        .with_state(state)
+}
+
+/// An `OPTIONS` to Storage's TUS endpoint that is no CORS preflight (it names
+/// no `Access-Control-Request-Method`, Fetch standard, "CORS-preflight
+/// request"): TUS's discovery, which the CORS layer would otherwise answer
+/// itself, without the protocol's headers (`storage::resumable`).
+fn tus_discovery(request: &axum::extract::Request) -> bool {
+    request.method() == Method::OPTIONS
+        && !request.headers().contains_key(axum::http::header::ACCESS_CONTROL_REQUEST_METHOD)
+        && request.uri().path().starts_with("/storage/v1/upload/resumable")
 }
 
 /// CORS as the hosted service answers it: any origin, the request's own headers
@@ -86,6 +108,17 @@ fn cors() -> CorsLayer {
         "x-total-count",
         "etag",
         "last-modified",
+        // What tus-js-client reads in a browser (`/storage/v1/upload/resumable`).
+        "upload-offset",
+        "upload-length",
+        "upload-metadata",
+        "upload-defer-length",
+        "upload-expires",
+        "tus-resumable",
+        "tus-version",
+        "tus-extension",
+        "tus-max-size",
+        "tus-complete",
     ];
     CorsLayer::new()
         .allow_origin(Any)

@@ -16,7 +16,8 @@ use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use md5::{Digest, Md5};
 use object_store::{
-    ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart, local::LocalFileSystem, path::Path,
+    ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart, local::LocalFileSystem,
+    multipart::MultipartStore, path::Path,
 };
 
 use super::cache::BlobCache;
@@ -40,6 +41,9 @@ pub struct Backend {
     root: Option<std::path::PathBuf>,
     /// Recently read small blobs; `None` when `--storage-cache-size` is 0.
     cache: Option<Arc<BlobCache>>,
+    /// The same store's multipart API when it is S3, for resumable uploads,
+    /// whose parts arrive over several requests (`storage::resumable`).
+    multipart: Option<Arc<dyn MultipartStore>>,
 }
 
 /// What was written.
@@ -88,7 +92,7 @@ impl From<WriteError> for ApiError {
 /// folder, so a part longer than the file system takes (255 bytes on most)
 /// cannot be stored: the key is what is wrong, as Storage answers for a key it
 /// refuses, not the server. Anything else is the server's.
-fn store_error(error: object_store::Error) -> ApiError {
+pub fn store_error(error: object_store::Error) -> ApiError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
     while let Some(e) = source {
         if e.downcast_ref::<std::io::Error>()
@@ -112,7 +116,15 @@ impl Backend {
                 let store = s3_builder(config, bucket)
                     .build()
                     .map_err(|e| format!("invalid S3 storage configuration: {e}"))?;
-                Ok(Self { store: Arc::new(store), part_size: 5 << 20, local: None, root: None, cache })
+                let store = Arc::new(store);
+                Ok(Self {
+                    store: store.clone(),
+                    part_size: 5 << 20,
+                    local: None,
+                    root: None,
+                    cache,
+                    multipart: Some(store),
+                })
             }
             None => {
                 std::fs::create_dir_all(root)
@@ -127,6 +139,7 @@ impl Backend {
                     local: Some(store),
                     root: Some(root.to_path_buf()),
                     cache,
+                    multipart: None,
                 })
             }
         }
@@ -135,6 +148,16 @@ impl Backend {
     /// The storage root, when bytes live on local disk.
     pub fn local_root(&self) -> Option<&std::path::Path> {
         self.root.as_deref()
+    }
+
+    /// Where a blob lives on local disk; `None` on S3.
+    pub fn local_file(&self, path: &Path) -> Option<Result<std::path::PathBuf, ApiError>> {
+        self.local.as_ref().map(|local| local.path_to_filesystem(path).map_err(store_error))
+    }
+
+    /// The multipart API of an S3 store; `None` on local disk.
+    pub fn multipart(&self) -> Option<&Arc<dyn MultipartStore>> {
+        self.multipart.as_ref()
     }
 
     /// Streams `body` to `path`, refusing more than `limit` bytes: the stream is
@@ -309,6 +332,8 @@ mod tests {
             sweep_grace: crate::config::Span(std::time::Duration::from_secs(3600)),
             sweep_interval: None,
             cache_size: 0,
+            resumable_expiry: crate::config::Span(std::time::Duration::from_secs(3600)),
+            resumable_part_size: 5 << 20,
         }
     }
 

@@ -58,6 +58,34 @@ pub struct StorageConfig {
     /// asks the database whether the object exists and may be read.
     #[arg(long = "storage-cache-size", env = "STORAGE_CACHE_SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub cache_size: u64,
+
+    /// How long a resumable (TUS) upload may take, from its creation: after
+    /// that it answers 410 and the next sweep removes its bytes. Supabase
+    /// documents upload URLs valid for up to 24 hours.
+    #[arg(long = "storage-resumable-expiry", env = "STORAGE_RESUMABLE_EXPIRY", default_value = "24h")]
+    pub resumable_expiry: Span,
+
+    /// Size of the S3 parts a resumable upload is stored in (5 MiB to 5 GiB,
+    /// S3's bounds), in bytes or with a unit. A request's bytes short of a
+    /// whole part wait in a blob of their own until the next request: this is
+    /// also the memory one `PATCH` holds. Local disk appends to one file and
+    /// ignores it.
+    #[arg(
+        long = "storage-resumable-part-size",
+        env = "STORAGE_RESUMABLE_PART_SIZE",
+        default_value = "5MiB",
+        value_parser = parse_part_size
+    )]
+    pub resumable_part_size: u64,
+}
+
+/// [`parse_size`] within S3's bounds for a multipart part.
+fn parse_part_size(text: &str) -> Result<u64, String> {
+    let size = parse_size(text)?;
+    if !(5 << 20..=5 << 30).contains(&size) {
+        return Err(format!("invalid part size {text:?}: S3 takes 5MiB to 5GiB"));
+    }
+    Ok(size)
 }
 
 /// A size in bytes: a bare number, or a number with `B`, `KB`, `MB`, `GB`
@@ -107,6 +135,14 @@ mod tests {
         ];
         for (text, expected) in cases {
             assert_eq!(parse_size(text).ok(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn part_sizes_stay_within_s3s_bounds() {
+        let cases = [("5MiB", Some(5 << 20)), ("5MB", None), ("8MiB", Some(8 << 20)), ("6GiB", None)];
+        for (text, expected) in cases {
+            assert_eq!(parse_part_size(text).ok(), expected, "{text}");
         }
     }
 }

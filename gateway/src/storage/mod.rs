@@ -20,6 +20,7 @@ pub mod keys;
 pub mod manage;
 pub mod objects;
 pub mod path;
+pub mod resumable;
 pub mod signed;
 pub mod sweep;
 pub mod upload;
@@ -82,6 +83,7 @@ pub fn router(state: AppState) -> Router<AppState> {
         ))
         .layer(unlimited)
         .merge(uploads)
+        .merge(resumable::router(&state))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn(|request, next| render_as(Shape::Storage, request, next)))
 }

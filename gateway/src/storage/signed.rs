@@ -76,7 +76,7 @@ fn expires(seconds: i64) -> Result<u64, ApiError> {
 }
 
 /// The claims of a token, if it is ours, unexpired and for `op` on `url`.
-fn verify(state: &AppState, token: Option<&str>, op: &str, url: &str) -> Result<Value, ApiError> {
+pub(crate) fn verify(state: &AppState, token: Option<&str>, op: &str, url: &str) -> Result<Value, ApiError> {
     let token = token.ok_or_else(|| StorageError::invalid_request("Missing token"))?;
     let claims = state.jwt.verify(token).map_err(|e| match e {
         JwtError::Expired => StorageError::invalid_jwt("jwt expired"),

@@ -12,7 +12,12 @@
 //! - younger than the grace period: kept, as its upload may not have committed
 //!   yet;
 //! - a version that a row names by (bucket, name, version): kept;
+//! - the bytes of a resumable upload still under way (`storage::resumable`,
+//!   any blob of its version, staged or not): kept;
 //! - otherwise an orphan, and removed (only reported with `dry_run`).
+//!
+//! Before the listing, resumable uploads past their expiry are ended and
+//! their bytes removed ([`super::resumable::expire`]).
 //!
 //! The rows are read as `service_role` with one query per page, right before
 //! the page's removals, so a row committed after the listing still saves its
@@ -35,6 +40,9 @@ use super::backend::Backend;
 use super::keys;
 use crate::db::{Access, Db};
 use crate::error::ApiError;
+
+/// (bucket, key, version) of blobs.
+type Versions = HashSet<(String, String, String)>;
 
 /// Blobs checked against the rows in one query.
 pub const PAGE: usize = 1000;
@@ -121,6 +129,8 @@ pub struct Report {
     pub orphans: u64,
     pub left_alone: u64,
     pub failed: u64,
+    /// Resumable uploads past their expiry ended (or, with `dry_run`, to end).
+    pub expired_uploads: u64,
 }
 
 impl std::fmt::Display for Report {
@@ -131,7 +141,12 @@ impl std::fmt::Display for Report {
             "{} blobs: {} referenced, {} within the grace period, {} orphans {verb}, \
              {} outside the layout left alone, {} failures",
             self.scanned, self.referenced, self.fresh, self.orphans, self.left_alone, self.failed
-        )
+        )?;
+        if self.expired_uploads > 0 {
+            let verb = if self.dry_run { "to end" } else { "ended" };
+            write!(f, "; {} expired resumable uploads {verb}", self.expired_uploads)?;
+        }
+        Ok(())
     }
 }
 
@@ -153,6 +168,7 @@ impl Sweep<'_> {
         on: &mut (dyn FnMut(&Event) + Send),
     ) -> Result<Report, ApiError> {
         let mut report = Report { dry_run: self.dry_run, ..Report::default() };
+        report.expired_uploads = super::resumable::expire(self.db, self.store, bucket, self.dry_run).await?;
         let mut pages = self.listing(bucket)?.chunks(PAGE);
         while let Some(page) = pages.next().await {
             let mut listed = Vec::with_capacity(page.len());
@@ -224,9 +240,10 @@ impl Sweep<'_> {
             }
             candidates.push((item, blob));
         }
-        let referenced = self.referenced(&candidates).await?;
+        let (referenced, uploading) = self.referenced(&candidates).await?;
         for (item, blob) in candidates {
-            if !blob.staged && referenced.contains(&(blob.bucket, blob.key, blob.version)) {
+            let key = (blob.bucket, blob.key, blob.version);
+            if (!blob.staged && referenced.contains(&key)) || uploading.contains(&key) {
                 report.referenced += 1;
                 continue;
             }
@@ -248,29 +265,39 @@ impl Sweep<'_> {
         Ok(())
     }
 
-    /// Which of the candidates' versions a row points at, in one query.
-    async fn referenced(
-        &self,
-        candidates: &[(Listed, BlobPath)],
-    ) -> Result<HashSet<(String, String, String)>, ApiError> {
-        let versions: Vec<&BlobPath> = candidates.iter().map(|(_, b)| b).filter(|b| !b.staged).collect();
-        if versions.is_empty() {
-            return Ok(HashSet::new());
+    /// Which of the candidates' versions a row of `storage.objects` points
+    /// at, and which are resumable uploads under way, in one query.
+    async fn referenced(&self, candidates: &[(Listed, BlobPath)]) -> Result<(Versions, Versions), ApiError> {
+        if candidates.is_empty() {
+            return Ok((HashSet::new(), HashSet::new()));
         }
-        let buckets: Vec<&str> = versions.iter().map(|b| b.bucket.as_str()).collect();
-        let names: Vec<&str> = versions.iter().map(|b| b.key.as_str()).collect();
-        let ids: Vec<&str> = versions.iter().map(|b| b.version.as_str()).collect();
+        let buckets: Vec<&str> = candidates.iter().map(|(_, b)| b.bucket.as_str()).collect();
+        let names: Vec<&str> = candidates.iter().map(|(_, b)| b.key.as_str()).collect();
+        let ids: Vec<&str> = candidates.iter().map(|(_, b)| b.version.as_str()).collect();
         let session = self.db.as_service_role(Access::ReadOnly).await?;
         let rows = session
             .query_and_end(
-                "select o.bucket_id, o.name, o.version from storage.objects o \
-                 join unnest($1::text[], $2::text[], $3::text[]) as c(bucket_id, name, version) \
-                   on o.bucket_id = c.bucket_id and o.name = c.name and o.version = c.version",
+                "with c(bucket_id, name, version) as (select * from unnest($1::text[], $2::text[], $3::text[])) \
+                 select false, o.bucket_id, o.name, o.version from storage.objects o \
+                 join c on o.bucket_id = c.bucket_id and o.name = c.name and o.version = c.version \
+                 union all \
+                 select true, u.bucket_id, u.name, u.id::text from _gateway.resumable_uploads u \
+                 join c on u.bucket_id = c.bucket_id and u.name = c.name and u.id::text = c.version \
+                 where not u.finished",
                 &[&buckets, &names, &ids],
                 true,
             )
             .await?;
-        Ok(rows.iter().map(|row| (row.get(0), row.get(1), row.get(2))).collect())
+        let (mut referenced, mut uploading) = (HashSet::new(), HashSet::new());
+        for row in &rows {
+            let key = (row.get(1), row.get(2), row.get(3));
+            if row.get(0) {
+                uploading.insert(key)
+            } else {
+                referenced.insert(key)
+            };
+        }
+        Ok((referenced, uploading))
     }
 
     async fn remove(&self, location: &str, staged: bool) -> Result<(), String> {

@@ -336,7 +336,7 @@ async fn read_form(mut form: multer::Multipart<'static>) -> Result<Incoming<'sta
 
 /// The MIME type's essence (`text/plain` of `text/plain;charset=UTF-8`) must
 /// be `type/subtype`, and in the bucket's allowlist when it has one.
-fn check_mime(mime: &str, allowed: Option<&[String]>) -> Result<(), StorageError> {
+pub(crate) fn check_mime(mime: &str, allowed: Option<&[String]>) -> Result<(), StorageError> {
     let essence = mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let well_formed = essence
         .split_once('/')
@@ -357,11 +357,16 @@ fn check_mime(mime: &str, allowed: Option<&[String]>) -> Result<(), StorageError
 
 /// Storage's `metadata` column.
 fn metadata(incoming: &Incoming<'_>, size: u64, etag: &str) -> Value {
+    object_metadata(&incoming.mime, &incoming.cache_control, size, etag)
+}
+
+/// Storage's `metadata` column of an object of `size` bytes.
+pub(crate) fn object_metadata(mime: &str, cache_control: &str, size: u64, etag: &str) -> Value {
     json!({
         "eTag": etag,
         "size": size,
-        "mimetype": incoming.mime,
-        "cacheControl": incoming.cache_control,
+        "mimetype": mime,
+        "cacheControl": cache_control,
         "lastModified": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "contentLength": size,
         "httpStatusCode": 200,
