@@ -309,6 +309,9 @@ mod tests {
             sweep_grace: crate::config::Span(std::time::Duration::from_secs(3600)),
             sweep_interval: None,
             cache_size: 0,
+            image_workers: None,
+            image_cache_size: 0,
+            image_max_pixels: 1000,
         }
     }
 

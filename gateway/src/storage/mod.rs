@@ -27,11 +27,13 @@ pub mod config;
 pub mod download;
 pub mod drain;
 pub mod error;
+pub mod images;
 pub mod keys;
 pub mod list_v2;
 pub mod manage;
 pub mod objects;
 pub mod path;
+pub mod render;
 pub mod signed;
 pub mod sweep;
 pub mod upload;
@@ -146,6 +148,9 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/object/list-v2/{bucket}", post(list_v2::list))
         .route("/object/move", post(manage::move_object))
         .route("/object/copy", post(manage::copy))
+        .route("/render/image/public/{bucket}/{*path}", get(render::public))
+        .route("/render/image/authenticated/{bucket}/{*path}", get(render::authenticated))
+        .route("/render/image/sign/{bucket}/{*path}", get(render::signed))
         .layer(middleware::from_fn_with_state(
             crate::body::Limits::of(&state.config.server),
             crate::body::read_whole,
