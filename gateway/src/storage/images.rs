@@ -9,9 +9,9 @@
 //! any pixel is decoded); resizes with `fast_image_resize` (SIMD
 //! convolution, Lanczos3); and encodes WebP with libwebp (lossy; the `webp`
 //! crate, which builds libwebp from source), or the source's own format for
-//! `format=origin`. The work runs on the blocking pool behind a semaphore of
-//! `STORAGE_IMAGE_WORKERS` permits, so transforms queue instead of taking
-//! every core from the rest of the gateway. Results are kept in memory
+//! `format=origin`. The work runs on `STORAGE_IMAGE_WORKERS` threads of its
+//! own at the lowest CPU priority, one job each at a time (a semaphore), so
+//! transforms queue instead of taking the cores from the rest of the gateway. Results are kept in memory
 //! ([`super::cache::BlobCache`]) under the source's version path and the
 //! transform: a version's bytes never change, so a variant is never stale,
 //! and an overwrite makes a new version, hence new keys.
@@ -327,24 +327,61 @@ impl From<RenderError> for ApiError {
     }
 }
 
+/// One transform, handed to a worker.
+type Job = Box<dyn FnOnce() + Send>;
+
 /// The transform pool and the variants' cache, shared by every request.
 pub struct Images {
+    /// At most one job per worker is read, queued or running; the rest
+    /// wait here, holding nothing but their request.
     permits: Semaphore,
+    jobs: std::sync::mpsc::Sender<Job>,
     cache: Option<BlobCache>,
     max_pixels: u64,
 }
 
 impl Images {
+    /// Starts `workers` threads at the lowest CPU priority (nice 19 on
+    /// Linux): a transform takes whatever CPU is idle, and the async
+    /// threads that answer every other request (and PostgreSQL, on the same
+    /// host) go first whenever they have work. They end when the last
+    /// handle to `Images` is dropped.
     pub fn new(workers: usize, cache_size: u64, max_pixels: u64) -> Arc<Self> {
+        let workers = workers.max(1);
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = Arc::new(std::sync::Mutex::new(queue));
+        for n in 0..workers {
+            let queue = Arc::clone(&queue);
+            let spawned = std::thread::Builder::new().name(format!("image-{n}")).spawn(move || {
+                if let Err(error) =
+                    thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min)
+                {
+                    tracing::warn!(%error, "image worker keeps the normal CPU priority");
+                }
+                loop {
+                    let job = match queue.lock() {
+                        Ok(queue) => queue.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(job) = job else { return };
+                    // A decoder's panic fails its request, not the worker.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            });
+            if let Err(error) = spawned {
+                tracing::error!(%error, "could not start an image worker");
+            }
+        }
         Arc::new(Self {
-            permits: Semaphore::new(workers.max(1)),
+            permits: Semaphore::new(workers),
+            jobs,
             cache: BlobCache::new(cache_size),
             max_pixels,
         })
     }
 
     /// The variant `key` of a source, from memory or made by `source()` and
-    /// [`transform`] on the pool.
+    /// [`transform_image`] on a worker.
     pub async fn render<F, Fut>(
         &self,
         key: String,
@@ -359,13 +396,16 @@ impl Images {
         if let Some(hit) = self.cache.as_ref().and_then(|c| c.get(&key)) {
             return Ok(hit);
         }
-        let source = source().await?;
         let permit = self.permits.acquire().await.map_err(ApiError::internal)?;
+        let source = source().await?;
         let (transform, max_pixels) = (transform.clone(), self.max_pixels);
-        let made =
-            tokio::task::spawn_blocking(move || transform_image(&source, &transform, output, max_pixels))
-                .await
-                .map_err(ApiError::internal)?;
+        let (done, made) = tokio::sync::oneshot::channel();
+        self.jobs
+            .send(Box::new(move || {
+                let _ = done.send(transform_image(&source, &transform, output, max_pixels));
+            }))
+            .map_err(|_| ApiError::internal("the image workers are gone"))?;
+        let made = made.await.map_err(|_| ApiError::internal("an image transform panicked"))?;
         drop(permit);
         let made = Bytes::from(made?);
         if let Some(cache) = &self.cache
