@@ -13,7 +13,7 @@ use image::{GenericImageView, ImageFormat};
 use reqwest::Method;
 use serde_json::json;
 
-use common::{TestApp, spawn_app};
+use common::{Options, TestApp, spawn_app, spawn_app_with, test_config};
 use storage_support::*;
 
 /// A JPEG of `width` x `height` with some detail in it.
@@ -262,6 +262,44 @@ async fn etags_ranges_and_overwrites_are_served_as_for_downloads() {
     .await;
     assert_eq!(status, 200);
     let (status, body) = answer(get(&app, path, None, "image/webp").await).await;
+    assert_eq!((status, body["code"].clone()), (400, json!("NoSuchKey")));
+}
+
+/// A variant made once is written to the store beside its version
+/// (`<version>@<variant>`), where another gateway, or this one after a
+/// restart, finds it without transforming again.
+#[tokio::test]
+async fn a_variant_is_kept_in_the_store_beside_its_version() {
+    let mut config = test_config();
+    config.storage.image_cache_size = 0;
+    let app = spawn_app_with(Options { config, ..Default::default() }).await;
+    with_photo(&app, "pics", true, "image/jpeg").await;
+    let path = "/render/image/public/pics/p/photo.jpg?width=120";
+    let first = get(&app, path, None, "image/webp").await.bytes().await.expect("body");
+    let mut kept = Vec::new();
+    for _ in 0..50 {
+        kept = blobs(&app).await;
+        if kept.iter().any(|b| b.contains('@')) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (variants, sources): (Vec<String>, Vec<String>) = kept.into_iter().partition(|b| b.contains('@'));
+    assert_eq!(variants.len(), 1, "{variants:?}");
+    assert!(
+        variants[0].starts_with("pics/p/photo.jpg/") && variants[0].ends_with("@w120h0rcoverq80.webp"),
+        "{variants:?}"
+    );
+    // With the source's bytes gone, the kept variant still answers...
+    for source in &sources {
+        app.state.store.remove(&object_store::path::Path::from(source.as_str())).await;
+    }
+    let again = get(&app, path, None, "image/webp").await;
+    assert_eq!(again.status(), 200);
+    assert_eq!(again.bytes().await.expect("body"), first);
+    // ...and another size, which needs the source, does not.
+    let (status, body) =
+        answer(get(&app, "/render/image/public/pics/p/photo.jpg?width=130", None, "image/webp").await).await;
     assert_eq!((status, body["code"].clone()), (400, json!("NoSuchKey")));
 }
 

@@ -380,6 +380,20 @@ impl Images {
         })
     }
 
+    /// The variant `key`, if memory holds it.
+    pub fn cached(&self, key: &str) -> Option<Bytes> {
+        self.cache.as_ref().and_then(|c| c.get(key))
+    }
+
+    /// Keeps a variant found elsewhere (the store) in memory.
+    pub fn remember(&self, key: &str, bytes: &Bytes) {
+        if let Some(cache) = &self.cache
+            && cache.keeps(bytes.len() as u64)
+        {
+            cache.insert(key, bytes.clone());
+        }
+    }
+
     /// The variant `key` of a source, from memory or made by `source()` and
     /// [`transform_image`] on a worker.
     pub async fn render<F, Fut>(

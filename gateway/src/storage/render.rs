@@ -164,16 +164,38 @@ async fn respond(
         return Ok((StatusCode::NOT_MODIFIED, common).into_response());
     }
 
+    // Memory, then the store, then a worker; a variant made here is written
+    // to the store after the answer, for this gateway's next start and for
+    // the other gateways on the same store.
     let cache_key = format!("{path}#{variant}");
-    let bytes = state
-        .images
-        .render(cache_key, transform, output, || async {
-            match source {
-                Some(source) => Ok(source),
-                None => read().await,
+    let stored_at = keys::variant_path(bucket, &object.name, &object.version, &variant)?;
+    let bytes = match state.images.cached(&cache_key) {
+        Some(hit) => hit,
+        None => match stored_variant(state, &stored_at).await {
+            Some(stored) => {
+                state.images.remember(&cache_key, &stored);
+                stored
             }
-        })
-        .await?;
+            None => {
+                let made = state
+                    .images
+                    .render(cache_key, transform, output, || async {
+                        match source {
+                            Some(source) => Ok(source),
+                            None => read().await,
+                        }
+                    })
+                    .await?;
+                let (store, made_copy) = (state.store.clone(), made.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = store.put(&stored_at, vec![made_copy]).await {
+                        tracing::warn!(%stored_at, ?error, "could not keep an image variant in the store");
+                    }
+                });
+                made
+            }
+        },
+    };
 
     let len = bytes.len() as u64;
     let (status, body) = match headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
@@ -195,4 +217,11 @@ fn set_range(headers: &mut HeaderMap, start: u64, end: u64, len: u64) {
     if let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", end.saturating_sub(1))) {
         headers.insert(header::CONTENT_RANGE, value);
     }
+}
+
+/// A variant kept in the store, if there is one; a failed read is a miss
+/// (the variant is made again).
+async fn stored_variant(state: &AppState, path: &object_store::path::Path) -> Option<Bytes> {
+    let found = object_store::ObjectStoreExt::get(&state.store.store, path).await.ok()?;
+    found.bytes().await.ok()
 }
