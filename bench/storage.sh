@@ -9,7 +9,8 @@
 # The upload goes to the shop's store-products bucket, whose policy lets signed-in
 # users insert under products/; the download reads one such object publicly.
 # Then image transformations: a 2 MP JPEG (1600 x 1250) to a 400 px WebP through
-# /render/image/public with the variants' cache off (every request transforms),
+# /render/image/public, every request a variant not made before (bench/render.lua; the
+# memory cache is off too), so every request transforms,
 # beside the decoder, the resizer and the encoder alone on one core
 # (gateway/examples/image_ceiling.rs) in the same run, and REST's p99 (a
 # one-row select) alone and while the transforms run.
@@ -88,7 +89,7 @@ transforms() {
   echo "== REST alone: one-row select, 2 connections"
   wrk -t1 -c2 -d"$DURATION" --latency -H "apikey: $ANON_KEY" "$rest" >"$work/rest-alone"
   echo "== transforms: 2 MP JPEG -> 400 px WebP, $CONNECTIONS connections, with REST beside"
-  wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -H 'accept: image/webp,*/*' "$render" >"$work/render" &
+  wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s bench/render.lua "$render" >"$work/render" &
   local storm=$!
   sleep 1
   wrk -t1 -c2 -d"$((SECONDS_RUN - 2))s" --latency -H "apikey: $ANON_KEY" "$rest" >"$work/rest-during"

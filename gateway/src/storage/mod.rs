@@ -94,7 +94,7 @@ fn is_public(method: &Method, path: &str) -> bool {
         || path.starts_with("/object/info/public/")
         || path.starts_with("/render/image/public/")
         || path.starts_with("/render/image/sign/")
-        || (*method == Method::GET && path.starts_with("/object/sign/"))
+        || ((*method == Method::GET || *method == Method::HEAD) && path.starts_with("/object/sign/"))
         || (*method == Method::PUT && path.starts_with("/object/upload/sign/"))
 }
 
@@ -172,6 +172,7 @@ mod tests {
             (Method::GET, "/object/public/b/k.png", true),
             (Method::GET, "/object/info/public/b/k.png", true),
             (Method::GET, "/object/sign/b/k.png", true),
+            (Method::HEAD, "/object/sign/b/k.png", true),
             (Method::POST, "/object/sign/b/k.png", false),
             (Method::PUT, "/object/upload/sign/b/k.png", true),
             (Method::POST, "/object/upload/sign/b/k.png", false),
