@@ -8,23 +8,33 @@
 # pgbench running the upload's metadata SQL (bench/pgbench/s7.sql).
 # The upload goes to the shop's store-products bucket, whose policy lets signed-in
 # users insert under products/; the download reads one such object publicly.
-# Usage: bench/storage.sh   (DURATION=10s, CONNECTIONS=8; GATEWAY_BIN=... skips the build)
+# Then image transformations: a 2 MP JPEG (1600 x 1250) to a 400 px WebP through
+# /render/image/public, every request a variant not made before (bench/render.lua; the
+# memory cache is off too), so every request transforms,
+# beside the decoder, the resizer and the encoder alone on one core
+# (gateway/examples/image_ceiling.rs) in the same run, and REST's p99 (a
+# one-row select) alone and while the transforms run.
+# Usage: bench/storage.sh   (DURATION=10s, CONNECTIONS=8; GATEWAY_BIN=... skips the build;
+#        SCENARIOS=transforms runs only the transforms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-8}
+SCENARIOS=${SCENARIOS:-all}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 if [ -z "${GATEWAY_BIN:-}" ]; then
-  cargo build --release --locked -q -p gateway --bin gateway --example http_ceiling --example file_ceiling
+  cargo build --release --locked -q -p gateway --bin gateway --example http_ceiling --example file_ceiling \
+    --example image_ceiling
   GATEWAY_BIN=target/release/gateway
 fi
+IMAGE_CEILING_BIN=${IMAGE_CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/image_ceiling}
 CEILING_BIN=${CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/http_ceiling}
 FILE_CEILING_BIN=${FILE_CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/file_ceiling}
 SECONDS_RUN=${DURATION%s}
 
 work=$(mktemp -d)
-AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=0 RUST_LOG=warn \
+AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=0 RUST_LOG=warn STORAGE_IMAGE_CACHE_SIZE=0 \
   "$GATEWAY_BIN" serve --data-dir "$work/.data" --listen 127.0.0.1:0 >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!
 "$CEILING_BIN" 127.0.0.1:0 >"$work/ceiling-address" &
@@ -68,6 +78,38 @@ p() { awk -v q="$2" '$1 == q { v = $2
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 run() { wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency "$@"; }
 
+transforms() {
+  "$IMAGE_CEILING_BIN" --jpeg "$work/photo.jpg"
+  curl -sf -X POST "$URL/storage/v1/object/store-products/products/bench-photo.jpg" \
+    -H "authorization: Bearer $STAFF_TOKEN" -H 'content-type: image/jpeg' --data-binary @"$work/photo.jpg" >/dev/null
+  local render="$URL/storage/v1/render/image/public/store-products/products/bench-photo.jpg?width=400"
+  local rest="$URL/rest/v1/products?select=id&limit=1"
+  echo "== transforms: steps alone, one core each"
+  "$IMAGE_CEILING_BIN" 3 >"$work/image-ceiling"
+  echo "== REST alone: one-row select, 2 connections"
+  wrk -t1 -c2 -d"$DURATION" --latency -H "apikey: $ANON_KEY" "$rest" >"$work/rest-alone"
+  echo "== transforms: 2 MP JPEG -> 400 px WebP, $CONNECTIONS connections, with REST beside"
+  wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s bench/render.lua "$render" >"$work/render" &
+  local storm=$!
+  sleep 1
+  wrk -t1 -c2 -d"$((SECONDS_RUN - 2))s" --latency -H "apikey: $ANON_KEY" "$rest" >"$work/rest-during"
+  wait "$storm"
+  local cores
+  cores=$(nproc)
+  printf '\n%-40s %10s\n' "image step (this machine)" "per second"
+  printf '%-40s %10s\n' "transform through the gateway" "$(rps "$work/render")"
+  awk -F'\t' -v cores="$cores" '{ printf "%-40s %10.1f   (%.1f x %d cores; %s)\n", $1 " alone, one core", $2, $2 * cores, cores, $3 }' \
+    "$work/image-ceiling"
+  printf '%-40s %10s %10s\n' "REST one-row select" "p50 ms" "p99 ms"
+  printf '%-40s %10s %10s\n' "  alone" "$(p "$work/rest-alone" 50%)" "$(p "$work/rest-alone" 99%)"
+  printf '%-40s %10s %10s\n' "  while transforms run" "$(p "$work/rest-during" 50%)" "$(p "$work/rest-during" 99%)"
+  echo "(transform failures: $(failures "$work/render"); REST failures: $(failures "$work/rest-during"))"
+}
+if [ "$SCENARIOS" = transforms ]; then
+  transforms
+  exit 0
+fi
+
 echo "== S7 ceiling: 200 KB POST to a trivial handler"
 run -s bench/post-blob.lua "$CEILING/blob" >"$work/post-ceiling"
 echo "== S7: 200 KB authenticated uploads"
@@ -106,3 +148,4 @@ printf '%-34s %10s %10s %8s   (limit = min of: HTTP %s, file writes %s/s, pgbenc
   "S7 against performance.md's limit" "$(rps "$work/upload")" "$limit" "$(ratio "$(rps "$work/upload")" "$limit")" \
   "$(rps "$work/post-ceiling")" "$files" "$pg_tps"
 echo "(target: ratio >= 0.5 of the HTTP ceiling for both; $CONNECTIONS connections, $DURATION each, $(nproc) cores)"
+transforms

@@ -344,8 +344,14 @@ describe('the admin area', { concurrency: false }, () => {
       // The search narrows the catalogue to the one product (after its debounce).
       await until(async () => (await store.getByText('Consultar disponibilidad', { exact: true }).count()) === 1);
       await store.getByText(names.uploaded).first().waitFor();
-      const src = await store.locator(`img[src*="/storage/v1/object/public/store-products/products/"]`).first().getAttribute('src');
-      assert.ok(src.endsWith(object), `store image ${src}`);
+      // The card asks the gateway for the size it shows (320 px, and 640 for
+      // dense screens), and the browser draws what comes back.
+      const image = store.locator(`img[src*="/storage/v1/render/image/public/store-products/products/"]`).first();
+      const src = await image.getAttribute('src');
+      assert.ok(src.includes(`/store-products/${object}?width=320&height=320&resize=contain`), `store image ${src}`);
+      const srcset = await image.getAttribute('srcset');
+      assert.match(srcset, /\?width=320&height=320&resize=contain 1x, .*\?width=640&height=640&resize=contain 2x$/);
+      await until(async () => (await image.evaluate((el) => el.complete && el.naturalWidth)) > 0);
       await screenshot(store, 'store-with-uploaded-product');
       await assertAccessible(store);
       await store.close();

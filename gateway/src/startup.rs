@@ -205,6 +205,15 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     let db = Db::new(api, &config)?;
     let schema = crate::rest::cache::SchemaHandle::new(config.rest.db_schemas.clone());
     let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
+    let workers = config
+        .storage
+        .image_workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map(usize::from).unwrap_or(1));
+    let images = crate::storage::images::Images::new(
+        workers,
+        config.storage.image_cache_size,
+        config.storage.image_max_pixels,
+    );
     Ok(AppState {
         config: Arc::new(config),
         db,
@@ -213,6 +222,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         schema,
         timezones: Default::default(),
         store,
+        images,
     })
 }
 

@@ -21,4 +21,6 @@ pub struct AppState {
     pub timezones: crate::rest::timezones::Timezones,
     /// Where stored objects' bytes live (local disk or S3).
     pub store: Backend,
+    /// Image transformations' pool and variants (`storage::images`).
+    pub images: Arc<crate::storage::images::Images>,
 }

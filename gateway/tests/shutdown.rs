@@ -63,13 +63,14 @@ fn sigterm_with_a_half_sent_request_held_open_exits_0_at_the_drain_deadline_and_
     let pgdata = std::fs::canonicalize(workdir.path().join(".data/postgres")).expect("pgdata");
     assert!(postgres_processes(&pgdata) > 0, "postgres runs while serving");
 
-    // A request whose head stops half-way, one whose body does (Storage needs
-    // no key), and an idle keep-alive connection.
+    // A request whose head stops half-way, one whose body does (Storage checks
+    // only that credentials are present before it reads the body), and an
+    // idle keep-alive connection.
     let mut half_head = TcpStream::connect(&address).expect("connect");
     half_head.write_all(b"POST /rest/v1/brands HTTP/1.1\r\nHost: x\r\nContent-Le").expect("send");
     let mut half_body = TcpStream::connect(&address).expect("connect");
     half_body
-        .write_all(b"POST /storage/v1/bucket HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"name\":")
+        .write_all(b"POST /storage/v1/bucket HTTP/1.1\r\nHost: x\r\napikey: x\r\nContent-Length: 100\r\n\r\n{\"name\":")
         .expect("send");
     let mut idle = TcpStream::connect(&address).expect("connect");
     idle.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n").expect("send");

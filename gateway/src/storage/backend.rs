@@ -334,6 +334,9 @@ mod tests {
             cache_size: 0,
             resumable_expiry: crate::config::Span(std::time::Duration::from_secs(3600)),
             resumable_part_size: 5 << 20,
+            image_workers: None,
+            image_cache_size: 0,
+            image_max_pixels: 1000,
         }
     }
 

@@ -21,9 +21,15 @@ use crate::db::Access;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-const BUCKET_JSON: &str = "jsonb_build_object('id', id, 'name', name, 'owner', coalesce(owner_id, owner::text, ''), \
+const BUCKET_JSON: &str = concat!(
+    "jsonb_build_object('id', id, 'name', name, 'owner', coalesce(owner_id, owner::text, ''), \
      'public', public, 'file_size_limit', file_size_limit, 'allowed_mime_types', allowed_mime_types, \
-     'created_at', created_at, 'updated_at', updated_at)";
+     'created_at', ",
+    iso!("created_at"),
+    ", 'updated_at', ",
+    iso!("updated_at"),
+    ")"
+);
 
 /// `file_size_limit` as supabase-js sends it: a number of bytes, a string
 /// with a unit (`"1MB"`), or null.
@@ -177,6 +183,9 @@ pub async fn delete(
 }
 
 /// `POST /bucket/{id}/empty`: deletes every object the caller may delete.
+/// Storage queues the deletion and says so
+/// (`src/http/routes/bucket/emptyBucket.ts`); here it is done before the
+/// answer, which therefore only promises less than what happened.
 pub async fn empty(
     State(state): State<AppState>,
     caller: Caller,
@@ -195,5 +204,5 @@ pub async fn empty(
             state.store.remove(&path).await;
         }
     }
-    Ok(Json(json!({ "message": "Successfully emptied" })))
+    Ok(Json(json!({ "message": "Empty bucket has been queued. Completion may take up to an hour." })))
 }

@@ -77,6 +77,24 @@ pub struct StorageConfig {
         value_parser = parse_part_size
     )]
     pub resumable_part_size: u64,
+
+    /// Image transformations (`/render/image/...`) run at once, each on a
+    /// core of its own; more wait their turn. Unset: one per core.
+    #[arg(long = "storage-image-workers", env = "STORAGE_IMAGE_WORKERS")]
+    pub image_workers: Option<usize>,
+
+    /// Memory for transformed images (variants), in bytes or with a unit;
+    /// `0` turns it off. Kept under the source's version and the transform,
+    /// so an overwritten image never serves an old variant.
+    #[arg(long = "storage-image-cache-size", env = "STORAGE_IMAGE_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
+    pub image_cache_size: u64,
+
+    /// Largest source image transformed, in pixels (width x height, read
+    /// from the file's header before anything is decoded): a larger one is
+    /// refused with Storage's "resolution is too large" error, so a small
+    /// file that decodes to gigabytes (a decompression bomb) costs nothing.
+    #[arg(long = "storage-image-max-pixels", env = "STORAGE_IMAGE_MAX_PIXELS", default_value_t = 40_000_000)]
+    pub image_max_pixels: u64,
 }
 
 /// [`parse_size`] within S3's bounds for a multipart part.

@@ -169,7 +169,7 @@ pub const SMALL_OBJECT: u64 = 1024 * 1024;
 /// `Range: bytes=a-b`, `bytes=a-` or `bytes=-n` over an object of `size`
 /// bytes, as the half-open range `start..end`; `None` when unsatisfiable or
 /// not understood (several ranges are not served).
-fn parse_range(value: &str, size: u64) -> Option<(u64, u64)> {
+pub(super) fn parse_range(value: &str, size: u64) -> Option<(u64, u64)> {
     let spec = value.trim().strip_prefix("bytes=")?.trim();
     if spec.contains(',') {
         return None;
@@ -190,7 +190,7 @@ fn parse_range(value: &str, size: u64) -> Option<(u64, u64)> {
     (start < end && start < size).then_some((start, end))
 }
 
-fn unsatisfiable(size: u64) -> Response {
+pub(super) fn unsatisfiable(size: u64) -> Response {
     let error = StorageError::invalid_range();
     let body = json!({ "statusCode": error.status_code, "code": error.code, "error": error.error, "message": error.message });
     let mut response = (StatusCode::RANGE_NOT_SATISFIABLE, Json(body)).into_response();
@@ -202,7 +202,7 @@ fn unsatisfiable(size: u64) -> Response {
 
 /// `attachment; filename="..."; filename*=UTF-8''...` with every byte outside
 /// a safe set percent-encoded, so a name can never break the header.
-fn attachment(name: &str) -> String {
+pub(super) fn attachment(name: &str) -> String {
     let mut encoded = String::new();
     for byte in name.bytes() {
         if byte.is_ascii_alphanumeric() || b"!#$&+-.^_`|~".contains(&byte) {

@@ -85,6 +85,11 @@ impl StorageError {
         Self::new("400", "InvalidRequest", "Invalid Request", message)
     }
 
+    /// `ERRORS.InvalidParameter(parameter)`.
+    pub fn invalid_parameter(parameter: &str) -> Self {
+        Self::new("400", "InvalidParameter", "InvalidParameter", format!("Invalid Parameter {parameter}"))
+    }
+
     pub fn invalid_jwt(message: impl Into<String>) -> Self {
         Self::new("400", "InvalidJWT", "Invalid JWT", message)
     }

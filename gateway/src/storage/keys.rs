@@ -80,6 +80,13 @@ pub fn version_path(bucket: &str, key: &str, version: &str) -> Result<Path, Stor
     Path::parse(format!("{bucket}/{key}/{version}")).map_err(|_| StorageError::invalid_key(key))
 }
 
+/// Where a transformed variant of a version is kept in the store:
+/// `<bucket>/<key>/<version>@<variant>`, beside its source, so the sweeper
+/// removes it with its version (`storage::sweep`).
+pub fn variant_path(bucket: &str, key: &str, version: &str, variant: &str) -> Result<Path, StorageError> {
+    Path::parse(format!("{bucket}/{key}/{version}@{variant}")).map_err(|_| StorageError::invalid_key(key))
+}
+
 /// The folder holding every object of a bucket.
 pub fn bucket_path(bucket: &str) -> Result<Path, StorageError> {
     Path::parse(bucket).map_err(|_| StorageError::invalid_bucket_name(bucket))

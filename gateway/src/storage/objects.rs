@@ -259,13 +259,21 @@ impl Stored {
     }
 }
 
-/// The object JSON Storage returns from `/object/info` (`FileObjectV2`).
-const INFO: &str = "jsonb_build_object('id', o.id, 'version', o.version, 'name', o.name, \
-     'bucket_id', o.bucket_id, 'created_at', o.created_at, 'updated_at', o.updated_at, \
-     'last_accessed_at', o.last_accessed_at, 'size', (o.metadata ->> 'size')::bigint, \
-     'content_type', o.metadata ->> 'mimetype', 'cache_control', o.metadata ->> 'cacheControl', \
-     'etag', o.metadata ->> 'eTag', 'last_modified', o.metadata ->> 'lastModified', \
-     'metadata', o.user_metadata)";
+/// The object JSON Storage returns from `/object/info` (`FileObjectV2`, the
+/// fields of supabase/storage `src/storage/renderer/info.ts`): no
+/// `updated_at` or `last_accessed_at`, `last_modified` is the row's
+/// `updated_at`, and `metadata` (the user's) is `{}` when none was given, as
+/// Storage stores it.
+const INFO: &str = concat!(
+    "jsonb_build_object('id', o.id, 'name', o.name, 'version', o.version, 'bucket_id', o.bucket_id, \
+     'size', (o.metadata ->> 'size')::bigint, 'content_type', o.metadata ->> 'mimetype', \
+     'cache_control', o.metadata ->> 'cacheControl', 'etag', o.metadata ->> 'eTag', \
+     'metadata', coalesce(o.user_metadata, '{}'::jsonb), 'last_modified', ",
+    iso!("o.updated_at"),
+    ", 'created_at', ",
+    iso!("o.created_at"),
+    ")"
+);
 
 fn stored(row: &Row) -> Stored {
     Stored {
@@ -324,11 +332,18 @@ pub async fn delete(
 ) -> Result<Vec<(Value, String, String)>, ApiError> {
     let rows = session
         .query(
-            "delete from storage.objects o where o.bucket_id = $1 and o.name = any($2) \
+            concat!(
+                "delete from storage.objects o where o.bucket_id = $1 and o.name = any($2) \
              returning jsonb_build_object('name', o.name, 'bucket_id', o.bucket_id, 'owner', o.owner, \
-               'owner_id', o.owner_id, 'id', o.id, 'updated_at', o.updated_at, 'created_at', o.created_at, \
-               'last_accessed_at', o.last_accessed_at, 'metadata', o.metadata, \
-               'user_metadata', o.user_metadata, 'version', o.version), o.name, o.version",
+               'owner_id', o.owner_id, 'id', o.id, 'updated_at', ",
+                iso!("o.updated_at"),
+                ", 'created_at', ",
+                iso!("o.created_at"),
+                ", 'last_accessed_at', ",
+                iso!("o.last_accessed_at"),
+                ", 'metadata', o.metadata, \
+               'user_metadata', o.user_metadata, 'version', o.version), o.name, o.version"
+            ),
             &[&bucket, &names],
         )
         .await?;
@@ -390,11 +405,14 @@ pub async fn list(session: &mut Session, query: &ListQuery<'_>) -> Result<Vec<Va
            union all \
            select entry, id, updated_at, created_at, last_accessed_at, metadata from matches where not in_folder \
          ) \
-         select jsonb_build_object('name', name, 'id', id, 'updated_at', updated_at, 'created_at', created_at, \
-                  'last_accessed_at', last_accessed_at, 'metadata', metadata) \
+         select jsonb_build_object('name', name, 'id', id, 'updated_at', {updated}, 'created_at', {created}, \
+                  'last_accessed_at', {accessed}, 'metadata', metadata) \
          from entries order by {column} {order}, name collate \"C\" {order} limit $5 offset $6",
         // Names sort bytewise, whatever the database's collation.
         column = if query.sort_column == "name" { "name collate \"C\"" } else { query.sort_column },
+        updated = iso!("updated_at"),
+        created = iso!("created_at"),
+        accessed = iso!("last_accessed_at"),
     );
     let levels = query.prefix.split('/').count() as i32;
     let prefix = format!("{}%", like_literal(query.prefix));

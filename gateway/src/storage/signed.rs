@@ -22,6 +22,7 @@ use uuid::Uuid;
 
 use super::download;
 use super::error::StorageError;
+use super::images::Transform;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::path::ObjectPath;
@@ -44,6 +45,35 @@ pub fn json_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiE
 #[serde(rename_all = "camelCase")]
 struct SignRequest {
     expires_in: i64,
+    transform: Option<TransformRequest>,
+}
+
+/// `createSignedUrl(path, expiresIn, {transform})`'s options, as JSON.
+#[derive(Deserialize)]
+struct TransformRequest {
+    width: Option<Value>,
+    height: Option<Value>,
+    resize: Option<String>,
+    quality: Option<Value>,
+    format: Option<String>,
+}
+
+impl TransformRequest {
+    /// Checked as a render URL's query is (`images::Transform::from_query`).
+    fn transform(&self) -> Result<Transform, ApiError> {
+        let text = |v: &Option<Value>| match v {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            _ => None,
+        };
+        Transform::from_query(
+            text(&self.width).as_deref(),
+            text(&self.height).as_deref(),
+            self.resize.as_deref(),
+            text(&self.quality).as_deref(),
+            self.format.as_deref(),
+        )
+    }
 }
 
 #[derive(Deserialize)]
@@ -105,9 +135,19 @@ pub async fn sign(
     session.commit().await?;
     object.ok_or_else(StorageError::no_such_key)?;
     let url = format!("{bucket}/{key}");
-    let token = token(&state, "download", &url, seconds, json!({}))?;
+    // A transform is baked into the token, and the URL is then the render
+    // route's, as Storage's `signObjectUrl` does (`transformations` in
+    // Storage's words, `format` apart).
+    let (route, extra) = match request.transform.as_ref().map(TransformRequest::transform).transpose()? {
+        Some(transform) if !transform.to_claim().is_empty() => (
+            "render/image",
+            json!({ "transformations": transform.to_claim(), "format": request.transform.and_then(|t| t.format).unwrap_or_default() }),
+        ),
+        _ => ("object", json!({})),
+    };
+    let token = token(&state, "download", &url, seconds, extra)?;
     // Not percent-encoded: storage-js runs encodeURI over the whole URL.
-    Ok(Json(json!({ "signedURL": format!("/object/sign/{url}?token={token}") })))
+    Ok(Json(json!({ "signedURL": format!("/{route}/sign/{url}?token={token}") })))
 }
 
 /// `POST /object/sign/{bucket}` `{"expiresIn", "paths": [...]}`: one entry per

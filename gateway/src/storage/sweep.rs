@@ -61,15 +61,29 @@ pub struct BlobPath {
     pub staged: bool,
 }
 
-/// Parses `<bucket>/<key>/<version>` or `<bucket>/<key>/<version>#<n>`, where
+/// Parses `<bucket>/<key>/<version>`, `<bucket>/<key>/<version>#<n>` or
+/// `<bucket>/<key>/<version>@<variant>` (an image variant, which belongs to
+/// its version exactly as the version's own bytes do), where
 /// the bucket and key pass [`keys::parse_bucket`] and [`keys::parse_key`] and
 /// the version is a UUID as the gateway writes it. Anything else is `None`:
 /// not the gateway's, so never removed.
 pub fn parse_blob_path(location: &str) -> Option<BlobPath> {
     let (bucket, rest) = location.split_once('/')?;
     let (key, last) = rest.rsplit_once('/')?;
+    // The last segment is the version's alone: `@` there names a transformed
+    // variant of it (`keys::variant_path`), kept and removed with it.
+    let (last, variant) = match last.split_once('@') {
+        Some((version, name))
+            if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.') =>
+        {
+            (version, true)
+        }
+        Some(_) => return None,
+        None => (last, false),
+    };
     // Keys cannot hold `#`, so one in the last segment is a staging suffix.
     let (version, staged) = match last.split_once('#') {
+        Some(_) if variant => return None,
         Some((version, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (version, true),
         Some(_) => return None,
         None => (last, false),
@@ -489,6 +503,8 @@ mod tests {
                 staged: false
             }
         );
+        let variant = parse_blob_path(&format!("b/k/{V}@w400h0rcoverq80.webp")).expect("variant");
+        assert_eq!((variant.key.as_str(), variant.version.as_str(), variant.staged), ("k", V, false));
         let staged = parse_blob_path(&format!("b/k/{V}#12")).expect("staged");
         assert_eq!((staged.key.as_str(), staged.version.as_str(), staged.staged), ("k", V, true));
         // The version is always the last segment, even after a key ending in a UUID.
@@ -508,6 +524,10 @@ mod tests {
             format!("b/k/{V}#"),
             format!("b/k/{V}#1a"),
             format!("b/k/{V}#1#2"),
+            format!("b/k/{V}@"),
+            format!("b/k/{V}@a/b"),
+            format!("b/k/{V}@x y"),
+            format!("b/k/{V}#1@x"),
             format!("b/a/../k/{V}"),
             format!("b/a//k/{V}"),
             format!("b/caf\u{e9}/{V}"),

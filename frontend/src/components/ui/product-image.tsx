@@ -1,5 +1,6 @@
 import { useState, type ImgHTMLAttributes } from 'react';
 import { defaultProductImage, productImageSrc } from '@/lib/shop';
+import { productImageUrl } from '@/features/store/api/productImageUrl';
 import { cn } from '@/lib/cn';
 
 interface ProductImageProps extends Omit<ImgHTMLAttributes<HTMLImageElement>, 'src' | 'width' | 'height'> {
@@ -11,16 +12,19 @@ interface ProductImageProps extends Omit<ImgHTMLAttributes<HTMLImageElement>, 's
 
 /**
  * A product's picture in the spec's fallback order, lazy-loaded with its size
- * set so the grid does not jump. A URL that fails to load (a removed upload, a
+ * set so the grid does not jump, and an uploaded one asked for at that size
+ * (`srcset` for dense screens). A URL that fails to load (a removed upload, a
  * mistyped link) falls back to the logo too.
  */
 export function ProductImage({ product, alt, width, height, className, ...props }: ProductImageProps) {
   const preferred = productImageSrc(product);
   const [failed, setFailed] = useState<string | null>(null);
   const src = failed === preferred ? defaultProductImage : preferred;
+  const sized = productImageUrl(src, width, height);
   return (
     <img
-      src={src}
+      src={sized.src}
+      srcSet={sized.srcSet}
       alt={alt}
       width={width}
       height={height}

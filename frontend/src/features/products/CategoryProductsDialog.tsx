@@ -13,6 +13,7 @@ import { formatCOP } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
+import { productImageUrl } from '@/features/store/api/productImageUrl';
 import { fetchActiveBrands } from './api/fetchActiveBrands';
 import { CATEGORY_PAGE_SIZE, fetchCategoryProducts, type FeaturedFilter } from './api/fetchCategoryProducts';
 import { setProductStatus } from './api/setProductStatus';
@@ -26,14 +27,19 @@ export function productImage(product: Pick<Product, 'link_image_s3' | 'link_imag
 }
 
 function ProductThumb({ product }: { product: Product }) {
+  const sized = productImageUrl(productImage(product), 48, 48);
   return (
     <img
-      src={productImage(product)}
+      src={sized.src}
+      srcSet={sized.srcSet}
       alt=""
       loading="lazy"
       className="h-12 w-12 shrink-0 rounded-md border border-slate-200 bg-white object-contain"
       onError={(event) => {
-        if (!event.currentTarget.src.endsWith(FALLBACK_IMAGE)) event.currentTarget.src = FALLBACK_IMAGE;
+        if (!event.currentTarget.src.endsWith(FALLBACK_IMAGE)) {
+          event.currentTarget.removeAttribute('srcset');
+          event.currentTarget.src = FALLBACK_IMAGE;
+        }
       }}
     />
   );
