@@ -6,6 +6,7 @@ pub mod auth;
 pub mod body;
 pub mod caller;
 pub mod cli;
+pub mod compress;
 pub mod config;
 pub mod db;
 pub mod embedded;
@@ -35,7 +36,7 @@ pub use state::AppState;
 
 /// The whole HTTP surface; `main` serves it and tests drive it.
 pub fn app(state: AppState) -> Router {
-    Router::new()
+    let routes = Router::new()
         .route("/health", get(health::live))
         .route("/ready", get(health::ready))
         // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
@@ -48,7 +49,8 @@ pub fn app(state: AppState) -> Router {
         .nest("/auth/v1", auth::router(state.clone()))
         .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
-        .merge(frontend::router(&state.config.frontend))
+        .merge(frontend::router(&state.config.frontend));
+    compress::around(routes, &state.config.compression)
         .layer(cors())
         .layer(
             // Paths only: a query string may carry an API key. A failed request
