@@ -25,7 +25,8 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-const queryClient = createQueryClient();
+/** The app's one query cache; src/main.tsx starts the first screen's requests in it. */
+export const queryClient = createQueryClient();
 
 function PageFallback() {
   return <Spinner className="min-h-[60vh]" />;

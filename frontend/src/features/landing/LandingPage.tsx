@@ -27,7 +27,7 @@ import { appConfig } from '@/lib/config';
 import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 import { landingAnchors, paths } from '@/paths';
-import { fetchFeaturedProducts } from './api/fetchFeaturedProducts';
+import { featuredQuery } from './queries';
 import { Faq } from './components/Faq';
 import { FeaturedModels } from './components/FeaturedModels';
 import { LandingFooter } from './components/LandingFooter';
@@ -47,7 +47,7 @@ const icons = {
 } as const;
 
 export default function LandingPage() {
-  const featured = useQuery({ queryKey: ['landing', 'featured'], queryFn: ({ signal }) => fetchFeaturedProducts(signal) });
+  const featured = useQuery(featuredQuery);
   const featuredProducts = featured.data ?? [];
 
   useEffect(() => {

@@ -8,13 +8,13 @@ import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { whenIdle } from '@/lib/preload';
 import { messages } from '@/lib/whatsapp';
-import { fetchCategories } from './api/fetchCategories';
-import { fetchStoreBrands } from './api/fetchStoreBrands';
+import type { StoreBrand } from './api/fetchStoreBrands';
 import { FilterBar } from './components/FilterBar';
 import { ProductCard } from './components/ProductCard';
 import { StoreFooter } from './components/StoreFooter';
 import { StoreHeader } from './components/StoreHeader';
 import { hasActiveFilters, hasMore, isLoadingPage } from './storeState';
+import { FIRST_SCREEN_CARDS, storeBrandsQuery, storeCategoriesQuery } from './queries';
 import { useStoreProducts } from './useStoreProducts';
 
 // The drawer (and Radix Dialog under it) loads apart from the page, fetched
@@ -23,8 +23,8 @@ const loadDrawer = () => import('./components/ProductDrawer');
 const ProductDrawer = lazy(() => loadDrawer().then((m) => ({ default: m.ProductDrawer })));
 
 /** Logs a failed filter list: the spec keeps those errors off the screen (section 8). */
-function useLoggedQuery<T>(key: string, fetcher: () => Promise<T>, empty: T): T {
-  const query = useQuery({ queryKey: ['store', key], queryFn: fetcher, staleTime: 5 * 60_000 });
+function useLoggedQuery<T>(options: { queryKey: readonly string[]; queryFn: () => Promise<T>; staleTime: number }, empty: T): T {
+  const query = useQuery(options);
   useEffect(() => {
     if (query.error) console.error(query.error.message);
   }, [query.error]);
@@ -32,7 +32,7 @@ function useLoggedQuery<T>(key: string, fetcher: () => Promise<T>, empty: T): T 
 }
 
 const noCategories: string[] = [];
-const noBrands: Awaited<ReturnType<typeof fetchStoreBrands>> = [];
+const noBrands: StoreBrand[] = [];
 
 export default function StorePage() {
   const { state, dispatch, error } = useStoreProducts();
@@ -41,8 +41,8 @@ export default function StorePage() {
   const [selected, setSelected] = useState<Product | null>(null);
   // Mounted from the first opening on, so it can close (and hand focus back) normally.
   const [drawerUsed, setDrawerUsed] = useState(false);
-  const serverCategories = useLoggedQuery('categories', fetchCategories, noCategories);
-  const brands = useLoggedQuery('brands', fetchStoreBrands, noBrands);
+  const serverCategories = useLoggedQuery(storeCategoriesQuery, noCategories);
+  const brands = useLoggedQuery(storeBrandsQuery, noBrands);
 
   useEffect(() => {
     dispatch({ type: 'filter', key: 'search', value: search });
@@ -113,9 +113,9 @@ export default function StorePage() {
               <ul
                 className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
               >
-                {state.products.map((product) => (
+                {state.products.map((product, index) => (
                   <li key={product.id} className="flex">
-                    <ProductCard product={product} onOpen={openProduct} />
+                    <ProductCard product={product} onOpen={openProduct} priority={index < FIRST_SCREEN_CARDS} />
                   </li>
                 ))}
               </ul>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useReducer } from 'react';
-import { fetchProducts } from './api/fetchProducts';
-import { initialStoreState, storeReducer, toRequest } from './storeState';
+import { storeProductsQuery } from './queries';
+import { initialStoreState, storeReducer } from './storeState';
 
 /**
  * The store's list: the reducer holds the filters and the pages shown, TanStack
@@ -10,10 +10,7 @@ import { initialStoreState, storeReducer, toRequest } from './storeState';
 export function useStoreProducts() {
   const [state, dispatch] = useReducer(storeReducer, initialStoreState);
   const { filters, page } = state;
-  const query = useQuery({
-    queryKey: ['store', 'products', filters, page],
-    queryFn: ({ signal }) => fetchProducts(toRequest(filters, page), signal),
-  });
+  const query = useQuery(storeProductsQuery(filters, page));
 
   const { data } = query;
   // `data` always belongs to the current `filters` and `page` (they are its
