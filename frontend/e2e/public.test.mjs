@@ -117,6 +117,8 @@ describe('the public side', () => {
     }
 
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Aplicar Ahora' }))), say.credit);
+    // The floating chat button shows once the hero is scrolled past.
+    await page.getByRole('link', { name: 'Chatea con nosotros' }).scrollIntoViewIfNeeded();
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Escríbenos por WhatsApp' }))), say.contact);
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Chatea con nosotros' }))), say.contact);
 

@@ -15,7 +15,13 @@ export function ShopLogo({ size = 'md', className }: { size?: 'md' | 'lg'; class
       )}
     >
       <img src="/logo.svg" alt="" width={px} height={px} className={size === 'lg' ? 'h-9 w-9 shrink-0' : 'h-8 w-8 shrink-0'} />
-      <span className={cn('truncate font-bold text-slate-900', size === 'lg' ? 'text-lg' : 'text-base sm:text-lg')}>
+      {/* On a 360 px phone the name takes two lines rather than losing its end. */}
+      <span
+        className={cn(
+          'line-clamp-2 font-bold text-slate-900',
+          size === 'lg' ? 'text-lg' : 'text-sm leading-tight sm:text-lg sm:leading-normal',
+        )}
+      >
         {shopName}
       </span>
     </Link>

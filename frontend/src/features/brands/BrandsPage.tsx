@@ -125,12 +125,13 @@ function BrandCard({
       <div className="mt-4">
         <ProductCount brandId={brand.id} />
       </div>
+      {/* A date never breaks at its hyphens (2026-11-25 on one line). */}
       <dl className="mt-4 space-y-1.5 border-t border-slate-200 pt-3 text-xs text-slate-600">
         <div className="flex items-start gap-1.5">
           <CalendarPlus aria-hidden="true" className="mt-px h-3.5 w-3.5 shrink-0 text-slate-400" />
           <dt>Creado el</dt>
           <dd>
-            {formatDate(brand.created_at)}
+            <span className="whitespace-nowrap">{formatDate(brand.created_at)}</span>
             {createdBy ? <span> por {createdBy}</span> : null}
           </dd>
         </div>
@@ -139,7 +140,7 @@ function BrandCard({
             <CalendarClock aria-hidden="true" className="mt-px h-3.5 w-3.5 shrink-0 text-slate-400" />
             <dt>Modificado el</dt>
             <dd>
-              {formatDate(brand.updated_at)}
+              <span className="whitespace-nowrap">{formatDate(brand.updated_at)}</span>
               {updatedBy ? <span> por {updatedBy}</span> : null}
             </dd>
           </div>

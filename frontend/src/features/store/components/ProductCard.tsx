@@ -45,12 +45,14 @@ export function ProductCard({ product, onOpen, priority = false }: ProductCardPr
           </Badge>
         ) : null}
       </div>
-      <div className="flex flex-1 flex-col gap-2 p-4">
-        <div className="flex items-center justify-between gap-2">
-          <span className="truncate text-xs font-semibold uppercase tracking-wide text-slate-500">
+      <div className="flex flex-1 flex-col gap-2 p-3 sm:p-4">
+        {/* On a 360 px phone a card is about 160 px wide: a long condition
+            ('Reacondicionado') moves under the brand rather than squeezing it. */}
+        <div className="flex flex-wrap items-center justify-between gap-x-2 gap-y-1">
+          <span className="min-w-0 max-w-full truncate text-xs font-semibold uppercase tracking-wide text-slate-500">
             {product.brands?.name ?? 'Sin marca'}
           </span>
-          <ConditionBadge condition={product.condition} />
+          <ConditionBadge condition={product.condition} className="whitespace-nowrap text-[11px]" />
         </div>
         <h3 className="line-clamp-2 min-h-[2.5rem] text-sm font-semibold leading-5 text-slate-900" title={product.name}>
           {product.name}

@@ -68,10 +68,13 @@ function DrawerBody({ product }: { product: Product }) {
             <dd className="font-medium text-slate-900">{product.color}</dd>
           </div>
         ) : null}
-        <div>
+        {/* The whole row on a phone: 'N unidades disponibles' stays on one line. */}
+        <div className="col-span-2 sm:col-span-1">
           <dt className="text-slate-500">Disponibilidad</dt>
           <dd className="mt-0.5">
-            <Badge tone={stockTone(product.quantity)}>{availabilityText(product.quantity)}</Badge>
+            <Badge tone={stockTone(product.quantity)} className="whitespace-nowrap">
+              {availabilityText(product.quantity)}
+            </Badge>
           </dd>
         </div>
       </dl>
