@@ -56,15 +56,15 @@ describe('LoginPage', () => {
     expect(await screen.findByRole('heading', { name: 'Panel' })).toBeInTheDocument();
   });
 
-  it('shows the server message in a destructive toast and stays', async () => {
-    signInMock.mockRejectedValue(new Error('Invalid login credentials'));
+  it('shows the server message in Spanish in a destructive toast and stays', async () => {
+    signInMock.mockRejectedValue(Object.assign(new Error('Invalid login credentials'), { code: 'invalid_credentials', status: 400 }));
     renderAt({ from: { pathname: '/admin/products' } });
     await fillAndSubmit();
 
     expect(await screen.findByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
     expect(currentToast()).toMatchObject({
       title: 'Error al iniciar sesión',
-      description: 'Invalid login credentials',
+      description: 'Correo o contraseña incorrectos.',
       variant: 'destructive',
     });
     expect(screen.getByRole('heading', { name: 'Iniciar sesión' })).toBeInTheDocument();
