@@ -74,6 +74,31 @@ pub struct FrontendConfig {
     /// default is a placeholder.
     #[arg(long = "shop-contact-phone", env = "SHOP_CONTACT_PHONE", default_value = "+57 300 123 4567")]
     pub contact_phone: String,
+
+    /// The shop's Facebook page (an http or https URL), linked from the footer.
+    /// Unset: no Facebook link.
+    #[arg(long = "shop-facebook-url", env = "SHOP_FACEBOOK_URL", value_parser = web_address)]
+    pub facebook_url: Option<String>,
+
+    /// The shop's Instagram profile, linked from the footer. Unset: no link.
+    #[arg(long = "shop-instagram-url", env = "SHOP_INSTAGRAM_URL", value_parser = web_address)]
+    pub instagram_url: Option<String>,
+
+    /// The shop's TikTok profile, linked from the footer. Unset: no link.
+    #[arg(long = "shop-tiktok-url", env = "SHOP_TIKTOK_URL", value_parser = web_address)]
+    pub tiktok_url: Option<String>,
+}
+
+/// A link the footer may open: http or https only (no `javascript:` URL can
+/// come in through the configuration).
+fn web_address(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    if (lower.starts_with("https://") || lower.starts_with("http://")) && !text.contains(char::is_whitespace)
+    {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a web address: write it as https://..."))
+    }
 }
 
 fn digits_only(text: &str) -> Result<String, String> {
@@ -161,7 +186,20 @@ fn shop_config(state: &AppState) -> Result<Value, ApiError> {
         "whatsappNumber": frontend.whatsapp_number,
         "contactEmail": frontend.contact_email,
         "contactPhone": frontend.contact_phone,
+        "socialLinks": social_links(frontend),
     }))
+}
+
+/// The networks configured, by name: the footer shows what is here.
+fn social_links(frontend: &FrontendConfig) -> serde_json::Map<String, Value> {
+    [
+        ("facebook", &frontend.facebook_url),
+        ("instagram", &frontend.instagram_url),
+        ("tiktok", &frontend.tiktok_url),
+    ]
+    .into_iter()
+    .filter_map(|(network, url)| Some((network.to_owned(), Value::from(url.clone()?))))
+    .collect()
 }
 
 /// A file of the frontend, `index.html` for a client-side route, or 404.
@@ -335,6 +373,18 @@ mod tests {
             "<div id=root></div>",
             "no head, no script"
         );
+    }
+
+    #[test]
+    fn social_links_are_web_addresses_only() {
+        for good in
+            ["https://www.facebook.com/tienda", "http://instagram.com/tienda", "HTTPS://tiktok.com/@tienda"]
+        {
+            assert!(web_address(good).is_ok(), "{good}");
+        }
+        for bad in ["", "javascript:alert(1)", "www.facebook.com/tienda", "https://a b", "ftp://x"] {
+            assert!(web_address(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

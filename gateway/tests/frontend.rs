@@ -26,6 +26,7 @@ fn expected_config(app: &TestApp) -> serde_json::Value {
         "whatsappNumber": "573001234567",
         "contactEmail": "ventas@tienda.example",
         "contactPhone": "+57 300 123 4567",
+        "socialLinks": {},
     })
 }
 
@@ -166,6 +167,7 @@ async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
         config.frontend.whatsapp_number = "573109876543".to_owned();
         config.frontend.contact_email = "hola@tienda.example".to_owned();
         config.frontend.contact_phone = "+57 310 987 6543".to_owned();
+        config.frontend.instagram_url = Some("https://www.instagram.com/tienda".to_owned());
     })
     .await;
     let config = get(&app, "/config.json").await.json();
@@ -173,6 +175,7 @@ async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
     assert_eq!(config["whatsappNumber"], "573109876543");
     assert_eq!(config["contactEmail"], "hola@tienda.example");
     assert_eq!(config["contactPhone"], "+57 310 987 6543");
+    assert_eq!(config["socialLinks"], json!({"instagram": "https://www.instagram.com/tienda"}), "only the networks set");
 }
 
 #[tokio::test]

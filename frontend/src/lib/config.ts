@@ -14,6 +14,8 @@ export interface AppConfig {
   whatsappNumber: string;
   contactEmail: string;
   contactPhone: string;
+  /** The shop's social profiles by network (`facebook`, `instagram`, `tiktok`); the ones unset are absent. */
+  socialLinks: Partial<Record<string, string>>;
 }
 
 declare global {
@@ -49,6 +51,7 @@ function complete(raw: Partial<AppConfig>): AppConfig {
     whatsappNumber: raw.whatsappNumber ?? '',
     contactEmail: raw.contactEmail ?? '',
     contactPhone: raw.contactPhone ?? '',
+    socialLinks: raw.socialLinks ?? {},
   };
 }
 

@@ -9,6 +9,7 @@ setConfig({
   whatsappNumber: '573001234567',
   contactEmail: 'ventas@tienda.example',
   contactPhone: '+57 300 123 4567',
+  socialLinks: { facebook: 'https://www.facebook.com/tienda', instagram: 'https://www.instagram.com/tienda' },
 });
 
 afterEach(() => cleanup());
