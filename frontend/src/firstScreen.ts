@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { featuredQuery } from '@/features/landing/queries';
 import { FIRST_SCREEN_CARDS, storeFirstScreenQueries, storeProductsQuery } from '@/features/store/queries';
-import { initialFilters } from '@/features/store/storeState';
+import { filtersFromSearch } from '@/features/store/storeUrl';
 import { productImageSrc } from '@/lib/shop';
 import type { Product } from '@/lib/types';
 import { paths } from '@/paths';
@@ -16,15 +16,16 @@ type Query = Parameters<QueryClient['prefetchQuery']>[0];
  * products arrive, the first cards' pictures are preloaded with high priority,
  * so they download while React renders the page rather than after.
  */
-export function prefetchFirstScreen(client: QueryClient, pathname: string): void {
+export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): void {
   if (pathname === paths.home) {
     void client.prefetchQuery(featuredQuery as Query).then(() => {
       preloadImages(client.getQueryData<Product[]>(featuredQuery.queryKey) ?? []);
     });
   } else if (pathname === paths.store) {
-    const [products, ...lists] = storeFirstScreenQueries();
+    const filters = filtersFromSearch(new URLSearchParams(search));
+    const [products, ...lists] = storeFirstScreenQueries(filters);
     void client.prefetchQuery(products as Query).then(() => {
-      const page = client.getQueryData<{ products: Product[] }>(storeProductsQuery(initialFilters, 1).queryKey);
+      const page = client.getQueryData<{ products: Product[] }>(storeProductsQuery(filters, 1).queryKey);
       preloadImages((page?.products ?? []).slice(0, FIRST_SCREEN_CARDS));
     });
     // Errors surface in the page's own queries, which retry as they always did.

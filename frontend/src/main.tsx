@@ -8,7 +8,7 @@ import './index.css';
 const root = createRoot(document.getElementById('root')!);
 
 function start() {
-  prefetchFirstScreen(queryClient, window.location.pathname);
+  prefetchFirstScreen(queryClient, window.location.pathname, window.location.search);
   root.render(
     <StrictMode>
       <App />

@@ -1,7 +1,8 @@
 import { fetchCategories } from './api/fetchCategories';
 import { fetchProducts } from './api/fetchProducts';
 import { fetchStoreBrands } from './api/fetchStoreBrands';
-import { initialFilters, toRequest, type StoreFilters } from './storeState';
+import { fetchProduct } from './api/fetchProduct';
+import { toRequest, type StoreFilters } from './storeState';
 
 /**
  * The store's queries, key and fetcher together, so that the page and the
@@ -29,7 +30,13 @@ export const storeBrandsQuery = {
 /** Cards whose pictures load first: the first row on a laptop, two rows on a phone. */
 export const FIRST_SCREEN_CARDS = 4;
 
-/** What the store's first screen asks for, for a visitor who just arrived. */
-export function storeFirstScreenQueries() {
-  return [storeProductsQuery(initialFilters, 1), storeCategoriesQuery, storeBrandsQuery];
+/** One product for a link that opens its drawer. */
+export const storeProductQuery = (id: number) => ({
+  queryKey: ['store', 'product', id] as const,
+  queryFn: ({ signal }: { signal?: AbortSignal }) => fetchProduct(id, signal),
+});
+
+/** What the store's first screen asks for, with the filters its address holds. */
+export function storeFirstScreenQueries(filters: StoreFilters) {
+  return [storeProductsQuery(filters, 1), storeCategoriesQuery, storeBrandsQuery];
 }

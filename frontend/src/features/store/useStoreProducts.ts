@@ -1,14 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useReducer } from 'react';
 import { storeProductsQuery } from './queries';
-import { initialStoreState, storeReducer } from './storeState';
+import { initialStoreState, storeReducer, type StoreFilters } from './storeState';
 
 /**
  * The store's list: the reducer holds the filters and the pages shown, TanStack
  * Query fetches (and caches) the page asked for.
  */
-export function useStoreProducts() {
-  const [state, dispatch] = useReducer(storeReducer, initialStoreState);
+export function useStoreProducts(initialFilters: () => StoreFilters) {
+  const [state, dispatch] = useReducer(storeReducer, undefined, () => ({ ...initialStoreState, filters: initialFilters() }));
   const { filters, page } = state;
   const query = useQuery(storeProductsQuery(filters, page));
 
