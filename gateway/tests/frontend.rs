@@ -175,7 +175,11 @@ async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
     assert_eq!(config["whatsappNumber"], "573109876543");
     assert_eq!(config["contactEmail"], "hola@tienda.example");
     assert_eq!(config["contactPhone"], "+57 310 987 6543");
-    assert_eq!(config["socialLinks"], json!({"instagram": "https://www.instagram.com/tienda"}), "only the networks set");
+    assert_eq!(
+        config["socialLinks"],
+        json!({"instagram": "https://www.instagram.com/tienda"}),
+        "only the networks set"
+    );
 }
 
 #[tokio::test]
