@@ -1,11 +1,12 @@
 import { Link } from 'react-router';
 import { cn } from '@/lib/cn';
-import { shopName } from '@/lib/shop';
+import { useShopFace } from '@/lib/company';
 import { paths } from '@/paths';
 
 /** The shop's logo and name, linking home (public headers, login, register). */
 export function ShopLogo({ size = 'md', className }: { size?: 'md' | 'lg'; className?: string }) {
   const px = size === 'lg' ? 36 : 32;
+  const { name } = useShopFace();
   return (
     <Link
       to={paths.home}
@@ -22,7 +23,7 @@ export function ShopLogo({ size = 'md', className }: { size?: 'md' | 'lg'; class
           size === 'lg' ? 'text-lg' : 'text-sm leading-tight sm:text-lg sm:leading-normal',
         )}
       >
-        {shopName}
+        {name}
       </span>
     </Link>
   );

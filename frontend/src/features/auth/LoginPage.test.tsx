@@ -1,8 +1,10 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { currentToast } from '@/components/ui/toast';
 import type { ReturnTo } from '@/lib/session';
+import { createQueryClient } from '@/App';
 import { signIn } from './api/signIn';
 import LoginPage from './LoginPage';
 
@@ -11,13 +13,15 @@ const signInMock = vi.mocked(signIn);
 
 function renderAt(state?: ReturnTo) {
   render(
-    <MemoryRouter initialEntries={[{ pathname: '/auth', state }]}>
-      <Routes>
-        <Route path="/auth" element={<LoginPage />} />
-        <Route path="/admin" element={<h1>Panel</h1>} />
-        <Route path="/admin/products" element={<h1>Productos admin</h1>} />
-      </Routes>
-    </MemoryRouter>,
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter initialEntries={[{ pathname: '/auth', state }]}>
+        <Routes>
+          <Route path="/auth" element={<LoginPage />} />
+          <Route path="/admin" element={<h1>Panel</h1>} />
+          <Route path="/admin/products" element={<h1>Productos admin</h1>} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
   );
 }
 

@@ -24,6 +24,7 @@ import { Input, Label } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { toast } from '@/components/ui/toast';
 import { cn } from '@/lib/cn';
+import { useShopFace } from '@/lib/company';
 import { formatDate } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { Brand } from '@/lib/types';
@@ -99,8 +100,10 @@ function BrandCard({
   onToggle: () => void;
 }) {
   const author = (userId: string | null) => (userId ? names?.get(userId) : undefined);
-  const createdBy = author(brand.created_by);
-  const updatedBy = author(brand.updated_by);
+  // Configuración's 'display users' (lib/company.ts): no names when off.
+  const { showUsers } = useShopFace();
+  const createdBy = showUsers ? author(brand.created_by) : undefined;
+  const updatedBy = showUsers ? author(brand.updated_by) : undefined;
   return (
     <Card className={cn('flex h-full flex-col p-5', !brand.status && 'bg-slate-50')}>
       <div className="flex items-start justify-between gap-3">

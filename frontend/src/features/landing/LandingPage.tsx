@@ -23,7 +23,7 @@ import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { buttonClasses } from '@/components/ui/button';
 import { FloatingWhatsAppButton, WhatsAppLink } from '@/components/ui/whatsapp-button';
-import { appConfig } from '@/lib/config';
+import { useShopFace } from '@/lib/company';
 import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 import { landingAnchors, paths } from '@/paths';
@@ -244,7 +244,7 @@ function HeroVisual() {
 }
 
 function Contact() {
-  const { contactEmail, contactPhone } = appConfig();
+  const { email: contactEmail, phone: contactPhone } = useShopFace();
   return (
     <section id={landingAnchors.contact} tabIndex={-1} aria-labelledby="contact-title" className="scroll-mt-16 py-16 focus:outline-none">
       <div className="mx-auto max-w-7xl px-4 sm:px-6">

@@ -13,6 +13,7 @@ import type { Company } from '@/lib/types';
 import { fetchCompany } from './api/fetchCompany';
 import { fetchOwnCompanyId } from './api/fetchOwnCompanyId';
 import { updateCompany, type CompanyChanges } from './api/updateCompany';
+import { shopCompanyQuery } from '@/lib/company';
 
 async function fetchOwnCompany(userId: string): Promise<Company> {
   return fetchCompany(await fetchOwnCompanyId(userId));
@@ -24,6 +25,8 @@ function useSaveCompany(company: Company, userId: string | undefined) {
     mutationFn: (changes: CompanyChanges) => updateCompany(company.id, userId, changes),
     onSuccess: (saved) => {
       queryClient.setQueryData(['settings', 'company', userId], saved);
+      // The public site and the sidebar read the shop's face: show the change.
+      void queryClient.invalidateQueries({ queryKey: shopCompanyQuery.queryKey });
       toast({ title: 'Configuración guardada', description: 'Los cambios se guardaron correctamente.' });
     },
     onError: (error) => {

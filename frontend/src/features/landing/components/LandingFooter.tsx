@@ -1,7 +1,8 @@
 import { Mail, Phone } from 'lucide-react';
 import { FacebookIcon, InstagramIcon, TikTokIcon } from '@/components/ui/brand-icons';
 import { appConfig } from '@/lib/config';
-import { configuredSocialLinks, shopName, type SocialNetwork } from '@/lib/shop';
+import { useShopFace } from '@/lib/company';
+import { configuredSocialLinks, type SocialNetwork } from '@/lib/shop';
 
 const socialIcons: Record<SocialNetwork, typeof FacebookIcon> = {
   facebook: FacebookIcon,
@@ -11,7 +12,8 @@ const socialIcons: Record<SocialNetwork, typeof FacebookIcon> = {
 
 /** Social links, contact e-mail and phone, copyright and developer credit (spec section 2). */
 export function LandingFooter() {
-  const { contactEmail, contactPhone, socialLinks: configured } = appConfig();
+  const { socialLinks: configured } = appConfig();
+  const { name: shopName, email: contactEmail, phone: contactPhone } = useShopFace();
   const socialLinks = configuredSocialLinks(configured);
   const year = new Date().getFullYear();
   return (
