@@ -21,8 +21,12 @@
 //! name bytes of the stored file, so encoding them per request would break
 //! both (tower-http leaves `Content-Range` answers alone for the same reason).
 
+use std::convert::Infallible;
+
 use axum::Router;
+use axum::extract::Request;
 use axum::http::{HeaderName, Response, header};
+use tower::Service;
 use tower_http::compression::{CompressionLayer, CompressionLevel, predicate::Predicate};
 
 use crate::storage::config::parse_size;
@@ -52,12 +56,30 @@ pub struct CompressionConfig {
     pub min_size: u64,
 }
 
-/// `router` with its answers compressed as the module's comment says.
-pub fn around<S: Clone + Send + Sync + 'static>(router: Router<S>, config: &CompressionConfig) -> Router<S> {
-    router
+/// `app` with its answers compressed as the module's comment says.
+///
+/// A request without `Accept-Encoding` (the REST benchmarks' wrk, most API
+/// clients) goes straight to `app`, as before compression existed: the
+/// compression layers and their wrapped body are only on the path of requests
+/// that can use them.
+pub fn around(app: Router, config: &CompressionConfig) -> Router {
+    if !config.enabled {
+        return app;
+    }
+    let compressing = app
+        .clone()
         .layer(axum::middleware::map_response(hide_item_range))
         .layer(layer(config))
-        .layer(axum::middleware::map_response(restore_item_range))
+        .layer(axum::middleware::map_response(restore_item_range));
+    Router::new().fallback_service(tower::service_fn(move |request: Request| {
+        // A Router is always ready, and cloning one clones an `Arc`.
+        let mut chosen = if request.headers().contains_key(header::ACCEPT_ENCODING) {
+            compressing.clone()
+        } else {
+            app.clone()
+        };
+        async move { Ok::<_, Infallible>(chosen.call(request).await.unwrap_or_else(|never| match never {})) }
+    }))
 }
 
 /// Where an item range waits while the compression layer looks at the answer.
@@ -98,7 +120,7 @@ fn layer(config: &CompressionConfig) -> CompressionLayer<Compressible> {
         // once; at 4 brotli is as fast as gzip's default and still smaller
         // (https://blog.cloudflare.com/results-experimenting-brotli/).
         .quality(CompressionLevel::Precise(4))
-        .compress_when(Compressible { min_size: config.enabled.then_some(config.min_size) })
+        .compress_when(Compressible { min_size: Some(config.min_size) })
 }
 
 /// Which answers are compressed on the fly; see the module's comment.

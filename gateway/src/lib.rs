@@ -50,7 +50,7 @@ pub fn app(state: AppState) -> Router {
         .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend));
-    compress::around(routes, &state.config.compression)
+    let app = routes
         .layer(cors())
         .layer(
             // Paths only: a query string may carry an API key. A failed request
@@ -62,7 +62,8 @@ pub fn app(state: AppState) -> Router {
                 })
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
-        .with_state(state)
+        .with_state(state.clone());
+    compress::around(app, &state.config.compression)
 }
 
 /// CORS as the hosted service answers it: any origin, the request's own headers

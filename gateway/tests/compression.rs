@@ -43,8 +43,15 @@ async fn send(request: reqwest::RequestBuilder, accept: Option<&str>) -> Sent {
     let header = |name: &str| {
         response.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned()
     };
-    let (encoding, vary, content_range) =
-        (header("content-encoding"), header("vary"), header("content-range"));
+    let (encoding, content_range) = (header("content-encoding"), header("content-range"));
+    // Every Vary line (CORS adds its own).
+    let vary = response
+        .headers()
+        .get_all("vary")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(", ");
     let wire = response.bytes().await.expect("body").to_vec();
     let mut body = Vec::new();
     match encoding.as_str() {
