@@ -36,6 +36,7 @@ import { fetchBrands, type BrandStatusFilter } from './api/fetchBrands';
 import { fetchProfileNames } from './api/fetchProfileNames';
 import { setBrandStatus } from './api/setBrandStatus';
 import { BrandFormDialog } from './BrandFormDialog';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 const filters: Array<{ id: BrandStatusFilter; label: string }> = [
   { id: 'all', label: 'Todos' },
@@ -154,6 +155,7 @@ function BrandCard({
 }
 
 export default function BrandsPage() {
+  useDocumentTitle('Marcas | Administración');
   const session = useSession();
   const userId = session.status === 'signed-in' ? session.session.user.id : undefined;
   const queryClient = useQueryClient();

@@ -31,6 +31,7 @@ import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { countCategoryProducts } from './api/countCategoryProducts';
 import { CategoryProductsDialog } from './CategoryProductsDialog';
 import { ProductFormDialog } from './ProductFormDialog';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 const icons: Record<string, LucideIcon> = {
   parlantes: Speaker,
@@ -58,6 +59,7 @@ function normalize(text: string): string {
 }
 
 export default function ProductsPage() {
+  useDocumentTitle('Productos | Administración');
   // Configuración's 'display category stock' (lib/company.ts).
   const { showCategoryStock } = useShopFace();
   const [search, setSearch] = useState('');

@@ -14,6 +14,7 @@ import { fetchCompany } from './api/fetchCompany';
 import { fetchOwnCompanyId } from './api/fetchOwnCompanyId';
 import { updateCompany, type CompanyChanges } from './api/updateCompany';
 import { shopCompanyQuery } from '@/lib/company';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 async function fetchOwnCompany(userId: string): Promise<Company> {
   return fetchCompany(await fetchOwnCompanyId(userId));
@@ -154,6 +155,7 @@ function ProductsCard({ company, userId }: { company: Company; userId: string | 
 }
 
 export default function SettingsPage() {
+  useDocumentTitle('Configuración | Administración');
   const session = useSession();
   const userId = session.status === 'signed-in' ? session.session.user.id : undefined;
   const company = useQuery({

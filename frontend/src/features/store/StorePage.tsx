@@ -173,7 +173,13 @@ export default function StorePage() {
 
           {!firstLoad && !refreshing && (hasMore(state) || loadingMore) ? (
             <div className="mt-8 flex justify-center">
-              <Button variant="outline" size="lg" onClick={() => dispatch({ type: 'loadMore' })} disabled={loadingMore}>
+              {/* aria-disabled, not disabled: the focus stays on the button while the page loads. */}
+              <Button
+                variant="outline"
+                size="lg"
+                onClick={() => !loadingMore && dispatch({ type: 'loadMore' })}
+                aria-disabled={loadingMore}
+              >
                 {loadingMore ? 'Cargando...' : 'Mostrar más productos'}
               </Button>
             </div>
