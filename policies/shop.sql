@@ -53,3 +53,9 @@ create policy "Users update their own company" on public.companies
   for update to authenticated
   using (id = (select company_id from public.profiles where user_id = (select auth.uid())))
   with check (id = (select company_id from public.profiles where user_id = (select auth.uid())));
+
+-- The shop's public face (sql/101_shop_company_public.sql): anyone reads the
+-- view, nobody writes through it (companies change through their own
+-- policies above).
+revoke all on public.shop_company from anon, authenticated;
+grant select on public.shop_company to anon, authenticated;

@@ -117,6 +117,8 @@ describe('the public side', () => {
     }
 
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Aplicar Ahora' }))), say.credit);
+    // The floating chat button shows once the hero is scrolled past.
+    await page.getByRole('link', { name: 'Chatea con nosotros' }).scrollIntoViewIfNeeded();
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Escríbenos por WhatsApp' }))), say.contact);
     assert.equal(chatText(await hrefOf(page.getByRole('link', { name: 'Chatea con nosotros' }))), say.contact);
 
@@ -297,6 +299,8 @@ describe('the public side', () => {
     await page.getByLabel('Contraseña', { exact: true }).fill('no-es-la-clave');
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await page.getByText('Error al iniciar sesión', { exact: true }).waitFor();
+    // GoTrue's 'Invalid login credentials', in Spanish.
+    await page.getByText('Correo o contraseña incorrectos.', { exact: true }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/auth');
     // The refused password is the one expected failure (and Chromium's log of it).
     assertNoProblems(page, { ignore: [/\/auth\/v1\/token\b.*400/, /status of 400/] });

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // Draws the 26 predefined product images (spec section 3, "Predefined image
-// entry") as small hand-built SVGs under public/assets/<brand>/<model>/<colour>.svg.
+// entry") as small hand-built SVGs under public/assets/<brand>/<model>/<colour>.svg,
+// and the photos of the rest of the demo catalogue (seed/shop.sql: other
+// phones, tablets, speakers, headphones, glass, cases, cables, chargers,
+// watches, keyboard and mouse, holders and the odd accessory) in the same
+// folders and style, so no seed product shows the placeholder (issue 18).
 //
 //   node scripts/draw-devices.mjs          (from frontend/, or from anywhere)
 //
@@ -311,7 +315,250 @@ function write(rel, text) {
   return Buffer.byteLength(text);
 }
 
+// ---------------------------------------------------------------- catalogue photos
+
+// Phones of the seed outside the predefined list, drawn like the others.
+Object.assign(MODELS, {
+  'iphone-12': { ratio: 2.06, r: 0.16, cam: 'diag', bump: 0.4, face: 'notch', notch: 0.42, chin: 0.045 },
+  'iphone-11': { ratio: 2.02, r: 0.17, cam: 'diag', bump: 0.42, face: 'notch', notch: 0.44, chin: 0.05 },
+  'galaxy-s23-fe': { ratio: 2.08, r: 0.12, cam: 'rings', lenses: 3, face: 'hole', chin: 0.05 },
+  'redmi-note-13': { ratio: 2.12, r: 0.12, cam: 'island', lenses: 3, face: 'hole', chin: 0.055 },
+  'redmi-13c': { ratio: 2.16, r: 0.11, cam: 'island', lenses: 2, face: 'drop', chin: 0.08 },
+  'poco-x6-pro': { ratio: 2.1, r: 0.12, cam: 'island', lenses: 3, face: 'hole', chin: 0.05 },
+  'moto-g24': { ratio: 2.14, r: 0.12, cam: 'island', lenses: 2, face: 'hole', chin: 0.07 },
+  'moto-edge-50-fusion': { ratio: 2.14, r: 0.13, cam: 'island', lenses: 2, face: 'hole', chin: 0.04 },
+});
+
+const SEED_PHONES = [
+  ['apple', 'iphone-12', 'blanco', 'iPhone 12 Blanco', '#f3f3f0', '#e2e2de', ['#e7ecf3', '#8e9cb3']],
+  ['apple', 'iphone-11', 'negro', 'iPhone 11 Negro', '#2b2d30', '#34363a', ['#243247', '#6f86a8']],
+  ['samsung', 'galaxy-s23-fe', 'crema', 'Samsung Galaxy S23 FE Crema', '#efe6d2', '#e0d5bd', ['#f2e6cc', '#b08f58']],
+  ['xiaomi', 'redmi-note-13', 'verde', 'Redmi Note 13 Verde', '#b9d8c4', '#a0c6ae', ['#cdebd6', '#3f8a5d']],
+  ['xiaomi', 'redmi-13c', 'azul', 'Redmi 13C Azul', '#5f7fb3', '#4f6ea0', ['#a9c2ea', '#2c4f8a']],
+  ['xiaomi', 'poco-x6-pro', 'amarillo', 'Poco X6 Pro Amarillo', '#f2cf3b', '#2b2b2e', ['#ffe27a', '#c48f12']],
+  ['motorola', 'moto-g24', 'grafito', 'Moto G24 Grafito', '#4a4d52', '#55585e', ['#3b4656', '#8da0bb']],
+  ['motorola', 'moto-edge-50-fusion', 'azul-marino', 'Moto Edge 50 Fusion Azul Marino', '#27385e', '#31446e', ['#3d5b96', '#0f1a33']],
+];
+
+const bgDefs =
+  '<radialGradient id="bg" cx=".5" cy=".42" r=".75"><stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#e6e8ec"/></radialGradient>' +
+  '<filter id="sh" x="-20%" y="-20%" width="140%" height="140%"><feGaussianBlur stdDeviation="11"/></filter>';
+
+// A vertical gradient `id` from a lighter to a darker `c`: the one shading of
+// every accessory.
+const body = (id, c, x2 = 1) =>
+  `<linearGradient id="${id}" x1="0" y1="0" x2="${x2}" y2="1"><stop offset="0" stop-color="${tint(c, 0.25)}"/><stop offset=".55" stop-color="${c}"/><stop offset="1" stop-color="${shade(c, 0.22)}"/></linearGradient>`;
+const shadow = (x, y, w, h, r) => rect(x + 10, y + 18, w, h, r, '#000', ' opacity=".25" filter="url(#sh)"');
+const path = (d, fill, extra = '') => `<path d="${d}" fill="${fill}"${extra}/>`;
+const line = (x1, y1, x2, y2, stroke, width, extra = '') =>
+  `<path d="M${n(x1)} ${n(y1)}L${n(x2)} ${n(y2)}" stroke="${stroke}" stroke-width="${width}" stroke-linecap="round"${extra}/>`;
+
+function tabletSvg(label, c, wall) {
+  const defs = bgDefs + body('bd', c) + `<linearGradient id="wl" x1="0" y1="0" x2=".5" y2="1"><stop offset="0" stop-color="${wall[0]}"/><stop offset="1" stop-color="${wall[1]}"/></linearGradient>`;
+  const back = shadow(70, 120, 300, 400, 26) + rect(70, 120, 300, 400, 26, 'url(#bd)') + rect(92, 142, 46, 46, 14, shade(c, 0.15)) + circle(115, 165, 13, '#0a0c10') + circle(115, 165, 7, '#25375a');
+  const front =
+    shadow(230, 90, 300, 420, 26) + rect(230, 90, 300, 420, 26, shade(c, 0.1)) + rect(236, 96, 288, 408, 22, '#08090b') +
+    rect(252, 112, 256, 376, 10, 'url(#wl)') + circle(470, 170, 130, '#fff', ' opacity=".12"') + circle(380, 102, 3, '#1a2333');
+  return svg(label, defs, back + front);
+}
+
+function speakerSvg(label, c, kind) {
+  const defs = bgDefs + body('bd', c, 0) + '<pattern id="gr" width="9" height="9" patternUnits="userSpaceOnUse"><circle cx="4.5" cy="4.5" r="1.6" fill="#000" opacity=".22"/></pattern>';
+  if (kind === 'go') {
+    return svg(label, defs,
+      shadow(150, 170, 300, 300, 70) + path('M420 190c60 0 80 30 80 70', 'none', ` stroke="${shade(c, 0.3)}" stroke-width="14"`) +
+      rect(150, 170, 300, 300, 70, 'url(#bd)') + rect(175, 195, 250, 250, 55, 'url(#gr)') +
+      rect(255, 300, 90, 40, 12, shade(c, 0.3)) + rect(270, 312, 60, 16, 8, '#fff', ' opacity=".85"'));
+  }
+  const w = kind === 'charge' ? 420 : 380;
+  const h = kind === 'charge' ? 200 : 170;
+  const x = 300 - w / 2;
+  const y = 300 - h / 2;
+  return svg(label, defs,
+    shadow(x, y, w, h, h / 2) + rect(x, y, w, h, h / 2, 'url(#bd)') + rect(x + 50, y + 18, w - 100, h - 36, 16, 'url(#gr)') +
+    circle(x + h / 2 - 10, 300, h * 0.36, shade(c, 0.35)) + circle(x + h / 2 - 10, 300, h * 0.22, shade(c, 0.5)) +
+    circle(x + w - h / 2 + 10, 300, h * 0.36, shade(c, 0.35)) + circle(x + w - h / 2 + 10, 300, h * 0.22, shade(c, 0.5)) +
+    rect(260, y + h * 0.42, 80, h * 0.16, 8, '#fff', ' opacity=".85"') +
+    (kind === 'charge' ? rect(x + 70, y + h - 8, w - 140, 40, 14, shade(c, 0.25)) : ''));
+}
+
+function headphonesSvg(label, c) {
+  const defs = bgDefs + body('bd', c);
+  return svg(label, defs,
+    `<path d="M170 330C170 150 430 150 430 330" fill="none" stroke="${shade(c, 0.2)}" stroke-width="30" stroke-linecap="round"/>` +
+    `<path d="M170 330C170 150 430 150 430 330" fill="none" stroke="${tint(c, 0.3)}" stroke-width="8" stroke-linecap="round" opacity=".6"/>` +
+    shadow(120, 290, 110, 170, 50) + rect(120, 290, 110, 170, 50, 'url(#bd)') + rect(190, 305, 40, 140, 18, shade(c, 0.3)) +
+    shadow(370, 290, 110, 170, 50) + rect(370, 290, 110, 170, 50, 'url(#bd)') + rect(370, 305, 40, 140, 18, shade(c, 0.3)));
+}
+
+function earbudsSvg(label, c) {
+  const defs = bgDefs + body('bd', c);
+  const bud = (x, flip) =>
+    circle(x, 250, 40, 'url(#bd)', ` stroke="${shade(c, 0.2)}" stroke-width="2"`) + circle(x + (flip ? -18 : 18), 236, 15, shade(c, 0.45)) +
+    rect(x - 13 + (flip ? 6 : -6), 270, 26, 100, 13, 'url(#bd)', ` stroke="${shade(c, 0.2)}" stroke-width="2"`);
+  return svg(label, defs,
+    shadow(170, 330, 260, 190, 70) + rect(170, 330, 260, 190, 70, 'url(#bd)', ` stroke="${shade(c, 0.2)}" stroke-width="2"`) +
+    line(180, 410, 420, 410, shade(c, 0.25), 3) + circle(300, 460, 6, '#4ad07a') + bud(235, false) + bud(365, true));
+}
+
+function glassSvg(label) {
+  const defs = bgDefs + '<linearGradient id="gs" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#fff" stop-opacity=".9"/><stop offset=".5" stop-color="#dbe9f5" stop-opacity=".55"/><stop offset="1" stop-color="#fff" stop-opacity=".8"/></linearGradient>';
+  return svg(label, defs,
+    shadow(140, 110, 210, 420, 34) + rect(140, 110, 210, 420, 34, '#1d2330') + rect(150, 120, 190, 400, 26, '#3a4a66') +
+    `<g transform="rotate(12 380 300)">${shadow(270, 90, 210, 430, 34)}${rect(270, 90, 210, 430, 34, 'url(#gs)', ' stroke="#9fb6cc" stroke-width="2"')}` +
+    rect(345, 102, 60, 10, 5, '#9fb6cc', ' opacity=".8"') + line(300, 160, 400, 120, '#fff', 10, ' opacity=".7"') + line(300, 200, 440, 140, '#fff', 5, ' opacity=".5"') + '</g>');
+}
+
+function caseSvg(label, c, kind) {
+  const clear = kind === 'transparente';
+  const fill = clear ? '#e9f1f7' : c;
+  const defs = bgDefs + body('bd', fill);
+  const outer = rect(180, 80, 240, 470, 46, 'url(#bd)', clear ? ' opacity=".75" stroke="#9fb6cc" stroke-width="3"' : '');
+  const inner = clear ? rect(196, 96, 208, 438, 36, '#cfdde9', ' opacity=".5"') : '';
+  const cut = rect(200, 100, 110, 110, 30, clear ? '#b7c8d8' : shade(c, 0.35));
+  const ring = kind === 'magsafe' ? circle(300, 320, 70, 'none', ` stroke="${tint(c, 0.35)}" stroke-width="6"`) : '';
+  const wallet = kind === 'billetera' ? rect(150, 120, 60, 400, 20, shade(c, 0.15)) + rect(160, 300, 40, 70, 6, tint(c, 0.2)) : '';
+  const corners = kind === 'antigolpes' ? [[180, 80], [376, 80], [180, 506], [376, 506]].map(([x, y]) => rect(x - 4, y - 4, 52, 52, 22, '#c9d6e2', ' opacity=".9"')).join('') : '';
+  return svg(label, defs, shadow(180, 80, 240, 470, 46) + wallet + outer + inner + corners + cut + ring);
+}
+
+function cableSvg(label, c, ends) {
+  const defs = bgDefs + body('bd', c);
+  const plug = (x, y, kind, angle) => {
+    const tip = kind === 'lightning' ? rect(-9, -70, 18, 34, 4, '#d8d8dc') : kind === 'micro' ? rect(-14, -62, 28, 24, 4, '#bfc3c9') : rect(-15, -66, 30, 30, 10, '#bfc3c9');
+    return `<g transform="translate(${x} ${y}) rotate(${angle})">${rect(-24, -40, 48, 90, 14, 'url(#bd)', ` stroke="${shade(c, 0.2)}" stroke-width="2"`)}${tip}</g>`;
+  };
+  const coil = `<path d="M170 430C60 330 200 180 300 250S520 380 440 200" fill="none" stroke="${shade(c, 0.12)}" stroke-width="16" stroke-linecap="round"/>` +
+    `<path d="M170 430C60 330 200 180 300 250S520 380 440 200" fill="none" stroke="${tint(c, 0.4)}" stroke-width="4" opacity=".6"/>`;
+  return svg(label, defs, coil + plug(190, 470, ends[0], 200) + plug(440, 160, ends[1], 10));
+}
+
+function chargerSvg(label, c, kind) {
+  const defs = bgDefs + body('bd', c);
+  if (kind === 'carro') {
+    return svg(label, defs,
+      shadow(220, 140, 160, 320, 60) + rect(250, 330, 100, 170, 30, shade(c, 0.1)) + rect(220, 140, 160, 220, 50, 'url(#bd)') +
+      rect(245, 190, 44, 18, 5, '#111', ` stroke="${tint(c, 0.4)}" stroke-width="2"`) + rect(312, 186, 40, 26, 12, '#111', ` stroke="${tint(c, 0.4)}" stroke-width="2"`) +
+      circle(300, 270, 8, '#4aa8ff'));
+  }
+  const prongs = rect(250, 110, 18, 80, 6, '#c8ccd2') + rect(332, 110, 18, 80, 6, '#c8ccd2');
+  return svg(label, defs,
+    prongs + shadow(190, 180, 220, 240, 40) + rect(190, 180, 220, 240, 40, 'url(#bd)', ` stroke="${shade(c, 0.15)}" stroke-width="2"`) +
+    rect(270, 380, 60, 22, 11, '#15161a') + `<path d="M300 420C300 500 420 470 470 540" fill="none" stroke="${shade(c, 0.1)}" stroke-width="14" stroke-linecap="round"/>` +
+    (kind === 'samsung' ? rect(260, 260, 80, 8, 4, tint(c, 0.35)) : ''));
+}
+
+function smartwatchSvg(label, c, round) {
+  const defs = bgDefs + body('bd', c) + '<radialGradient id="dl" cx=".5" cy=".45" r=".6"><stop offset="0" stop-color="#1b1d22"/><stop offset="1" stop-color="#030304"/></radialGradient>';
+  const strap = rect(235, -10, 130, 200, 30, shade(c, 0.2)) + rect(235, 410, 130, 210, 30, shade(c, 0.2));
+  const face = round
+    ? shadow(170, 170, 260, 260, 130) + circle(300, 300, 130, 'url(#bd)') + circle(300, 300, 112, 'url(#dl)') +
+      line(300, 300, 340, 250, '#f2f2f4', 6) + line(300, 300, 260, 270, '#f2f2f4', 4) + circle(300, 300, 6, '#e6b450') + circle(300, 300, 100, 'none', ' stroke="#e6b450" stroke-width="3" stroke-dasharray="6 14"')
+    : shadow(180, 160, 240, 280, 56) + rect(180, 160, 240, 280, 56, 'url(#bd)') + rect(196, 176, 208, 248, 44, 'url(#dl)') +
+      rect(236, 250, 128, 40, 10, '#3fa0ff', ' opacity=".85"') + rect(236, 300, 90, 14, 7, '#fff', ' opacity=".7"') + rect(236, 324, 60, 14, 7, '#fff', ' opacity=".5"');
+  return svg(label, defs, strap + face + rect(round ? 424 : 414, 270, 18, 60, 8, shade(c, 0.1)));
+}
+
+function keyboardSvg(label, c, withKeyboard) {
+  const defs = bgDefs + body('bd', c);
+  let keys = '';
+  if (withKeyboard) {
+    for (let row = 0; row < 4; row++) {
+      for (let col = 0; col < 12; col++) keys += rect(78 + col * 34, 208 + row * 34, 28, 28, 5, tint(c, 0.18));
+    }
+    keys += rect(146, 344, 240, 26, 5, tint(c, 0.18));
+  }
+  const keyboard = withKeyboard ? shadow(60, 190, 440, 200, 18) + rect(60, 190, 440, 200, 18, 'url(#bd)') + keys : '';
+  const mx = withKeyboard ? 450 : 300;
+  const my = withKeyboard ? 430 : 300;
+  const mouse =
+    `<ellipse cx="${mx + 8}" cy="${my + 16}" rx="70" ry="110" fill="#000" opacity=".25" filter="url(#sh)"/>` +
+    `<ellipse cx="${mx}" cy="${my}" rx="70" ry="110" fill="url(#bd)"/>` + line(mx, my - 108, mx, my - 30, shade(c, 0.35), 3) + rect(mx - 8, my - 80, 16, 34, 8, shade(c, 0.4));
+  return svg(label, defs, keyboard + mouse);
+}
+
+function holderSvg(label, c, kind) {
+  const defs = bgDefs + body('bd', c);
+  if (kind === 'carro') {
+    return svg(label, defs,
+      rect(270, 330, 60, 150, 14, shade(c, 0.2)) + rect(240, 470, 120, 24, 10, shade(c, 0.3)) +
+      `<ellipse cx="308" cy="258" rx="120" ry="120" fill="#000" opacity=".25" filter="url(#sh)"/>` + circle(300, 240, 120, 'url(#bd)') +
+      circle(300, 240, 82, 'none', ` stroke="${tint(c, 0.3)}" stroke-width="8"`) + circle(300, 240, 12, tint(c, 0.3)));
+  }
+  return svg(label, defs,
+    path('M170 500h260l-40-30H210z', 'url(#bd)') + path('M290 470l-40-250h40l40 250z', 'url(#bd)') +
+    `<g transform="rotate(-14 300 240)">${shadow(200, 90, 170, 330, 26)}${rect(200, 90, 170, 330, 26, '#1d2330')}${rect(210, 100, 150, 310, 20, '#4a6fa6')}</g>` +
+    rect(200, 400, 160, 22, 8, shade(c, 0.15)));
+}
+
+function kitSvg(label) {
+  const defs = bgDefs + body('bt', '#8fc7e8') + body('cl', '#4a7fc0');
+  return svg(label, defs,
+    shadow(110, 300, 300, 200, 24) + rect(110, 300, 300, 200, 24, 'url(#cl)') + line(130, 340, 390, 340, '#fff', 2, ' opacity=".3"') + line(130, 380, 390, 380, '#fff', 2, ' opacity=".3"') +
+    shadow(330, 140, 120, 330, 30) + rect(330, 180, 120, 290, 30, 'url(#bt)') + rect(360, 110, 60, 80, 10, '#f2f4f7') + rect(410, 120, 50, 24, 6, '#f2f4f7') +
+    rect(350, 260, 80, 90, 10, '#fff', ' opacity=".85"'));
+}
+
+function ringSvg(label, c) {
+  const defs = bgDefs + body('bd', c);
+  return svg(label, defs,
+    shadow(200, 280, 200, 200, 40) + rect(200, 280, 200, 200, 40, 'url(#bd)') + circle(300, 380, 50, shade(c, 0.2)) +
+    `<ellipse cx="300" cy="230" rx="130" ry="140" fill="none" stroke="url(#bd)" stroke-width="30"/>` +
+    `<ellipse cx="300" cy="230" rx="130" ry="140" fill="none" stroke="${tint(c, 0.5)}" stroke-width="4" opacity=".6"/>`);
+}
+
+function powerBankSvg(label, c) {
+  const defs = bgDefs + body('bd', c);
+  return svg(label, defs,
+    shadow(180, 110, 240, 400, 40) + rect(180, 110, 240, 400, 40, 'url(#bd)') +
+    rect(225, 120, 40, 14, 5, '#0a0a0c') + rect(290, 118, 60, 18, 8, '#0a0a0c') +
+    [0, 1, 2, 3].map((i) => circle(270 + i * 20, 460, 5, i < 3 ? '#4ad07a' : tint(c, 0.3))).join('') +
+    rect(260, 270, 80, 10, 5, tint(c, 0.3)));
+}
+
+// [brand, model, colour, label, drawing]: one per seed product without a
+// predefined image, at the path seed/shop.sql gives it.
+const CATALOGUE = [
+  ...SEED_PHONES.map((d) => [d[0], d[1], d[2], d[3], () => phoneSvg(d)]),
+  ['apple', 'ipad-10', 'azul', 'iPad 10.ª generación Azul', () => tabletSvg('iPad 10.ª generación Azul', '#8fb3d9', ['#c9def5', '#3f6fb0'])],
+  ['samsung', 'galaxy-tab-a9', 'gris', 'Samsung Galaxy Tab A9 Gris', () => tabletSvg('Samsung Galaxy Tab A9 Gris', '#6b7078', ['#c3cfe0', '#4f6b94'])],
+  ['xiaomi', 'redmi-pad-se', 'gris', 'Redmi Pad SE Gris', () => tabletSvg('Redmi Pad SE Gris', '#7b8087', ['#d5e6d8', '#4f8a66'])],
+  ['jbl', 'flip-6', 'negro', 'JBL Flip 6 Negro', () => speakerSvg('JBL Flip 6 Negro', '#2c2e33', 'flip')],
+  ['jbl', 'go-3', 'rojo', 'JBL Go 3 Rojo', () => speakerSvg('JBL Go 3 Rojo', '#d6333a', 'go')],
+  ['jbl', 'charge-5', 'azul', 'JBL Charge 5 Azul', () => speakerSvg('JBL Charge 5 Azul', '#2e5fa8', 'charge')],
+  ['jbl', 'tune-520bt', 'blanco', 'JBL Tune 520BT Blanco', () => headphonesSvg('JBL Tune 520BT Blanco', '#eceef1')],
+  ['apple', 'airpods-pro-2', 'blanco', 'AirPods Pro 2 Blanco', () => earbudsSvg('AirPods Pro 2 Blanco', '#f4f5f7')],
+  ['samsung', 'galaxy-buds-fe', 'grafito', 'Samsung Galaxy Buds FE Grafito', () => earbudsSvg('Samsung Galaxy Buds FE Grafito', '#4a4d52')],
+  ['xiaomi', 'redmi-buds-4-active', 'negro', 'Redmi Buds 4 Active Negro', () => earbudsSvg('Redmi Buds 4 Active Negro', '#2b2d30')],
+  ['generica', 'vidrio-templado', 'iphone-15', 'Vidrio templado para iPhone 15', () => glassSvg('Vidrio templado para iPhone 15')],
+  ['generica', 'vidrio-templado', 'galaxy-a16', 'Vidrio templado para Galaxy A16', () => glassSvg('Vidrio templado para Galaxy A16')],
+  ['generica', 'vidrio-privacidad', 'iphone-14', 'Vidrio de privacidad para iPhone 14', () => glassSvg('Vidrio de privacidad para iPhone 14')],
+  ['generica', 'case-magsafe', 'azul', 'Case MagSafe Azul', () => caseSvg('Case MagSafe Azul', '#3b5f9e', 'magsafe')],
+  ['generica', 'case-antigolpes', 'transparente', 'Case antigolpes Transparente', () => caseSvg('Case antigolpes Transparente', '#e9f1f7', 'transparente')],
+  ['generica', 'case-billetera', 'cafe', 'Case billetera Café', () => caseSvg('Case billetera Café', '#7a4a2a', 'billetera')],
+  ['generica', 'cable-usb-c', 'blanco', 'Cable USB-C a USB-C Blanco', () => cableSvg('Cable USB-C a USB-C Blanco', '#f2f3f5', ['c', 'c'])],
+  ['apple', 'cable-usb-c-lightning', 'blanco', 'Cable USB-C a Lightning Blanco', () => cableSvg('Cable USB-C a Lightning Blanco', '#f2f3f5', ['c', 'lightning'])],
+  ['generica', 'cable-micro-usb', 'negro', 'Cable micro USB Negro', () => cableSvg('Cable micro USB Negro', '#2b2d30', ['micro', 'micro'])],
+  ['apple', 'cargador-20w', 'blanco', 'Cargador 20 W USB-C Blanco', () => chargerSvg('Cargador 20 W USB-C Blanco', '#f4f5f7', 'apple')],
+  ['samsung', 'cargador-25w', 'negro', 'Cargador Samsung 25 W Negro', () => chargerSvg('Cargador Samsung 25 W Negro', '#2b2d30', 'samsung')],
+  ['generica', 'cargador-carro', 'negro', 'Cargador de carro Negro', () => chargerSvg('Cargador de carro Negro', '#2b2d30', 'carro')],
+  ['samsung', 'galaxy-watch6', 'dorado', 'Samsung Galaxy Watch6 Dorado', () => smartwatchSvg('Samsung Galaxy Watch6 Dorado', '#d9c08a', true)],
+  ['xiaomi', 'redmi-watch-4', 'negro', 'Redmi Watch 4 Negro', () => smartwatchSvg('Redmi Watch 4 Negro', '#2b2d30', false)],
+  ['generica', 'teclado-mouse', 'negro', 'Teclado y mouse inalámbricos Negro', () => keyboardSvg('Teclado y mouse inalámbricos Negro', '#34363b', true)],
+  ['generica', 'mouse-bluetooth', 'gris', 'Mouse Bluetooth Gris', () => keyboardSvg('Mouse Bluetooth Gris', '#8a8f97', false)],
+  ['generica', 'holder-carro', 'negro', 'Holder magnético para carro Negro', () => holderSvg('Holder magnético para carro Negro', '#2b2d30', 'carro')],
+  ['generica', 'holder-escritorio', 'plateado', 'Holder de escritorio Plateado', () => holderSvg('Holder de escritorio Plateado', '#c3c7cd', 'escritorio')],
+  ['generica', 'kit-limpieza', 'azul', 'Kit de limpieza para pantallas', () => kitSvg('Kit de limpieza para pantallas')],
+  ['generica', 'anillo-soporte', 'dorado', 'Anillo de soporte Dorado', () => ringSvg('Anillo de soporte Dorado', '#d9b46a')],
+  ['xiaomi', 'power-bank-10000', 'negro', 'Power bank 10000 mAh Negro', () => powerBankSvg('Power bank 10000 mAh Negro', '#2b2d30')],
+];
+
 let total = 0;
+for (const [brand, model, colour, , draw] of CATALOGUE) {
+  const bytes = write(join('assets', brand, model, `${colour}.svg`), draw());
+  total += bytes;
+  console.log(`${bytes}\tassets/${brand}/${model}/${colour}.svg`);
+}
 for (const d of DEVICES) {
   const [brand, model, colour] = d;
   const bytes = write(join('assets', brand, model, `${colour}.svg`), phoneSvg(d));
@@ -319,4 +566,4 @@ for (const d of DEVICES) {
   console.log(`${bytes}\tassets/${brand}/${model}/${colour}.svg`);
 }
 total += write(join('assets', 'apple', 'apple-watch-ultra-2', 'titanio.svg'), watchSvg('Apple Watch Ultra 2 Titanio'));
-console.log(`${DEVICES.length + 1} images, ${total} bytes`);
+console.log(`${DEVICES.length + 1 + CATALOGUE.length} images, ${total} bytes`);

@@ -2,8 +2,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Link, Route, Routes } from 'react-router';
 import { Spinner } from '@/components/ui/feedback';
+import { SkipLink } from '@/components/ui/skip-link';
 import { Toaster } from '@/components/ui/toast';
 import { RequireSession, SessionProvider } from '@/lib/session';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 import { paths } from '@/paths';
 
 // Every page is its own chunk: the public routes never download admin code
@@ -25,7 +27,8 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-const queryClient = createQueryClient();
+/** The app's one query cache; src/main.tsx starts the first screen's requests in it. */
+export const queryClient = createQueryClient();
 
 function PageFallback() {
   return <Spinner className="min-h-[60vh]" />;
@@ -36,6 +39,7 @@ function Page({ children }: { children: ReactNode }) {
 }
 
 function NotFound() {
+  useDocumentTitle('Página no encontrada');
   return (
     <main className="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center gap-4 p-6 text-center">
       <h1 className="text-2xl font-bold">Página no encontrada</h1>
@@ -76,6 +80,7 @@ export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <SessionProvider>
+        <SkipLink />
         <BrowserRouter>
           <AppRoutes />
         </BrowserRouter>

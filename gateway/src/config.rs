@@ -179,6 +179,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub frontend: crate::frontend::FrontendConfig,
+
+    #[command(flatten)]
+    pub compression: crate::compress::CompressionConfig,
 }
 
 impl Config {

@@ -12,6 +12,13 @@
 //!   a file (a dot in its last segment) or lying under the APIs, the probes,
 //!   `/static/` or `/assets/` is never a route: when missing it is a 404, never an
 //!   HTML page that a `<script>` or `<img>` would choke on.
+//! - `index.html` carries the configuration inline (`window.__SHOP_CONFIG__`,
+//!   the same object as `/config.json`), so the app starts without waiting for
+//!   a second round trip (issue 18: on mobile data the page waited for the
+//!   main script, then `/config.json`, then everything else, one after the
+//!   other).
+//! - Files compressed at build time (`name.br`, `name.gz`) are served in the
+//!   encoding the request accepts ([`crate::compress`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -21,12 +28,13 @@ use axum::{
     Json, Router,
     body::Body,
     extract::{Request, State},
-    http::{HeaderValue, Method, StatusCode, header},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
     routing::get,
 };
-use serde_json::json;
-use tower_http::services::{ServeDir, ServeFile};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tower_http::services::ServeDir;
 
 use crate::error::ApiError;
 use crate::role::Role;
@@ -66,6 +74,31 @@ pub struct FrontendConfig {
     /// default is a placeholder.
     #[arg(long = "shop-contact-phone", env = "SHOP_CONTACT_PHONE", default_value = "+57 300 123 4567")]
     pub contact_phone: String,
+
+    /// The shop's Facebook page (an http or https URL), linked from the footer.
+    /// Unset: no Facebook link.
+    #[arg(long = "shop-facebook-url", env = "SHOP_FACEBOOK_URL", value_parser = web_address)]
+    pub facebook_url: Option<String>,
+
+    /// The shop's Instagram profile, linked from the footer. Unset: no link.
+    #[arg(long = "shop-instagram-url", env = "SHOP_INSTAGRAM_URL", value_parser = web_address)]
+    pub instagram_url: Option<String>,
+
+    /// The shop's TikTok profile, linked from the footer. Unset: no link.
+    #[arg(long = "shop-tiktok-url", env = "SHOP_TIKTOK_URL", value_parser = web_address)]
+    pub tiktok_url: Option<String>,
+}
+
+/// A link the footer may open: http or https only (no `javascript:` URL can
+/// come in through the configuration).
+fn web_address(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    if (lower.starts_with("https://") || lower.starts_with("http://")) && !text.contains(char::is_whitespace)
+    {
+        Ok(text.to_owned())
+    } else {
+        Err(format!("{text:?} is not a web address: write it as https://..."))
+    }
 }
 
 fn digits_only(text: &str) -> Result<String, String> {
@@ -90,10 +123,12 @@ const NOT_ROUTES: [&str; 7] =
 /// for once, here.
 pub fn router(config: &FrontendConfig) -> Router<AppState> {
     let dir = find_dir(config).map(Arc::new);
-    Router::new().route("/config.json", get(runtime_config)).fallback(move |request: Request| {
-        let dir = dir.clone();
-        async move { files(dir.as_deref().map(PathBuf::as_path), request).await }
-    })
+    Router::new().route("/config.json", get(runtime_config)).fallback(
+        move |State(state): State<AppState>, request: Request| {
+            let dir = dir.clone();
+            async move { files(&state, dir.as_deref().map(PathBuf::as_path), request).await }
+        },
+    )
 }
 
 /// The configured directory, or the nearest `frontend/dist` above the working
@@ -137,6 +172,13 @@ fn nearest_dist<'a>(starts: impl IntoIterator<Item = &'a Path>) -> Option<PathBu
 /// keys` prints), is there too while the legacy keys are accepted, for a
 /// frontend built before the publishable keys.
 async fn runtime_config(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let mut response = Json(shop_config(&state)?).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, NO_CACHE);
+    Ok(response)
+}
+
+/// The object of `/config.json` and of `index.html`'s inline script.
+fn shop_config(state: &AppState) -> Result<Value, ApiError> {
     let frontend = &state.config.frontend;
     let anon_key = match state.config.legacy_api_keys {
         true => Some(crate::jwt::api_key(&state.jwt, Role::Anon).map_err(ApiError::internal)?),
@@ -144,25 +186,35 @@ async fn runtime_config(State(state): State<AppState>) -> Result<Response, ApiEr
     };
     // supabase-js appends `/rest/v1` and friends to it.
     let url = frontend.public_url.as_deref().unwrap_or("").trim_end_matches('/');
-    let mut response = Json(json!({
+    Ok(json!({
         "supabaseUrl": url,
         "publishableKey": state.api_keys.publishable(),
         "anonKey": anon_key,
         "whatsappNumber": frontend.whatsapp_number,
         "contactEmail": frontend.contact_email,
         "contactPhone": frontend.contact_phone,
+        "socialLinks": social_links(frontend),
     }))
-    .into_response();
-    response.headers_mut().insert(header::CACHE_CONTROL, NO_CACHE);
-    Ok(response)
+}
+
+/// The networks configured, by name: the footer shows what is here.
+fn social_links(frontend: &FrontendConfig) -> serde_json::Map<String, Value> {
+    [
+        ("facebook", &frontend.facebook_url),
+        ("instagram", &frontend.instagram_url),
+        ("tiktok", &frontend.tiktok_url),
+    ]
+    .into_iter()
+    .filter_map(|(network, url)| Some((network.to_owned(), Value::from(url.clone()?))))
+    .collect()
 }
 
 /// A file of the frontend, `index.html` for a client-side route, or 404.
-async fn files(dir: Option<&Path>, request: Request) -> Response {
+async fn files(state: &AppState, dir: Option<&Path>, request: Request) -> Response {
     let path = request.uri().path().to_owned();
     let mut response = match dir {
         Some(dir) if matches!(*request.method(), Method::GET | Method::HEAD) => {
-            find_file(dir, &path, request).await
+            find_file(state, dir, &path, request).await
         }
         _ => StatusCode::NOT_FOUND.into_response(),
     };
@@ -172,17 +224,20 @@ async fn files(dir: Option<&Path>, request: Request) -> Response {
     response
 }
 
-async fn find_file(dir: &Path, path: &str, request: Request) -> Response {
-    // The file service takes the request; the index answer needs its method and
-    // its conditional and range headers.
-    let mut index_request = Request::new(Body::empty());
-    *index_request.method_mut() = request.method().clone();
-    *index_request.headers_mut() = request.headers().clone();
+async fn find_file(state: &AppState, dir: &Path, path: &str, request: Request) -> Response {
+    if path == "/index.html" {
+        return index_page(state, dir, path, request.method(), request.headers()).await;
+    }
+    // The file service takes the request; the index page needs its method and
+    // its conditional headers.
+    let (method, headers) = (request.method().clone(), request.headers().clone());
     // A directory is no page: `/` and the routes get `index.html` below, and a
     // folder of images is a 404 rather than a redirect to a listing that does
-    // not exist.
-    let files = ServeDir::new(dir).append_index_html_on_directories(false);
-    match files.clone().try_call(request).await {
+    // not exist. `name.br` and `name.gz`, written by the build, are sent to
+    // clients that accept them, with `Vary: Accept-Encoding`.
+    let mut files =
+        ServeDir::new(dir).append_index_html_on_directories(false).precompressed_br().precompressed_gzip();
+    match files.try_call(request).await {
         Ok(response) if response.status() != StatusCode::NOT_FOUND => return response.map(Body::new),
         Ok(_) => {}
         Err(e) if is_missing(&e) => {}
@@ -191,11 +246,58 @@ async fn find_file(dir: &Path, path: &str, request: Request) -> Response {
     if !is_client_route(path) {
         return StatusCode::NOT_FOUND.into_response();
     }
-    match ServeFile::new(dir.join("index.html")).try_call(index_request).await {
-        Ok(response) => response.map(Body::new),
-        Err(e) if is_missing(&e) => StatusCode::NOT_FOUND.into_response(),
-        Err(e) => failed(path, &e),
+    index_page(state, dir, path, &method, &headers).await
+}
+
+/// `index.html` with the configuration inline, read afresh on every request
+/// (a new build shows at the next load), with an `ETag` of its bytes so that
+/// a revalidation that finds no change is a 304. It is compressed on the fly
+/// like the APIs' answers: its bytes depend on the configuration.
+async fn index_page(
+    state: &AppState,
+    dir: &Path,
+    path: &str,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Response {
+    let html = match tokio::fs::read_to_string(dir.join("index.html")).await {
+        Ok(html) => html,
+        Err(e) if is_missing(&e) => return StatusCode::NOT_FOUND.into_response(),
+        Err(e) => return failed(path, &e),
+    };
+    let config = match shop_config(state) {
+        Ok(config) => config,
+        Err(error) => return error.into_response(),
+    };
+    let page = with_inline_config(&html, &config);
+    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(page.as_bytes())[..16]));
+    let unchanged = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|wanted| {
+        wanted.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
+    });
+    let mut response = if unchanged {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else if method == Method::HEAD {
+        let mut response = StatusCode::OK.into_response();
+        response.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(page.len()));
+        response
+    } else {
+        page.into_response()
+    };
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        response.headers_mut().insert(header::ETAG, value);
     }
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    response
+}
+
+/// The page with `<script>window.__SHOP_CONFIG__={...}</script>` before
+/// `</head>`; a page without a head is left as it is (the app then fetches
+/// `/config.json`). `<` is escaped in the JSON so that no value can close the
+/// script element (https://html.spec.whatwg.org/multipage/scripting.html#restrictions-for-contents-of-script-elements).
+fn with_inline_config(html: &str, config: &Value) -> String {
+    let Some(at) = html.find("</head>") else { return html.to_owned() };
+    let json = config.to_string().replace('<', "\\u003c");
+    format!("{}<script>window.__SHOP_CONFIG__={json}</script>{}", &html[..at], &html[at..])
 }
 
 fn failed(path: &str, error: &io::Error) -> Response {
@@ -262,6 +364,34 @@ mod tests {
         assert_eq!(nearest_dist([deep.as_path()]), None, "a dist without index.html is no frontend");
         std::fs::write(dist.join("index.html"), "<!doctype html>").expect("index");
         assert_eq!(nearest_dist([deep.as_path()]), Some(dist));
+    }
+
+    #[test]
+    fn the_configuration_goes_inline_before_the_end_of_the_head_and_cannot_close_its_script() {
+        let config = json!({"anonKey": "k", "contactEmail": "</script><script>alert(1)</script>"});
+        let page = with_inline_config("<html><head><title>T</title></head><body></body></html>", &config);
+        assert_eq!(
+            page,
+            "<html><head><title>T</title><script>window.__SHOP_CONFIG__={\"anonKey\":\"k\",\"contactEmail\":\
+             \"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\"}</script></head><body></body></html>"
+        );
+        assert_eq!(
+            with_inline_config("<div id=root></div>", &config),
+            "<div id=root></div>",
+            "no head, no script"
+        );
+    }
+
+    #[test]
+    fn social_links_are_web_addresses_only() {
+        for good in
+            ["https://www.facebook.com/tienda", "http://instagram.com/tienda", "HTTPS://tiktok.com/@tienda"]
+        {
+            assert!(web_address(good).is_ok(), "{good}");
+        }
+        for bad in ["", "javascript:alert(1)", "www.facebook.com/tienda", "https://a b", "ftp://x"] {
+            assert!(web_address(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

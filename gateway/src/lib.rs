@@ -6,6 +6,7 @@ pub mod auth;
 pub mod body;
 pub mod caller;
 pub mod cli;
+pub mod compress;
 pub mod config;
 pub mod db;
 pub mod embedded;
@@ -51,9 +52,9 @@ pub fn app(state: AppState) -> Router {
         .nest("/storage/v1", storage::router(state.clone()))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
-        .with_state(state);
+        .with_state(state.clone());
     let with_cors = cors().layer(routes.clone());
-    Router::new()
+    let app = Router::new()
         .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
             let (routes, with_cors) = (routes.clone(), with_cors.clone());
             async move {
@@ -74,6 +75,8 @@ pub fn app(state: AppState) -> Router {
                 })
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
+;
+    compress::around(app, &state.config.compression)
 }
 
 /// An `OPTIONS` to Storage's TUS endpoint that is no CORS preflight (it names

@@ -64,7 +64,8 @@ async fn signup_refusals_follow_gotrue() {
             400,
             "validation_failed",
         ),
-        ("no e-mail nor phone", json!({"password":"pw123456"}), 400, "validation_failed"),
+        // GoTrue takes it for an anonymous sign-in, which is off.
+        ("no e-mail nor phone", json!({"password":"pw123456"}), 422, "anonymous_provider_disabled"),
         (
             "data that is not an object",
             json!({"email":"b@example.com","password":"pw123456","data":[1]}),

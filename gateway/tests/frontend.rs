@@ -1,6 +1,8 @@
 //! The gateway serves the shop's built frontend at `/` (gateway/src/frontend.rs):
 //! files with their types and cache policy, `index.html` for client-side
-//! routes, 404 for missing files, `/config.json`, and the APIs untouched.
+//! routes with the configuration inline, 404 for missing files, files
+//! compressed at build time in the encoding asked for, `/config.json`, and the
+//! APIs untouched.
 
 mod common;
 
@@ -11,7 +13,26 @@ use serde_json::json;
 
 use common::{Answer, Options, TestApp, spawn_app_with, test_config};
 
-const INDEX: &str = "<!doctype html><title>Tienda</title><div id=\"root\"></div>";
+/// The index page as served: the built page with the configuration before
+/// `</head>`.
+fn index_with(config: &serde_json::Value) -> String {
+    format!("{HEAD}<script>window.__SHOP_CONFIG__={config}</script>{BODY}")
+}
+
+fn expected_config(app: &TestApp) -> serde_json::Value {
+    json!({
+        "supabaseUrl": "",
+        "publishableKey": app.publishable_key,
+        "anonKey": app.anon_key,
+        "whatsappNumber": "573001234567",
+        "contactEmail": "ventas@tienda.example",
+        "contactPhone": "+57 300 123 4567",
+        "socialLinks": {},
+    })
+}
+
+const HEAD: &str = "<!doctype html><html><head><title>Tienda</title>";
+const BODY: &str = "</head><body><div id=\"root\"></div></body></html>";
 const BUNDLE: &str = "console.log('shop');";
 const IMAGE: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -21,8 +42,12 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 fn fake_dist(dir: &Path) {
     std::fs::create_dir_all(dir.join("static")).expect("static");
     std::fs::create_dir_all(dir.join("assets/apple/iphone-15")).expect("assets");
-    std::fs::write(dir.join("index.html"), INDEX).expect("index");
+    std::fs::write(dir.join("index.html"), format!("{HEAD}{BODY}")).expect("index");
     std::fs::write(dir.join("static/index-3f2a1b.js"), BUNDLE).expect("bundle");
+    // What `frontend/scripts/compress.mjs` writes beside a compressible file
+    // (marked here rather than compressed, to tell the three apart).
+    std::fs::write(dir.join("static/index-3f2a1b.js.br"), "brotli bytes").expect("brotli");
+    std::fs::write(dir.join("static/index-3f2a1b.js.gz"), "gzip bytes").expect("gzip");
     std::fs::write(dir.join("static/index-9c8d7e.css"), "body{margin:0}").expect("styles");
     std::fs::write(dir.join("assets/apple/iphone-15/negro.svg"), IMAGE).expect("image");
 }
@@ -54,7 +79,7 @@ async fn the_root_answers_the_index_page_revalidated_on_every_use() {
     let (app, _dist) = shop().await;
     let root = get(&app, "/").await;
     assert_eq!(root.status, 200);
-    assert_eq!(root.text, INDEX);
+    assert_eq!(root.text, index_with(&expected_config(&app)));
     assert!(header(&root, "content-type").starts_with("text/html"), "{:?}", root.content_type);
     assert_eq!(header(&root, "cache-control"), "no-cache");
 }
@@ -64,7 +89,7 @@ async fn client_side_routes_answer_the_index_page_so_a_reload_works() {
     let (app, _dist) = shop().await;
     for path in ["/store", "/admin/products", "/admin/products/42", "/store/"] {
         let page = get(&app, path).await;
-        assert_eq!((page.status, page.text.as_str()), (200, INDEX), "{path}");
+        assert_eq!((page.status, page.text.clone()), (200, index_with(&expected_config(&app))), "{path}");
         assert!(header(&page, "content-type").starts_with("text/html"), "{path}");
         assert_eq!(header(&page, "cache-control"), "no-cache", "{path}");
     }
@@ -131,17 +156,7 @@ async fn the_runtime_config_gives_the_api_the_publishable_key_and_the_shop_conta
     assert_eq!(config.status, 200);
     assert!(header(&config, "content-type").starts_with("application/json"));
     assert_eq!(header(&config, "cache-control"), "no-cache");
-    assert_eq!(
-        config.json(),
-        json!({
-            "supabaseUrl": "",
-            "publishableKey": app.publishable_key,
-            "anonKey": app.anon_key,
-            "whatsappNumber": "573001234567",
-            "contactEmail": "ventas@tienda.example",
-            "contactPhone": "+57 300 123 4567",
-        })
-    );
+    assert_eq!(config.json(), expected_config(&app));
     let key = config.json()["publishableKey"].as_str().expect("key").to_owned();
     assert_eq!(app.state.api_keys.lookup(&key), Some(gateway::keys::KeyKind::Publishable));
     let legacy = config.json()["anonKey"].as_str().expect("key").to_owned();
@@ -155,6 +170,7 @@ async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
         config.frontend.whatsapp_number = "573109876543".to_owned();
         config.frontend.contact_email = "hola@tienda.example".to_owned();
         config.frontend.contact_phone = "+57 310 987 6543".to_owned();
+        config.frontend.instagram_url = Some("https://www.instagram.com/tienda".to_owned());
     })
     .await;
     let config = get(&app, "/config.json").await.json();
@@ -162,6 +178,67 @@ async fn the_runtime_config_follows_the_configured_public_url_and_contacts() {
     assert_eq!(config["whatsappNumber"], "573109876543");
     assert_eq!(config["contactEmail"], "hola@tienda.example");
     assert_eq!(config["contactPhone"], "+57 310 987 6543");
+    assert_eq!(
+        config["socialLinks"],
+        json!({"instagram": "https://www.instagram.com/tienda"}),
+        "only the networks set"
+    );
+}
+
+#[tokio::test]
+async fn the_index_page_carries_the_configured_public_url_and_contacts_inline() {
+    let (app, _dist) = shop_with(|config| {
+        config.frontend.public_url = Some("https://api.tienda.example/".to_owned());
+        config.frontend.contact_email = "</script>@tienda.example".to_owned();
+    })
+    .await;
+    let page = get(&app, "/store").await.text;
+    assert!(page.contains(r#""supabaseUrl":"https://api.tienda.example""#), "{page}");
+    assert!(page.contains(r#""contactEmail":"\u003c/script>@tienda.example""#), "{page}");
+    assert_eq!(page.matches("</script>").count(), 1, "no value closes the script: {page}");
+}
+
+#[tokio::test]
+async fn files_compressed_at_build_time_are_sent_in_the_encoding_the_client_accepts() {
+    let (app, _dist) = shop().await;
+    // (Accept-Encoding, Content-Encoding sent, body)
+    let cases = [
+        (None, "", BUNDLE),
+        (Some("gzip"), "gzip", "gzip bytes"),
+        (Some("br"), "br", "brotli bytes"),
+        (Some("gzip, deflate, br"), "br", "brotli bytes"),
+        (Some("gzip;q=1, br;q=0.1"), "gzip", "gzip bytes"),
+        (Some("deflate"), "", BUNDLE),
+    ];
+    for (accept, encoding, body) in cases {
+        let mut request = app.get("/static/index-3f2a1b.js");
+        if let Some(accept) = accept {
+            request = request.header("accept-encoding", accept);
+        }
+        let script = Answer::from(request.send().await.expect("request")).await;
+        assert_eq!((script.status, script.text.as_str()), (200, body), "{accept:?}");
+        assert_eq!(header(&script, "content-encoding"), encoding, "{accept:?}");
+        assert_eq!(header(&script, "content-type"), "text/javascript", "{accept:?}");
+        assert_eq!(header(&script, "vary"), "accept-encoding", "{accept:?}");
+        assert_eq!(header(&script, "cache-control"), IMMUTABLE, "{accept:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_index_page_is_compressed_on_the_fly_and_images_are_sent_as_they_are() {
+    let (app, dist) = shop().await;
+    // A page above the threshold, as a real build's is.
+    let padding = "<meta name=\"x\" content=\"padding\">".repeat(64);
+    std::fs::write(dist.path().join("index.html"), format!("{HEAD}{padding}{BODY}")).expect("index");
+    let page = app.get("/store").header("accept-encoding", "gzip").send().await.expect("page");
+    assert_eq!(page.headers().get("content-encoding").map(|v| v.to_str().unwrap_or("")), Some("gzip"));
+    let image = app.get("/assets/apple/iphone-15/negro.svg").header("accept-encoding", "gzip").send().await;
+    let image = image.expect("image");
+    assert_eq!(
+        image.headers().get("content-encoding"),
+        None,
+        "a stored file without its .gz is sent as stored"
+    );
 }
 
 #[tokio::test]

@@ -1,5 +1,6 @@
-//! The shop's tables and policies (sql/100_shop.sql, policies/shop.sql,
-//! policies/storage.sql): what visitors and staff may read and write.
+//! The shop's tables and policies (sql/100_shop.sql, sql/101_shop_company_public.sql,
+//! policies/shop.sql, policies/storage.sql): what visitors and staff may read
+//! and write.
 
 mod common;
 
@@ -130,6 +131,42 @@ async fn users_reach_only_the_company_of_their_own_profile() {
     let loner = app.user_token(LONER);
     let none = call(&app, Method::GET, "/companies", Some(&loner), None).await;
     assert_eq!(none.json(), json!([]), "no profile, no company");
+}
+
+#[tokio::test]
+async fn visitors_read_the_shops_public_fields_through_its_view_and_nothing_more() {
+    let app = shop().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "update public.companies set email = 'hola@tienda.example', phone = '+57 310', \
+             display_product_stock = false where id = 1",
+        )
+        .await
+        .expect("company");
+    let public = call(&app, Method::GET, "/shop_company", None, None).await;
+    assert_eq!(
+        (public.status, public.json()),
+        (
+            200,
+            json!([{"name": "Tienda", "email": "hola@tienda.example", "phone": "+57 310",
+                    "display_category_stock": true, "display_product_stock": false, "display_users": true}])
+        ),
+        "the first company's public fields only"
+    );
+    let table = call(&app, Method::GET, "/companies", None, None).await;
+    assert_eq!(table.json(), json!([]), "the table stays closed to visitors");
+    // (request, who) that must change nothing: the view is read-only for everyone.
+    let staff = app.user_token(STAFF);
+    for (method, token) in
+        [(Method::PATCH, None), (Method::PATCH, Some(staff.as_str())), (Method::POST, None)]
+    {
+        let write = call(&app, method.clone(), "/shop_company", token, Some(json!({"name": "Hacked"}))).await;
+        assert!(write.status >= 400, "{method} {:?}: {} {}", token.is_some(), write.status, write.text);
+    }
+    let name: String =
+        app.admin().await.query_one("select name from companies where id = 1", &[]).await.expect("q").get(0);
+    assert_eq!(name, "Tienda");
 }
 
 #[tokio::test]

@@ -1,6 +1,9 @@
 /**
- * Run-time configuration, served by the gateway at `/config.json`, so one build
- * runs against any deployment (the URL and API key are not baked in).
+ * Run-time configuration, so one build runs against any deployment (the URL
+ * and API key are not baked in). The gateway writes it into `index.html` as
+ * `window.__SHOP_CONFIG__`, so the app starts without a round trip (issue 18);
+ * `/config.json` serves the same object, for `npm run dev` and pages served
+ * without it.
  */
 export interface AppConfig {
   /** Base URL of the gateway; empty means the origin that served the app. */
@@ -15,26 +18,48 @@ export interface AppConfig {
   whatsappNumber: string;
   contactEmail: string;
   contactPhone: string;
+  /** The shop's social profiles by network (`facebook`, `instagram`, `tiktok`); the ones unset are absent. */
+  socialLinks: Partial<Record<string, string>>;
+}
+
+declare global {
+  interface Window {
+    __SHOP_CONFIG__?: RawConfig;
+  }
 }
 
 let current: AppConfig | undefined;
 
-/** Fetches `/config.json` once; the app renders after it resolves. */
+/** The configuration inline in the page, if the gateway put it there. */
+export function inlineConfig(): AppConfig | undefined {
+  const raw = window.__SHOP_CONFIG__;
+  if (!raw) return undefined;
+  current = complete(raw);
+  return current;
+}
+
+/** The inline configuration, or `/config.json` fetched once; the app renders after it resolves. */
 export async function loadConfig(fetcher: typeof fetch = fetch): Promise<AppConfig> {
+  const inline = inlineConfig();
+  if (inline) return inline;
   const response = await fetcher('/config.json', { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`No se pudo cargar la configuración: ${response.status}`);
-  const raw = (await response.json()) as Partial<AppConfig> & {
-    publishableKey?: string | null;
-    anonKey?: string | null;
-  };
-  current = {
+  current = complete((await response.json()) as RawConfig);
+  return current;
+}
+
+/** What the gateway serves: the key as `publishableKey`, or `anonKey` when it has none. */
+type RawConfig = Partial<AppConfig> & { publishableKey?: string | null; anonKey?: string | null };
+
+function complete(raw: RawConfig): AppConfig {
+  return {
     supabaseUrl: raw.supabaseUrl || window.location.origin,
     supabaseKey: raw.publishableKey || raw.anonKey || '',
     whatsappNumber: raw.whatsappNumber ?? '',
     contactEmail: raw.contactEmail ?? '',
     contactPhone: raw.contactPhone ?? '',
+    socialLinks: raw.socialLinks ?? {},
   };
-  return current;
 }
 
 /** Sets the configuration directly (unit tests). */

@@ -95,11 +95,41 @@ describe('imageCategories', () => {
 });
 
 describe('the demo seed (seed/shop.sql)', () => {
-  it('uses only images of the predefined list', () => {
-    const seed = readFileSync(repoFile('seed/shop.sql'), 'utf8');
-    const used = [...seed.matchAll(/'(\/assets\/[^']+)'/g)].map((m) => m[1]);
-    expect(used.length).toBeGreaterThan(10);
+  const seed = readFileSync(repoFile('seed/shop.sql'), 'utf8');
+  // One `('name', 'description', price, quantity, 'category', ...)` row per
+  // product, as the seed's insert lists them.
+  const products = [...seed.matchAll(/^ {2}\('([^']+)', '[^']*', \d+, \d+, '[a-z-]+', .*$/gm)].map((m) => ({
+    name: m[1]!,
+    image: /'(\/assets\/[^']+)'/.exec(m[0])?.[1] ?? null,
+  }));
+
+  it('lists the 50 products of the demo catalogue', () => {
+    expect(products).toHaveLength(50);
+  });
+
+  it('gives every product a picture, so none falls back to the placeholder', () => {
+    expect(products.filter((product) => product.image === null).map((product) => product.name)).toEqual([]);
+  });
+
+  it.each(products.map((product) => [product.name, product.image] as const))(
+    '%s: its picture %s exists under public/ as a small well-formed SVG',
+    (_name, image) => {
+      const file = fileOf(image!);
+      expect(existsSync(file)).toBe(true);
+      expect(statSync(file).size).toBeLessThan(6 * 1024);
+      const text = readFileSync(file, 'utf8');
+      expect(text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="600" height="600" viewBox="0 0 600 600" role="img"/);
+      expect(text).toMatch(/<title>[^<]+<\/title>/);
+      expect(text).not.toMatch(/<text|href=|url\((?!#)/);
+      expect(xmlProblems(text)).toEqual([]);
+    },
+  );
+
+  it('uses the predefined images where the list has the model, and catalogue photos only beside them', () => {
     const known = new Set(predefinedImages.map((image) => image.path));
-    expect(used.filter((path) => !known.has(path!))).toEqual([]);
+    const photos = products.map((product) => product.image!).filter((path) => !known.has(path));
+    // The catalogue photos keep the list's layout, /assets/<brand>/<model>/<colour>.svg.
+    for (const path of photos) expect(path).toMatch(/^\/assets\/[a-z]+\/[a-z0-9]+(-[a-z0-9]+)*\/[a-z0-9]+(-[a-z0-9]+)*\.svg$/);
+    expect(products.length - photos.length).toBeGreaterThan(10);
   });
 });

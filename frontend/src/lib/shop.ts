@@ -12,16 +12,25 @@ export const openingHours = [
 ] as const;
 
 /**
- * The shop's social profiles. The spec names no accounts, so these point to
- * each network's home until the shop's handles are known.
+ * The social networks the footer can link to, in its order. The addresses are
+ * run-time configuration (`socialLinks` in lib/config.ts, the gateway's
+ * SHOP_FACEBOOK_URL and friends): a network without one is not shown.
  */
-export const socialLinks = [
-  { network: 'facebook', label: 'Facebook', href: 'https://www.facebook.com/' },
-  { network: 'instagram', label: 'Instagram', href: 'https://www.instagram.com/' },
-  { network: 'tiktok', label: 'TikTok', href: 'https://www.tiktok.com/' },
+export const socialNetworks = [
+  { network: 'facebook', label: 'Facebook' },
+  { network: 'instagram', label: 'Instagram' },
+  { network: 'tiktok', label: 'TikTok' },
 ] as const;
 
-export type SocialNetwork = (typeof socialLinks)[number]['network'];
+export type SocialNetwork = (typeof socialNetworks)[number]['network'];
+
+/** The configured networks with their addresses, in the footer's order. */
+export function configuredSocialLinks(links: Partial<Record<string, string>>) {
+  return socialNetworks.flatMap(({ network, label }) => {
+    const href = links[network];
+    return href && /^https?:\/\//i.test(href) ? [{ network, label, href }] : [];
+  });
+}
 
 /** The logo every product without an image falls back to. */
 export const defaultProductImage = '/logo.svg';

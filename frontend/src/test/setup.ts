@@ -1,6 +1,10 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
+
+// The shop's public fields (lib/company.ts) are read by headers and footers
+// everywhere: no company in unit tests, so the stand-ins show.
+vi.mock('@/lib/api/fetchShopCompany', () => ({ fetchShopCompany: vi.fn().mockResolvedValue(null) }));
 import { setConfig } from '@/lib/config';
 
 setConfig({
@@ -9,6 +13,7 @@ setConfig({
   whatsappNumber: '573001234567',
   contactEmail: 'ventas@tienda.example',
   contactPhone: '+57 300 123 4567',
+  socialLinks: { facebook: 'https://www.facebook.com/tienda', instagram: 'https://www.instagram.com/tienda' },
 });
 
 afterEach(() => cleanup());

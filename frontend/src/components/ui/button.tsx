@@ -23,7 +23,7 @@ export type ButtonVariant = keyof typeof variants;
 export function buttonClasses(variant: ButtonVariant = 'primary', size: keyof typeof sizes = 'md', extra?: string) {
   return cn(
     'inline-flex items-center justify-center gap-2 rounded-md font-medium transition-colors',
-    'focus-visible:outline-2 focus-visible:outline-offset-2 disabled:pointer-events-none disabled:opacity-60',
+    'focus-visible:outline-2 focus-visible:outline-offset-2 disabled:pointer-events-none disabled:opacity-60 aria-disabled:cursor-wait aria-disabled:opacity-60',
     variants[variant],
     sizes[size],
     extra,

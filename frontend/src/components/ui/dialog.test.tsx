@@ -31,3 +31,33 @@ describe.each(['dialog', 'sheet'] as const)('a %s opened by a page button', (kin
     await vi.waitFor(() => expect(opener).toHaveFocus());
   });
 });
+
+describe('a dialog with a form', () => {
+  it('starts on its first field, not on the close button', async () => {
+    function FormDialog() {
+      const [open, setOpen] = useState(false);
+      return (
+        <>
+          <button type="button" onClick={() => setOpen(true)}>
+            Abrir
+          </button>
+          <Dialog open={open} onOpenChange={setOpen} title="Nueva marca">
+            <label>
+              Nombre
+              <input />
+            </label>
+            <label>
+              Descripción
+              <textarea />
+            </label>
+          </Dialog>
+        </>
+      );
+    }
+    const user = userEvent.setup();
+    render(<FormDialog />);
+    await user.click(screen.getByRole('button', { name: 'Abrir' }));
+    await screen.findByRole('dialog', { name: 'Nueva marca' });
+    await vi.waitFor(() => expect(screen.getByLabelText('Nombre')).toHaveFocus());
+  });
+});

@@ -33,6 +33,22 @@ function useReturnFocus(open: boolean) {
   };
 }
 
+/**
+ * Radix focuses the first focusable element, the header's close button; a
+ * dialog with a form starts on its first field instead (issue 18), one
+ * without keeps Radix's choice.
+ */
+function focusFirstField(event: Event) {
+  const content = event.currentTarget instanceof HTMLElement ? event.currentTarget : null;
+  const field = content?.querySelector<HTMLElement>(
+    'input:not([type="hidden"]):not([disabled]), select:not([disabled]), textarea:not([disabled])',
+  );
+  if (field) {
+    event.preventDefault();
+    field.focus();
+  }
+}
+
 const overlay =
   'fixed inset-0 z-40 bg-slate-950/50 data-[state=open]:animate-fade-in motion-reduce:animate-none';
 
@@ -48,6 +64,7 @@ export function Dialog({ open, onOpenChange, title, description, children, class
         <RadixDialog.Overlay className={overlay} />
         <RadixDialog.Content
           onCloseAutoFocus={onCloseAutoFocus}
+          onOpenAutoFocus={focusFirstField}
           {...(description ? {} : { 'aria-describedby': undefined })}
           className={cn(
             'fixed left-1/2 top-1/2 z-50 flex max-h-[92dvh] w-[calc(100vw-1.5rem)] max-w-lg -translate-x-1/2 -translate-y-1/2',

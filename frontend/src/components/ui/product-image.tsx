@@ -8,15 +8,23 @@ interface ProductImageProps extends Omit<ImgHTMLAttributes<HTMLImageElement>, 's
   alt: string;
   width: number;
   height: number;
+  /**
+   * One of the first pictures on screen: fetched at once with high priority
+   * (issue 18), where the rest wait until they come near the viewport.
+   */
+  priority?: boolean;
+  /** The rendered width for the browser to pick a source (`sizes`). */
+  sizes?: string;
 }
 
 /**
- * A product's picture in the spec's fallback order, lazy-loaded with its size
- * set so the grid does not jump, and an uploaded one asked for at that size
- * (`srcset` for dense screens). A URL that fails to load (a removed upload, a
- * mistyped link) falls back to the logo too.
+ * A product's picture in the spec's fallback order, lazy-loaded (unless it is
+ * a `priority` one) with its size set so the grid does not jump, and an
+ * uploaded one asked for at that size (`srcset` for dense screens). A URL
+ * that fails to load (a removed upload, a mistyped link) falls back to the
+ * logo too.
  */
-export function ProductImage({ product, alt, width, height, className, ...props }: ProductImageProps) {
+export function ProductImage({ product, alt, width, height, className, priority = false, ...props }: ProductImageProps) {
   const preferred = productImageSrc(product);
   const [failed, setFailed] = useState<string | null>(null);
   const src = failed === preferred ? defaultProductImage : preferred;
@@ -28,7 +36,8 @@ export function ProductImage({ product, alt, width, height, className, ...props 
       alt={alt}
       width={width}
       height={height}
-      loading="lazy"
+      loading={priority ? 'eager' : 'lazy'}
+      fetchPriority={priority ? 'high' : 'auto'}
       decoding="async"
       onError={() => setFailed(preferred)}
       className={cn('object-contain', src === defaultProductImage && 'p-[26%] opacity-50 grayscale-[30%]', className)}

@@ -1,11 +1,12 @@
 import { Link } from 'react-router';
 import { cn } from '@/lib/cn';
-import { shopName } from '@/lib/shop';
+import { useShopFace } from '@/lib/company';
 import { paths } from '@/paths';
 
 /** The shop's logo and name, linking home (public headers, login, register). */
 export function ShopLogo({ size = 'md', className }: { size?: 'md' | 'lg'; className?: string }) {
   const px = size === 'lg' ? 36 : 32;
+  const { name } = useShopFace();
   return (
     <Link
       to={paths.home}
@@ -15,8 +16,14 @@ export function ShopLogo({ size = 'md', className }: { size?: 'md' | 'lg'; class
       )}
     >
       <img src="/logo.svg" alt="" width={px} height={px} className={size === 'lg' ? 'h-9 w-9 shrink-0' : 'h-8 w-8 shrink-0'} />
-      <span className={cn('truncate font-bold text-slate-900', size === 'lg' ? 'text-lg' : 'text-base sm:text-lg')}>
-        {shopName}
+      {/* On a 360 px phone the name takes two lines rather than losing its end. */}
+      <span
+        className={cn(
+          'line-clamp-2 font-bold text-slate-900',
+          size === 'lg' ? 'text-lg' : 'text-sm leading-tight sm:text-lg sm:leading-normal',
+        )}
+      >
+        {name}
       </span>
     </Link>
   );

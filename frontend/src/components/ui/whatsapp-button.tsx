@@ -1,4 +1,4 @@
-import type { AnchorHTMLAttributes } from 'react';
+import { useEffect, useState, type AnchorHTMLAttributes } from 'react';
 import { cn } from '@/lib/cn';
 import { whatsappLink } from '@/lib/whatsapp';
 import { buttonClasses } from './button';
@@ -40,7 +40,18 @@ export function WhatsAppLink({ message, size = 'md', plain, className, children,
 }
 
 /** The round chat button fixed to the bottom right corner of a page. */
-export function FloatingWhatsAppButton({ message, label = 'Escríbenos por WhatsApp' }: { message: string; label?: string }) {
+export function FloatingWhatsAppButton({
+  message,
+  label = 'Escríbenos por WhatsApp',
+  hiddenWhileVisible,
+}: {
+  message: string;
+  label?: string;
+  /** The id of an element: while any of it is on screen, the button is not shown. */
+  hiddenWhileVisible?: string;
+}) {
+  const covered = useOnScreen(hiddenWhileVisible);
+  if (covered) return null;
   return (
     <a
       href={whatsappLink(message)}
@@ -57,4 +68,20 @@ export function FloatingWhatsAppButton({ message, label = 'Escríbenos por Whats
       <WhatsAppIcon className="h-7 w-7" />
     </a>
   );
+}
+
+/** Whether the element with `id` is on screen (false without an id). */
+function useOnScreen(id: string | undefined): boolean {
+  const [visible, setVisible] = useState(Boolean(id));
+  useEffect(() => {
+    const element = id ? document.getElementById(id) : null;
+    if (!element || typeof IntersectionObserver === 'undefined') {
+      setVisible(false);
+      return;
+    }
+    const observer = new IntersectionObserver(([entry]) => setVisible(Boolean(entry?.isIntersecting)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [id]);
+  return visible;
 }

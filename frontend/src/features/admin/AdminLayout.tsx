@@ -15,6 +15,7 @@ import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { Sheet } from '@/components/ui/dialog';
 import { toast } from '@/components/ui/toast';
 import { cn } from '@/lib/cn';
+import { useShopFace } from '@/lib/company';
 import { useSession } from '@/lib/session';
 import { paths } from '@/paths';
 import { fetchOwnFullName } from './api/fetchOwnFullName';
@@ -117,11 +118,13 @@ function SidebarContent({ collapsed, name, email, onNavigate, onSignOut, signing
 }
 
 function Brand({ collapsed }: { collapsed: boolean }) {
+  // The company's name as Configuración saved it (lib/company.ts).
+  const { name } = useShopFace();
   return (
     <div className={cn('flex h-16 items-center gap-3 border-b border-slate-800 px-4', collapsed && 'justify-center px-0')}>
       <img src="/logo.svg" alt="" className="h-8 w-8 shrink-0 rounded-md bg-white p-0.5" />
       <div className={cn('min-w-0 leading-tight', collapsed && 'sr-only')}>
-        <p className="truncate text-sm font-bold text-white">Tienda Celulares</p>
+        <p className="truncate text-sm font-bold text-white">{name}</p>
         <p className="truncate text-xs text-slate-400">Panel de administración</p>
       </div>
     </div>

@@ -1,8 +1,10 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { currentToast } from '@/components/ui/toast';
 import type { ReturnTo } from '@/lib/session';
+import { createQueryClient } from '@/App';
 import { signIn } from './api/signIn';
 import LoginPage from './LoginPage';
 
@@ -11,13 +13,15 @@ const signInMock = vi.mocked(signIn);
 
 function renderAt(state?: ReturnTo) {
   render(
-    <MemoryRouter initialEntries={[{ pathname: '/auth', state }]}>
-      <Routes>
-        <Route path="/auth" element={<LoginPage />} />
-        <Route path="/admin" element={<h1>Panel</h1>} />
-        <Route path="/admin/products" element={<h1>Productos admin</h1>} />
-      </Routes>
-    </MemoryRouter>,
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter initialEntries={[{ pathname: '/auth', state }]}>
+        <Routes>
+          <Route path="/auth" element={<LoginPage />} />
+          <Route path="/admin" element={<h1>Panel</h1>} />
+          <Route path="/admin/products" element={<h1>Productos admin</h1>} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
   );
 }
 
@@ -56,15 +60,15 @@ describe('LoginPage', () => {
     expect(await screen.findByRole('heading', { name: 'Panel' })).toBeInTheDocument();
   });
 
-  it('shows the server message in a destructive toast and stays', async () => {
-    signInMock.mockRejectedValue(new Error('Invalid login credentials'));
+  it('shows the server message in Spanish in a destructive toast and stays', async () => {
+    signInMock.mockRejectedValue(Object.assign(new Error('Invalid login credentials'), { code: 'invalid_credentials', status: 400 }));
     renderAt({ from: { pathname: '/admin/products' } });
     await fillAndSubmit();
 
     expect(await screen.findByRole('button', { name: 'Iniciar sesión' })).toBeEnabled();
     expect(currentToast()).toMatchObject({
       title: 'Error al iniciar sesión',
-      description: 'Invalid login credentials',
+      description: 'Correo o contraseña incorrectos.',
       variant: 'destructive',
     });
     expect(screen.getByRole('heading', { name: 'Iniciar sesión' })).toBeInTheDocument();

@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button';
 import { Input, Label } from '@/components/ui/input';
 import { toast } from '@/components/ui/toast';
 import { useSession } from '@/lib/session';
+import { authErrorMessage } from './authErrors';
 import { signIn } from './api/signIn';
 import { returnPath } from './returnTo';
 import { ShopLogo } from '@/components/ui/shop-logo';
@@ -43,8 +44,7 @@ export default function LoginPage() {
       toast({ title: 'Bienvenido', description: 'Inicio de sesión exitoso' });
       navigate(destination, { replace: true });
     } catch (error) {
-      const message = error instanceof Error && error.message ? error.message : 'Revisa tus credenciales';
-      toast({ title: 'Error al iniciar sesión', description: message, variant: 'destructive' });
+      toast({ title: 'Error al iniciar sesión', description: authErrorMessage(error), variant: 'destructive' });
       setBusy(false);
     }
   }

@@ -24,6 +24,7 @@ import { Input, Label } from '@/components/ui/input';
 import { PageHeader } from '@/components/ui/page-header';
 import { toast } from '@/components/ui/toast';
 import { cn } from '@/lib/cn';
+import { useShopFace } from '@/lib/company';
 import { formatDate } from '@/lib/format';
 import { useSession } from '@/lib/session';
 import type { Brand } from '@/lib/types';
@@ -35,6 +36,7 @@ import { fetchBrands, type BrandStatusFilter } from './api/fetchBrands';
 import { fetchProfileNames } from './api/fetchProfileNames';
 import { setBrandStatus } from './api/setBrandStatus';
 import { BrandFormDialog } from './BrandFormDialog';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 const filters: Array<{ id: BrandStatusFilter; label: string }> = [
   { id: 'all', label: 'Todos' },
@@ -99,8 +101,10 @@ function BrandCard({
   onToggle: () => void;
 }) {
   const author = (userId: string | null) => (userId ? names?.get(userId) : undefined);
-  const createdBy = author(brand.created_by);
-  const updatedBy = author(brand.updated_by);
+  // Configuración's 'display users' (lib/company.ts): no names when off.
+  const { showUsers } = useShopFace();
+  const createdBy = showUsers ? author(brand.created_by) : undefined;
+  const updatedBy = showUsers ? author(brand.updated_by) : undefined;
   return (
     <Card className={cn('flex h-full flex-col p-5', !brand.status && 'bg-slate-50')}>
       <div className="flex items-start justify-between gap-3">
@@ -125,12 +129,13 @@ function BrandCard({
       <div className="mt-4">
         <ProductCount brandId={brand.id} />
       </div>
+      {/* A date never breaks at its hyphens (2026-11-25 on one line). */}
       <dl className="mt-4 space-y-1.5 border-t border-slate-200 pt-3 text-xs text-slate-600">
         <div className="flex items-start gap-1.5">
           <CalendarPlus aria-hidden="true" className="mt-px h-3.5 w-3.5 shrink-0 text-slate-400" />
           <dt>Creado el</dt>
           <dd>
-            {formatDate(brand.created_at)}
+            <span className="whitespace-nowrap">{formatDate(brand.created_at)}</span>
             {createdBy ? <span> por {createdBy}</span> : null}
           </dd>
         </div>
@@ -139,7 +144,7 @@ function BrandCard({
             <CalendarClock aria-hidden="true" className="mt-px h-3.5 w-3.5 shrink-0 text-slate-400" />
             <dt>Modificado el</dt>
             <dd>
-              {formatDate(brand.updated_at)}
+              <span className="whitespace-nowrap">{formatDate(brand.updated_at)}</span>
               {updatedBy ? <span> por {updatedBy}</span> : null}
             </dd>
           </div>
@@ -150,6 +155,7 @@ function BrandCard({
 }
 
 export default function BrandsPage() {
+  useDocumentTitle('Marcas | Administración');
   const session = useSession();
   const userId = session.status === 'signed-in' ? session.session.user.id : undefined;
   const queryClient = useQueryClient();

@@ -5,6 +5,7 @@ import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/page-header';
 import { fetchDashboardCounts } from './dashboardCounts';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 interface StatProps {
   title: string;
@@ -34,6 +35,7 @@ function Stat({ title, value, hint, icon: Icon, tone }: StatProps) {
 }
 
 export default function DashboardPage() {
+  useDocumentTitle('Dashboard | Administración');
   // Products and brands change on the other admin pages: count again on every visit.
   const query = useQuery({
     queryKey: ['dashboard-counts'],

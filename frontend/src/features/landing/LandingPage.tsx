@@ -23,11 +23,11 @@ import { useEffect, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { buttonClasses } from '@/components/ui/button';
 import { FloatingWhatsAppButton, WhatsAppLink } from '@/components/ui/whatsapp-button';
-import { appConfig } from '@/lib/config';
+import { useShopFace } from '@/lib/company';
 import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 import { landingAnchors, paths } from '@/paths';
-import { fetchFeaturedProducts } from './api/fetchFeaturedProducts';
+import { featuredQuery } from './queries';
 import { Faq } from './components/Faq';
 import { FeaturedModels } from './components/FeaturedModels';
 import { LandingFooter } from './components/LandingFooter';
@@ -47,7 +47,7 @@ const icons = {
 } as const;
 
 export default function LandingPage() {
-  const featured = useQuery({ queryKey: ['landing', 'featured'], queryFn: ({ signal }) => fetchFeaturedProducts(signal) });
+  const featured = useQuery(featuredQuery);
   const featuredProducts = featured.data ?? [];
 
   useEffect(() => {
@@ -157,14 +157,18 @@ export default function LandingPage() {
         <Contact />
       </main>
       <LandingFooter />
-      <FloatingWhatsAppButton message={messages.contact} />
+      {/* The hero has its own chat button ('Aplicar Ahora'): the floating one
+          comes once the hero is scrolled past, so it never covers its text. */}
+      <FloatingWhatsAppButton message={messages.contact} hiddenWhileVisible={heroId} />
     </div>
   );
 }
 
+const heroId = 'inicio';
+
 function Hero() {
   return (
-    <section className="relative overflow-hidden bg-gradient-to-br from-brand-900 via-brand-800 to-brand-700 text-white">
+    <section id={heroId} className="relative overflow-hidden bg-gradient-to-br from-brand-900 via-brand-800 to-brand-700 text-white">
       <div aria-hidden="true" className="absolute -right-24 -top-24 h-96 w-96 rounded-full bg-white/5" />
       <div aria-hidden="true" className="absolute -bottom-32 -left-16 h-80 w-80 rounded-full bg-white/5" />
       <div className="relative mx-auto grid max-w-7xl items-center gap-12 px-4 py-16 sm:px-6 md:py-24 lg:grid-cols-2">
@@ -188,11 +192,12 @@ function Hero() {
               <ArrowRight aria-hidden="true" className="h-5 w-5" />
             </Link>
           </div>
-          <dl className="mt-10 grid max-w-lg grid-cols-3 gap-4 border-t border-white/15 pt-6">
+          <dl className="mt-10 grid max-w-lg grid-cols-3 gap-3 border-t border-white/15 pt-6 sm:gap-4">
             {stats.map((s) => (
               <div key={s.label}>
                 <dt className="sr-only">{s.label}</dt>
-                <dd className="text-2xl font-bold sm:text-3xl">{s.value}</dd>
+                {/* One line each: at 360 px three columns hold a 20 px figure, not a 24 px one. */}
+                <dd className="whitespace-nowrap text-xl font-bold sm:text-3xl">{s.value}</dd>
                 <dd className="mt-1 text-xs text-blue-100 sm:text-sm" aria-hidden="true">
                   {s.label}
                 </dd>
@@ -239,7 +244,7 @@ function HeroVisual() {
 }
 
 function Contact() {
-  const { contactEmail, contactPhone } = appConfig();
+  const { email: contactEmail, phone: contactPhone } = useShopFace();
   return (
     <section id={landingAnchors.contact} tabIndex={-1} aria-labelledby="contact-title" className="scroll-mt-16 py-16 focus:outline-none">
       <div className="mx-auto max-w-7xl px-4 sm:px-6">

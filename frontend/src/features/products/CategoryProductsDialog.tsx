@@ -70,8 +70,10 @@ function RowActions({
           size="icon"
           aria-label={`${active ? 'Desactivar' : 'Activar'} ${product.name}`}
           title={active ? 'Desactivar' : 'Activar'}
-          disabled={busyId === product.id}
-          onClick={() => onToggle(product)}
+          // aria-disabled rather than disabled: a disabled button drops the
+          // keyboard focus, which must stay on it (issue 18).
+          aria-disabled={busyId === product.id}
+          onClick={() => busyId !== product.id && onToggle(product)}
           className={active ? 'text-red-700 hover:bg-red-50' : 'text-green-700 hover:bg-green-50'}
         >
           {active ? <PowerOff aria-hidden="true" className="h-4 w-4" /> : <Power aria-hidden="true" className="h-4 w-4" />}

@@ -2,6 +2,7 @@ import { Check, Link as LinkIcon, List, Upload } from 'lucide-react';
 import { useEffect, useId, useMemo, useState, type ChangeEvent } from 'react';
 import { FieldError, Input, Label, Select } from '@/components/ui/input';
 import { cn } from '@/lib/cn';
+import { radioProps } from '@/components/ui/radio-group';
 import { imageCategories, predefinedImages } from '@/lib/productImages';
 import { ACCEPTED_IMAGE_TYPES, isAcceptedImage } from './imageFile';
 import { ImagePreview } from './ImagePreview';
@@ -69,13 +70,18 @@ export function ImageSourceField({ values, error, onModeChange, onChange, onErro
     <fieldset className="space-y-3" aria-describedby={error ? errorId : undefined}>
       <legend className="text-sm font-medium text-slate-800">Imagen del producto</legend>
       <div role="radiogroup" aria-label="Origen de la imagen" className="grid grid-cols-3 gap-1 rounded-lg bg-slate-100 p-1">
-        {modes.map(({ id: mode, label, icon: Icon }) => (
+        {modes.map(({ id: mode, label, icon: Icon }, index) => (
           <button
             key={mode}
             type="button"
             role="radio"
             aria-checked={values.imageMode === mode}
             onClick={() => values.imageMode !== mode && onModeChange(mode)}
+            {...radioProps(
+              index,
+              modes.findIndex((m) => m.id === values.imageMode),
+              (next) => modes[next] && modes[next].id !== values.imageMode && onModeChange(modes[next].id),
+            )}
             className={cn(
               'flex items-center justify-center gap-1.5 rounded-md px-2 py-2 text-xs font-medium transition-colors sm:text-sm',
               'focus-visible:outline-2 focus-visible:outline-brand-700',
@@ -107,7 +113,7 @@ export function ImageSourceField({ values, error, onModeChange, onChange, onErro
                 aria-invalid={Boolean(error)}
                 className="grid max-h-56 grid-cols-2 gap-2 overflow-y-auto rounded-md border border-slate-200 p-2 sm:grid-cols-3"
               >
-                {shownImages.map((image) => {
+                {shownImages.map((image, index) => {
                   const selected = values.link_image === image.path;
                   return (
                     <button
@@ -116,6 +122,11 @@ export function ImageSourceField({ values, error, onModeChange, onChange, onErro
                       role="radio"
                       aria-checked={selected}
                       onClick={() => onChange({ link_image: image.path })}
+                      {...radioProps(
+                        index,
+                        shownImages.findIndex((shown) => shown.path === values.link_image),
+                        (next) => shownImages[next] && onChange({ link_image: shownImages[next].path }),
+                      )}
                       className={cn(
                         'relative flex flex-col items-center gap-1 rounded-md border p-2 text-center text-xs transition-colors',
                         'focus-visible:outline-2 focus-visible:outline-brand-700',

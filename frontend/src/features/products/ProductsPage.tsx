@@ -20,6 +20,7 @@ import {
 } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { Button } from '@/components/ui/button';
+import { useShopFace } from '@/lib/company';
 import { Card } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/feedback';
 import { Input, Label } from '@/components/ui/input';
@@ -30,6 +31,7 @@ import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { countCategoryProducts } from './api/countCategoryProducts';
 import { CategoryProductsDialog } from './CategoryProductsDialog';
 import { ProductFormDialog } from './ProductFormDialog';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 const icons: Record<string, LucideIcon> = {
   parlantes: Speaker,
@@ -57,6 +59,9 @@ function normalize(text: string): string {
 }
 
 export default function ProductsPage() {
+  useDocumentTitle('Productos | Administración');
+  // Configuración's 'display category stock' (lib/company.ts).
+  const { showCategoryStock } = useShopFace();
   const [search, setSearch] = useState('');
   const debouncedSearch = useDebouncedValue(search, 300);
   const [openCategory, setOpenCategory] = useState<string | null>(null);
@@ -130,8 +135,9 @@ export default function ProductsPage() {
                       <Icon className="h-5 w-5" />
                     </span>
                     <div className="min-w-0">
-                      <h2 className="truncate font-semibold text-slate-900">{category.label}</h2>
-                      {counts.isPending ? (
+                      {/* Whole names ('Accesorios Varios'), wrapping if need be. */}
+                      <h2 className="font-semibold leading-tight break-words text-slate-900">{category.label}</h2>
+                      {!showCategoryStock ? null : counts.isPending ? (
                         <Skeleton className="mt-1.5 h-4 w-20" />
                       ) : (
                         <p className="text-sm text-slate-600" data-testid={`count-${category.id}`}>

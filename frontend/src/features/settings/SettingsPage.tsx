@@ -13,6 +13,8 @@ import type { Company } from '@/lib/types';
 import { fetchCompany } from './api/fetchCompany';
 import { fetchOwnCompanyId } from './api/fetchOwnCompanyId';
 import { updateCompany, type CompanyChanges } from './api/updateCompany';
+import { shopCompanyQuery } from '@/lib/company';
+import { useDocumentTitle } from '@/lib/useDocumentTitle';
 
 async function fetchOwnCompany(userId: string): Promise<Company> {
   return fetchCompany(await fetchOwnCompanyId(userId));
@@ -24,6 +26,8 @@ function useSaveCompany(company: Company, userId: string | undefined) {
     mutationFn: (changes: CompanyChanges) => updateCompany(company.id, userId, changes),
     onSuccess: (saved) => {
       queryClient.setQueryData(['settings', 'company', userId], saved);
+      // The public site and the sidebar read the shop's face: show the change.
+      void queryClient.invalidateQueries({ queryKey: shopCompanyQuery.queryKey });
       toast({ title: 'Configuración guardada', description: 'Los cambios se guardaron correctamente.' });
     },
     onError: (error) => {
@@ -151,6 +155,7 @@ function ProductsCard({ company, userId }: { company: Company; userId: string | 
 }
 
 export default function SettingsPage() {
+  useDocumentTitle('Configuración | Administración');
   const session = useSession();
   const userId = session.status === 'signed-in' ? session.session.user.id : undefined;
   const company = useQuery({

@@ -97,9 +97,14 @@ describe('StorePage', () => {
       () => new Promise((resolve) => (release = () => resolve({ products: [product(21)], total: 45 }))),
     );
     await user.click(screen.getByRole('button', { name: 'Mostrar más productos' }));
-    expect(screen.getByRole('button', { name: 'Cargando...' })).toBeDisabled();
+    // Marked busy, not disabled, so the keyboard focus stays on it.
+    const loading = screen.getByRole('button', { name: 'Cargando...' });
+    expect(loading).toHaveAttribute('aria-disabled', 'true');
+    expect(loading).toHaveFocus();
     await act(async () => release());
-    expect(await screen.findByRole('button', { name: 'Mostrar más productos' })).toBeEnabled();
+    const again = await screen.findByRole('button', { name: 'Mostrar más productos' });
+    expect(again).toBeEnabled();
+    expect(again).toHaveFocus();
   });
 
   it('a filter change goes back to page 1 and replaces the list', async () => {

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { PackageSearch } from 'lucide-react';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/feedback';
 import { FloatingWhatsAppButton } from '@/components/ui/whatsapp-button';
@@ -8,13 +9,14 @@ import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { whenIdle } from '@/lib/preload';
 import { messages } from '@/lib/whatsapp';
-import { fetchCategories } from './api/fetchCategories';
-import { fetchStoreBrands } from './api/fetchStoreBrands';
+import type { StoreBrand } from './api/fetchStoreBrands';
 import { FilterBar } from './components/FilterBar';
 import { ProductCard } from './components/ProductCard';
 import { StoreFooter } from './components/StoreFooter';
 import { StoreHeader } from './components/StoreHeader';
 import { hasActiveFilters, hasMore, isLoadingPage } from './storeState';
+import { FIRST_SCREEN_CARDS, storeBrandsQuery, storeCategoriesQuery, storeProductQuery } from './queries';
+import { filtersFromSearch, productFromSearch, sameFilters, storeParams, withFilters } from './storeUrl';
 import { useStoreProducts } from './useStoreProducts';
 
 // The drawer (and Radix Dialog under it) loads apart from the page, fetched
@@ -23,8 +25,8 @@ const loadDrawer = () => import('./components/ProductDrawer');
 const ProductDrawer = lazy(() => loadDrawer().then((m) => ({ default: m.ProductDrawer })));
 
 /** Logs a failed filter list: the spec keeps those errors off the screen (section 8). */
-function useLoggedQuery<T>(key: string, fetcher: () => Promise<T>, empty: T): T {
-  const query = useQuery({ queryKey: ['store', key], queryFn: fetcher, staleTime: 5 * 60_000 });
+function useLoggedQuery<T>(options: { queryKey: readonly string[]; queryFn: () => Promise<T>; staleTime: number }, empty: T): T {
+  const query = useQuery(options);
   useEffect(() => {
     if (query.error) console.error(query.error.message);
   }, [query.error]);
@@ -32,21 +34,54 @@ function useLoggedQuery<T>(key: string, fetcher: () => Promise<T>, empty: T): T 
 }
 
 const noCategories: string[] = [];
-const noBrands: Awaited<ReturnType<typeof fetchStoreBrands>> = [];
+const noBrands: StoreBrand[] = [];
 
 export default function StorePage() {
-  const { state, dispatch, error } = useStoreProducts();
-  const [searchText, setSearchText] = useState('');
+  // The filters, the search and the open product live in the address
+  // (storeUrl.ts): a reload or a shared link shows the same, Back closes the
+  // drawer and walks back through opened products.
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const { state, dispatch, error } = useStoreProducts(() => filtersFromSearch(params));
+  const [searchText, setSearchText] = useState(() => filtersFromSearch(params).search);
   const search = useDebouncedValue(searchText, 300);
-  const [selected, setSelected] = useState<Product | null>(null);
+  const productId = productFromSearch(params);
+  // Whether this page put the open product in the address (then closing goes Back).
+  const openedHere = useRef(false);
+  const listed = productId === null ? undefined : state.products.find((product) => product.id === productId);
+  const linked = useQuery({
+    ...storeProductQuery(productId ?? 0),
+    enabled: productId !== null && !listed && state.loadedPage > 0,
+  });
+  const selected: Product | null = productId === null ? null : (listed ?? linked.data ?? null);
   // Mounted from the first opening on, so it can close (and hand focus back) normally.
-  const [drawerUsed, setDrawerUsed] = useState(false);
-  const serverCategories = useLoggedQuery('categories', fetchCategories, noCategories);
-  const brands = useLoggedQuery('brands', fetchStoreBrands, noBrands);
+  const [drawerUsed, setDrawerUsed] = useState(productId !== null);
+  const serverCategories = useLoggedQuery(storeCategoriesQuery, noCategories);
+  const brands = useLoggedQuery(storeBrandsQuery, noBrands);
 
   useEffect(() => {
     dispatch({ type: 'filter', key: 'search', value: search });
   }, [search, dispatch]);
+
+  // Filters chosen on the page go into the address, replacing it (Back does
+  // not step through every keystroke).
+  useEffect(() => {
+    if (!sameFilters(filtersFromSearch(params), state.filters)) {
+      setParams(withFilters(params, state.filters), { replace: true });
+    }
+    // Only a change of the filters writes the address (hence the one dependency).
+  }, [state.filters]);
+
+  // An address changed from outside (Back, Forward) sets the filters.
+  useEffect(() => {
+    const wanted = filtersFromSearch(params);
+    if (!sameFilters(wanted, state.filters)) {
+      dispatch({ type: 'filters', filters: wanted });
+      setSearchText(wanted.search);
+    }
+    if (productFromSearch(params) !== null) setDrawerUsed(true);
+    // Only a change of the address sets the filters (hence the one dependency).
+  }, [params]);
 
   useEffect(() => {
     document.title = 'Tienda | Celulares y accesorios';
@@ -55,7 +90,21 @@ export default function StorePage() {
 
   function openProduct(product: Product) {
     setDrawerUsed(true);
-    setSelected(product);
+    const next = new URLSearchParams(params);
+    next.set(storeParams.product, String(product.id));
+    openedHere.current = true;
+    setParams(next);
+  }
+
+  function closeProduct() {
+    if (openedHere.current) {
+      openedHere.current = false;
+      navigate(-1);
+    } else {
+      const next = new URLSearchParams(params);
+      next.delete(storeParams.product);
+      setParams(next, { replace: true });
+    }
   }
 
   if (error) {
@@ -113,9 +162,9 @@ export default function StorePage() {
               <ul
                 className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
               >
-                {state.products.map((product) => (
+                {state.products.map((product, index) => (
                   <li key={product.id} className="flex">
-                    <ProductCard product={product} onOpen={openProduct} />
+                    <ProductCard product={product} onOpen={openProduct} priority={index < FIRST_SCREEN_CARDS} />
                   </li>
                 ))}
               </ul>
@@ -124,7 +173,13 @@ export default function StorePage() {
 
           {!firstLoad && !refreshing && (hasMore(state) || loadingMore) ? (
             <div className="mt-8 flex justify-center">
-              <Button variant="outline" size="lg" onClick={() => dispatch({ type: 'loadMore' })} disabled={loadingMore}>
+              {/* aria-disabled, not disabled: the focus stays on the button while the page loads. */}
+              <Button
+                variant="outline"
+                size="lg"
+                onClick={() => !loadingMore && dispatch({ type: 'loadMore' })}
+                aria-disabled={loadingMore}
+              >
                 {loadingMore ? 'Cargando...' : 'Mostrar más productos'}
               </Button>
             </div>
@@ -134,7 +189,7 @@ export default function StorePage() {
       <StoreFooter />
       {drawerUsed ? (
         <Suspense fallback={null}>
-          <ProductDrawer product={selected} onClose={() => setSelected(null)} />
+          <ProductDrawer product={selected} onClose={closeProduct} />
         </Suspense>
       ) : null}
       <FloatingWhatsAppButton message={messages.contact} />

@@ -31,6 +31,8 @@ export const initialStoreState: StoreState = { filters: initialFilters, page: 1,
 export type StoreAction =
   | { type: 'filter'; key: keyof StoreFilters; value: string }
   | { type: 'reset' }
+  /** All filters at once: the address changed (Back, Forward). */
+  | { type: 'filters'; filters: StoreFilters }
   | { type: 'loadMore' }
   | { type: 'loaded'; filters: StoreFilters; page: number; products: Product[]; total: number };
 
@@ -51,6 +53,12 @@ export function storeReducer(state: StoreState, action: StoreAction): StoreState
         (key) => state.filters[key] === initialFilters[key],
       );
       return same ? state : { ...state, filters: initialFilters, page: 1 };
+    }
+    case 'filters': {
+      const same = (Object.keys(initialFilters) as Array<keyof StoreFilters>).every(
+        (key) => state.filters[key] === action.filters[key],
+      );
+      return same ? state : { ...state, filters: action.filters, page: 1 };
     }
     case 'loadMore':
       return hasMore(state) && !isLoadingPage(state) ? { ...state, page: state.page + 1 } : state;

@@ -1,19 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useReducer } from 'react';
-import { fetchProducts } from './api/fetchProducts';
-import { initialStoreState, storeReducer, toRequest } from './storeState';
+import { storeProductsQuery } from './queries';
+import { initialStoreState, storeReducer, type StoreFilters } from './storeState';
 
 /**
  * The store's list: the reducer holds the filters and the pages shown, TanStack
  * Query fetches (and caches) the page asked for.
  */
-export function useStoreProducts() {
-  const [state, dispatch] = useReducer(storeReducer, initialStoreState);
+export function useStoreProducts(initialFilters: () => StoreFilters) {
+  const [state, dispatch] = useReducer(storeReducer, undefined, () => ({ ...initialStoreState, filters: initialFilters() }));
   const { filters, page } = state;
-  const query = useQuery({
-    queryKey: ['store', 'products', filters, page],
-    queryFn: ({ signal }) => fetchProducts(toRequest(filters, page), signal),
-  });
+  const query = useQuery(storeProductsQuery(filters, page));
 
   const { data } = query;
   // `data` always belongs to the current `filters` and `page` (they are its

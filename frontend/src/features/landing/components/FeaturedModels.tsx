@@ -11,9 +11,17 @@ export function FeaturedModels({ products }: { products: readonly Product[] }) {
     <ul className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
       {products.map((product) => (
         <li key={product.id}>
-          <article className="flex h-full flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">
+          <article data-product-card className="flex h-full flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-sm">
             <div className="relative bg-gradient-to-b from-brand-50 to-white">
-              <ProductImage product={product} alt={product.name} width={360} height={280} className="mx-auto h-56 w-full p-6" />
+              <ProductImage
+                product={product}
+                alt={product.name}
+                width={360}
+                height={280}
+                sizes="(min-width: 1024px) 400px, (min-width: 640px) 50vw, 100vw"
+                priority
+                className="mx-auto h-56 w-full p-6"
+              />
               <Badge tone="brand" className="absolute left-4 top-4">
                 Destacado
               </Badge>

@@ -1,7 +1,8 @@
 import { Mail, Phone } from 'lucide-react';
 import { FacebookIcon, InstagramIcon, TikTokIcon } from '@/components/ui/brand-icons';
 import { appConfig } from '@/lib/config';
-import { shopName, socialLinks, type SocialNetwork } from '@/lib/shop';
+import { useShopFace } from '@/lib/company';
+import { configuredSocialLinks, type SocialNetwork } from '@/lib/shop';
 
 const socialIcons: Record<SocialNetwork, typeof FacebookIcon> = {
   facebook: FacebookIcon,
@@ -11,7 +12,9 @@ const socialIcons: Record<SocialNetwork, typeof FacebookIcon> = {
 
 /** Social links, contact e-mail and phone, copyright and developer credit (spec section 2). */
 export function LandingFooter() {
-  const { contactEmail, contactPhone } = appConfig();
+  const { socialLinks: configured } = appConfig();
+  const { name: shopName, email: contactEmail, phone: contactPhone } = useShopFace();
+  const socialLinks = configuredSocialLinks(configured);
   const year = new Date().getFullYear();
   return (
     <footer className="bg-slate-950 text-slate-300">
@@ -46,27 +49,30 @@ export function LandingFooter() {
             ) : null}
           </ul>
         </div>
-        <div>
-          <h2 className="text-sm font-semibold text-white">Síguenos</h2>
-          <ul className="mt-3 flex gap-3">
-            {socialLinks.map((link) => {
-              const Icon = socialIcons[link.network];
-              return (
-                <li key={link.network}>
-                  <a
-                    href={link.href}
-                    target="_blank"
-                    rel="noopener noreferrer"
-                    aria-label={link.label}
-                    className="inline-flex h-10 w-10 items-center justify-center rounded-full bg-slate-800 text-slate-200 hover:bg-slate-700 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
-                  >
-                    <Icon className="h-5 w-5" />
-                  </a>
-                </li>
-              );
-            })}
-          </ul>
-        </div>
+        {/* Only the networks configured; none, no column. */}
+        {socialLinks.length > 0 ? (
+          <div>
+            <h2 className="text-sm font-semibold text-white">Síguenos</h2>
+            <ul className="mt-3 flex gap-3">
+              {socialLinks.map((link) => {
+                const Icon = socialIcons[link.network];
+                return (
+                  <li key={link.network}>
+                    <a
+                      href={link.href}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                      aria-label={link.label}
+                      className="inline-flex h-10 w-10 items-center justify-center rounded-full bg-slate-800 text-slate-200 hover:bg-slate-700 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
+                    >
+                      <Icon className="h-5 w-5" />
+                    </a>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ) : null}
       </div>
       <div className="border-t border-slate-800">
         <div className="mx-auto flex max-w-7xl flex-col gap-2 px-4 py-5 text-xs text-slate-400 sm:flex-row sm:justify-between sm:px-6">

@@ -3,6 +3,7 @@ import { Sheet } from '@/components/ui/dialog';
 import { ProductImage } from '@/components/ui/product-image';
 import { WhatsAppLink } from '@/components/ui/whatsapp-button';
 import { categoryLabel } from '@/lib/categories';
+import { useShopFace } from '@/lib/company';
 import { formatCOP } from '@/lib/format';
 import type { Product } from '@/lib/types';
 import { messages } from '@/lib/whatsapp';
@@ -34,6 +35,7 @@ export function ProductDrawer({ product, onClose }: ProductDrawerProps) {
 
 function DrawerBody({ product }: { product: Product }) {
   const price = formatCOP(product.price);
+  const { showProductStock } = useShopFace();
   return (
     <div className="flex flex-col gap-5">
       <div className="relative overflow-hidden rounded-xl bg-gradient-to-b from-slate-50 to-slate-100">
@@ -68,12 +70,18 @@ function DrawerBody({ product }: { product: Product }) {
             <dd className="font-medium text-slate-900">{product.color}</dd>
           </div>
         ) : null}
-        <div>
+        {/* The whole row on a phone: 'N unidades disponibles' stays on one
+            line. Hidden when Configuración turns product stock off. */}
+        {showProductStock ? (
+        <div className="col-span-2 sm:col-span-1">
           <dt className="text-slate-500">Disponibilidad</dt>
           <dd className="mt-0.5">
-            <Badge tone={stockTone(product.quantity)}>{availabilityText(product.quantity)}</Badge>
+            <Badge tone={stockTone(product.quantity)} className="whitespace-nowrap">
+              {availabilityText(product.quantity)}
+            </Badge>
           </dd>
         </div>
+        ) : null}
       </dl>
 
       {product.description ? (

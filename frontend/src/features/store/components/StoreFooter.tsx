@@ -1,12 +1,12 @@
 import { Clock, Mail } from 'lucide-react';
 import { WhatsAppLink } from '@/components/ui/whatsapp-button';
-import { appConfig } from '@/lib/config';
-import { openingHours, shopName } from '@/lib/shop';
+import { useShopFace } from '@/lib/company';
+import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 
 /** Chat link, e-mail and opening hours (spec section 2, Store). */
 export function StoreFooter() {
-  const { contactEmail } = appConfig();
+  const { name: shopName, email: contactEmail } = useShopFace();
   return (
     <footer className="mt-16 border-t border-slate-200 bg-white">
       <div className="mx-auto grid max-w-7xl gap-8 px-4 py-10 sm:px-6 md:grid-cols-3">

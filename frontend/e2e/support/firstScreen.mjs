@@ -1,0 +1,98 @@
+// The first screen on a phone over slow mobile data (issue 18): cold loads of
+// a page in Chromium with the DevTools protocol's network and CPU throttling,
+// timing the first contentful paint and the first product card whose picture
+// has loaded. Used by e2e/first-screen.test.mjs (which checks the targets) and
+// scripts/first-screen.mjs (which prints the figures; bench/first-screen.sh).
+import { newPage } from './browser.mjs';
+
+/** "Slow 4G" as the issue measured it: 150 ms round trip, 1.6 Mbps down, CPU 4x slower. */
+export const slow4g = {
+  latency: 150,
+  downloadThroughput: (1.6 * 1024 * 1024) / 8,
+  uploadThroughput: (750 * 1024) / 8,
+  cpuSlowdown: 4,
+};
+
+/** The targets of issue 18, in milliseconds. */
+export const targets = { fcp: 1800, firstCard: 2500 };
+
+/** A 360 px phone, the narrowest the shop supports. */
+export const phone = { width: 360, height: 780 };
+
+// Runs in the page before its own scripts: records the first contentful paint
+// and the first moment a product card's picture (not the logo placeholder) has
+// loaded and the card is in the document.
+const probe = () => {
+  window.__firstScreen = { fcp: null, firstCard: null };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.name === 'first-contentful-paint') window.__firstScreen.fcp = entry.startTime;
+    }
+  }).observe({ type: 'paint', buffered: true });
+  const look = () => {
+    const image = document.querySelector('[data-product-card] img');
+    if (image && image.complete && image.naturalWidth > 0 && !image.src.endsWith('/logo.svg')) {
+      window.__firstScreen.firstCard = performance.now();
+      return;
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+};
+
+/**
+ * One cold load of `path` (a fresh browser context: nothing cached) under
+ * `conditions` (`slow4g`, or `null` for none). Returns `{ fcp, firstCard }` in
+ * ms from the start of navigation, and what was transferred.
+ */
+export async function measureColdLoad(browser, baseURL, path, conditions = slow4g) {
+  const page = await newPage(browser, phone, { baseURL });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  let transferred = 0;
+  const encodings = new Map();
+  cdp.on('Network.loadingFinished', (event) => {
+    transferred += event.encodedDataLength;
+  });
+  cdp.on('Network.responseReceived', (event) => {
+    const encoding = event.response.headers['content-encoding'] ?? event.response.headers['Content-Encoding'];
+    if (event.type === 'Script') encodings.set(event.response.url, encoding ?? 'none');
+  });
+  if (conditions) {
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: conditions.latency,
+      downloadThroughput: conditions.downloadThroughput,
+      uploadThroughput: conditions.uploadThroughput,
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: conditions.cpuSlowdown });
+  }
+  await page.addInitScript(probe);
+  await page.goto(path, { waitUntil: 'commit' });
+  await page.waitForFunction(() => window.__firstScreen?.firstCard !== null && window.__firstScreen?.fcp !== null, null, {
+    timeout: 60_000,
+    polling: 100,
+  });
+  const times = await page.evaluate(() => window.__firstScreen);
+  await page.context().close();
+  return { ...times, transferred, scriptEncodings: [...new Set(encodings.values())] };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** `runs` cold loads of `path`: every run and the medians. */
+export async function measureFirstScreen(browser, baseURL, path, { runs = 5, conditions = slow4g } = {}) {
+  const loads = [];
+  for (let i = 0; i < runs; i += 1) loads.push(await measureColdLoad(browser, baseURL, path, conditions));
+  return {
+    path,
+    loads,
+    fcp: median(loads.map((load) => load.fcp)),
+    firstCard: median(loads.map((load) => load.firstCard)),
+    transferred: median(loads.map((load) => load.transferred)),
+  };
+}
