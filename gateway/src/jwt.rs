@@ -182,15 +182,16 @@ pub fn public_jwk(jwk: &Value, algorithm: Algorithm) -> Result<Value, String> {
         Algorithm::RS256 => json!({"kty": "RSA", "n": member("n")?, "e": member("e")?}),
         other => return Err(format!("{other:?} keys have no public half")),
     };
-    let object = public.as_object_mut().expect("an object");
-    if let Some(kid) = kid {
+    if let (Some(kid), Some(object)) = (kid, public.as_object_mut()) {
         object.insert("kid".to_owned(), json!(kid));
     }
-    object.insert("alg".to_owned(), json!(format!("{algorithm:?}")));
-    // What WebCrypto's importKey needs to verify with it (auth-js getClaims).
-    object.insert("use".to_owned(), json!("sig"));
-    object.insert("key_ops".to_owned(), json!(["verify"]));
-    object.insert("ext".to_owned(), json!(true));
+    if let Some(object) = public.as_object_mut() {
+        object.insert("alg".to_owned(), json!(format!("{algorithm:?}")));
+        // What WebCrypto's importKey needs to verify with it (auth-js getClaims).
+        object.insert("use".to_owned(), json!("sig"));
+        object.insert("key_ops".to_owned(), json!(["verify"]));
+        object.insert("ext".to_owned(), json!(true));
+    }
     Ok(public)
 }
 
