@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::config::AuthConfig;
+use super::store::{Amr, Started};
 use crate::error::ApiError;
 use crate::jwt::{self, JwtKeys};
 use crate::role::Role;
@@ -24,9 +25,18 @@ use crate::role::Role;
 pub struct Grant<'a> {
     pub user: Value,
     pub session_id: Uuid,
-    /// When the session was started by a password (the `amr` timestamp).
-    pub signed_in_at: i64,
+    /// `aal1`, or `aal2` once a second factor was verified in the session.
+    pub aal: String,
+    /// How the session was authenticated, newest first.
+    pub amr: Vec<Amr>,
     pub refresh_token: &'a str,
+}
+
+impl<'a> Grant<'a> {
+    /// The grant of a session just started or refreshed.
+    pub fn of(started: Started, refresh_token: &'a str) -> Self {
+        Grant { user: started.user, session_id: started.session_id, aal: started.aal, amr: started.amr, refresh_token }
+    }
 }
 
 /// The session object of `/token` and `/signup`.
@@ -64,8 +74,8 @@ fn access_claims(config: &AuthConfig, grant: &Grant<'_>, iat: u64, exp: u64) -> 
         "app_metadata": object("app_metadata"),
         "user_metadata": object("user_metadata"),
         "role": role.as_str(),
-        "aal": "aal1",
-        "amr": [{ "method": "password", "timestamp": grant.signed_in_at }],
+        "aal": grant.aal,
+        "amr": grant.amr.iter().map(|a| json!({ "method": a.method, "timestamp": a.timestamp })).collect::<Vec<_>>(),
         "session_id": grant.session_id.to_string(),
         "is_anonymous": user.get("is_anonymous").and_then(Value::as_bool).unwrap_or(false),
     })
@@ -96,7 +106,13 @@ mod tests {
             "email":"a@b.c","phone":"","app_metadata":{"provider":"email","providers":["email"]},
             "user_metadata":{"name":"A"},"is_anonymous":false});
         let grant =
-            Grant { user: user.clone(), session_id, signed_in_at: 1_700_000_000, refresh_token: "rt" };
+            Grant {
+                user: user.clone(),
+                session_id,
+                aal: "aal1".to_owned(),
+                amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
+                refresh_token: "rt",
+            };
         let session = session_response(&keys, &config, grant).expect("session");
         assert_eq!(session["token_type"], "bearer");
         assert_eq!(session["expires_in"], 3600);

@@ -69,9 +69,44 @@ pub async fn credentials(db: &Db, login: &Login) -> Result<Option<Credentials>, 
 /// A session just started or refreshed.
 pub struct Started {
     pub session_id: Uuid,
-    /// Unix time the session was started (the `amr` timestamp).
-    pub signed_in_at: i64,
+    /// The session's assurance level (`aal1`, or `aal2` after a second factor).
+    pub aal: String,
+    /// How the session was authenticated, newest first (`auth.mfa_amr_claims`).
+    pub amr: Vec<Amr>,
     pub user: Value,
+}
+
+/// One authentication method of a session and when it was used (Unix time):
+/// an entry of the access token's `amr` claim (RFC 8176; GoTrue's
+/// `models.AMREntry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Amr {
+    pub method: String,
+    pub timestamp: i64,
+}
+
+/// The authentication methods GoTrue names in `amr`
+/// (supabase/auth `internal/models/factor.go`, `AuthenticationMethod`).
+pub mod method {
+    pub const PASSWORD: &str = "password";
+    pub const OTP: &str = "otp";
+    pub const MAGIC_LINK: &str = "magiclink";
+    pub const OAUTH: &str = "oauth";
+    pub const EMAIL_SIGNUP: &str = "email/signup";
+    pub const EMAIL_CHANGE: &str = "email_change";
+    pub const INVITE: &str = "invite";
+    pub const RECOVERY: &str = "recovery";
+    pub const ANONYMOUS: &str = "anonymous";
+    pub const TOTP: &str = "totp";
+    pub const ID_TOKEN: &str = "id_token";
+}
+
+/// How a session is being started: the identity's provider whose
+/// `last_sign_in_at` moves, and the `amr` method recorded (see [`method`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SignIn<'a> {
+    pub provider: &'a str,
+    pub method: &'a str,
 }
 
 /// Starts a session for `user_id` with the refresh token whose digest is given,
@@ -79,21 +114,22 @@ pub struct Started {
 pub async fn start_session(
     db: &Db,
     user_id: Uuid,
-    provider: &str,
+    sign_in: SignIn<'_>,
     token_digest: &str,
     user_agent: Option<&str>,
     ip: Option<IpAddr>,
 ) -> Result<Started, ApiError> {
     let mut session = db.as_service_role(Access::ReadWrite).await?;
-    let started = start_session_in(&mut session, user_id, provider, token_digest, user_agent, ip).await?;
+    let started = start_session_in(&mut session, user_id, sign_in, token_digest, user_agent, ip).await?;
     session.commit().await?;
     Ok(started)
 }
 
-async fn start_session_in(
+/// [`start_session`] inside a transaction the caller holds.
+pub async fn start_session_in(
     session: &mut Session,
     user_id: Uuid,
-    provider: &str,
+    sign_in: SignIn<'_>,
     token_digest: &str,
     user_agent: Option<&str>,
     ip: Option<IpAddr>,
@@ -107,17 +143,39 @@ async fn start_session_in(
           select '00000000-0000-0000-0000-000000000000', $5, $2::text, false, now(), now(), s.id from s), \
         u as (update auth.users set last_sign_in_at = now() where id = $2), \
         i as (update auth.identities set last_sign_in_at = now(), updated_at = now() \
-              where user_id = $2 and provider = $6) \
+              where user_id = $2 and provider = $6), \
+        a as (insert into auth.mfa_amr_claims (session_id, created_at, updated_at, authentication_method) \
+              select s.id, s.created_at, s.created_at, $8 from s) \
         select extract(epoch from created_at)::bigint from s";
     let session_id = Uuid::new_v4();
     let key = tokens::session_key()?;
     let rows = session
-        .query(START, &[&session_id, &user_id, &user_agent, &ip, &token_digest, &provider, &key])
+        .query(
+            START,
+            &[&session_id, &user_id, &user_agent, &ip, &token_digest, &sign_in.provider, &key, &sign_in.method],
+        )
         .await?;
     let signed_in_at: i64 =
         rows.first().map(|r| r.get(0)).ok_or_else(|| ApiError::internal("no session row"))?;
     let user = user_json_in(session, user_id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
-    Ok(Started { session_id, signed_in_at, user })
+    let amr = vec![Amr { method: sign_in.method.to_owned(), timestamp: signed_in_at }];
+    Ok(Started { session_id, aal: "aal1".to_owned(), amr, user })
+}
+
+/// A session's assurance level and `amr` list, as its next access token
+/// states them.
+pub async fn session_assurance(session: &mut Session, session_id: Uuid) -> Result<(String, Vec<Amr>), ApiError> {
+    const AAL: &str = "select coalesce(s.aal::text, 'aal1'), \
+          array(select c.authentication_method from auth.mfa_amr_claims c \
+                where c.session_id = s.id order by c.updated_at desc, c.authentication_method), \
+          array(select extract(epoch from c.updated_at)::bigint from auth.mfa_amr_claims c \
+                where c.session_id = s.id order by c.updated_at desc, c.authentication_method) \
+        from auth.sessions s where s.id = $1";
+    let rows = session.query(AAL, &[&session_id]).await?;
+    let row = rows.first().ok_or_else(|| ApiError::internal("session vanished"))?;
+    let (aal, methods, times): (String, Vec<String>, Vec<i64>) = (row.get(0), row.get(1), row.get(2));
+    let amr = methods.into_iter().zip(times).map(|(method, timestamp)| Amr { method, timestamp }).collect();
+    Ok((aal, amr))
 }
 
 async fn user_json_in(session: &mut Session, user_id: Uuid) -> Result<Option<Value>, ApiError> {
@@ -154,7 +212,7 @@ pub enum Refreshed {
 /// 5. any other revoked token is reuse: the session and with it every token is
 ///    deleted, and the deletion is committed with the error.
 pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Result<Refreshed, ApiError> {
-    const LOCK: &str = "select s.id, s.user_id, extract(epoch from s.created_at)::bigint, s.refresh_token_hmac_key \
+    const LOCK: &str = "select s.id, s.user_id, s.refresh_token_hmac_key \
         from auth.sessions s \
         where s.id = (select session_id from auth.refresh_tokens where token = $1) \
         for update of s";
@@ -177,8 +235,8 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
         session.rollback().await?;
         return Ok(Refreshed::NotFound);
     };
-    let (session_id, user_id, signed_in_at): (Uuid, Uuid, i64) = (row.get(0), row.get(1), row.get(2));
-    let key: Option<String> = row.get(3);
+    let (session_id, user_id): (Uuid, Uuid) = (row.get(0), row.get(1));
+    let key: Option<String> = row.get(2);
     let Some(child) = key.and_then(|key| tokens::child_of(&key, presented)) else {
         session.rollback().await?;
         return Ok(Refreshed::NotFound);
@@ -208,8 +266,9 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
     }
     let user =
         user_json_in(&mut session, user_id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
+    let (aal, amr) = session_assurance(&mut session, session_id).await?;
     session.commit().await?;
-    Ok(Refreshed::Issued { started: Started { session_id, signed_in_at, user }, refresh_token: child })
+    Ok(Refreshed::Issued { started: Started { session_id, aal, amr, user }, refresh_token: child })
 }
 
 /// The user behind an access token, and whether its session still exists
@@ -332,8 +391,15 @@ pub async fn create_user(
     }
     let started = match session_for {
         Some((token_digest, user_agent, ip)) => Some(
-            start_session_in(&mut session, user.id, user.login.provider(), token_digest, user_agent, ip)
-                .await?,
+            start_session_in(
+                &mut session,
+                user.id,
+                SignIn { provider: user.login.provider(), method: method::PASSWORD },
+                token_digest,
+                user_agent,
+                ip,
+            )
+            .await?,
         ),
         None => None,
     };

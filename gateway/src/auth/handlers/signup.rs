@@ -89,12 +89,7 @@ pub async fn signup(
             Err(_) => return Err(AuthError::user_already_exists().into()),
         };
     let started = started.ok_or_else(|| ApiError::internal("signup started no session"))?;
-    let grant = Grant {
-        user: started.user,
-        session_id: started.session_id,
-        signed_in_at: started.signed_in_at,
-        refresh_token: &refresh_token,
-    };
+    let grant = Grant::of(started, &refresh_token);
     Ok(Json(session_response(&state.jwt, config, grant)?))
 }
 

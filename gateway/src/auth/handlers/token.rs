@@ -13,7 +13,7 @@ use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, ClientIp, UserAgent};
 use crate::auth::ratelimit::{self, Bucket};
-use crate::auth::store::{self, Login, Refreshed};
+use crate::auth::store::{self, Login, Refreshed, SignIn, method};
 use crate::auth::{password, tokens};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -78,18 +78,13 @@ async fn password_grant(
     let started = store::start_session(
         &state.db,
         user.id,
-        login.provider(),
+        SignIn { provider: login.provider(), method: method::PASSWORD },
         &tokens::digest(&refresh_token),
         user_agent,
         ip,
     )
     .await?;
-    let grant = Grant {
-        user: started.user,
-        session_id: started.session_id,
-        signed_in_at: started.signed_in_at,
-        refresh_token: &refresh_token,
-    };
+    let grant = Grant::of(started, &refresh_token);
     Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
 }
 
@@ -118,11 +113,6 @@ async fn refresh_grant(
             return Err(AuthError::refresh_token_already_used().into());
         }
     };
-    let grant = Grant {
-        user: started.user,
-        session_id: started.session_id,
-        signed_in_at: started.signed_in_at,
-        refresh_token: &refresh_token,
-    };
+    let grant = Grant::of(started, &refresh_token);
     Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
 }
