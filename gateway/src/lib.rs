@@ -16,6 +16,7 @@ pub mod health;
 pub mod jwt;
 pub mod keys;
 pub mod logs;
+pub mod realtime;
 pub mod rest;
 pub mod role;
 pub mod server;

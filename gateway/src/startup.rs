@@ -223,6 +223,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         timezones: Default::default(),
         store,
         images,
+        realtime: Default::default(),
     })
 }
 

@@ -23,4 +23,6 @@ pub struct AppState {
     pub store: Backend,
     /// Image transformations' pool and variants (`storage::images`).
     pub images: Arc<crate::storage::images::Images>,
+    /// Realtime's channels and change feed (`crate::realtime`).
+    pub realtime: Arc<crate::realtime::Realtime>,
 }
