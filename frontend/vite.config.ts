@@ -4,7 +4,7 @@ import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 
-// `npm run dev` proxies the three APIs and the runtime config to a gateway
+// `npm run dev` proxies the four APIs and the runtime config to a gateway
 // (`make run` listens on 127.0.0.1:54321 by default; GATEWAY_URL overrides).
 const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:54321';
 
@@ -67,8 +67,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: '@', replacement: fileURLToPath(new URL('./src', import.meta.url)) },
-      // No realtime: see src/lib/realtime-stub.ts.
-      { find: /^@supabase\/realtime-js$/, replacement: fileURLToPath(new URL('./src/lib/realtime-stub.ts', import.meta.url)) },
+      // Realtime's client loads on the first subscription: see src/lib/realtime-lazy.ts.
+      { find: /^@supabase\/realtime-js$/, replacement: fileURLToPath(new URL('./src/lib/realtime-lazy.ts', import.meta.url)) },
     ],
   },
   build: {
@@ -81,9 +81,10 @@ export default defineConfig({
     manifest: true,
   },
   server: {
-    proxy: Object.fromEntries(
-      ['/rest/v1', '/auth/v1', '/storage/v1', '/config.json'].map((path) => [path, gateway]),
-    ),
+    proxy: {
+      ...Object.fromEntries(['/rest/v1', '/auth/v1', '/storage/v1', '/config.json'].map((path) => [path, gateway])),
+      '/realtime/v1': { target: gateway, ws: true },
+    },
   },
   test: {
     environment: 'jsdom',

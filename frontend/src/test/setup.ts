@@ -5,6 +5,8 @@ import { afterEach, vi } from 'vitest';
 // The shop's public fields (lib/company.ts) are read by headers and footers
 // everywhere: no company in unit tests, so the stand-ins show.
 vi.mock('@/lib/api/fetchShopCompany', () => ({ fetchShopCompany: vi.fn().mockResolvedValue(null) }));
+// No gateway behind unit tests: live updates (lib/api/watchTables.ts) watch nothing.
+vi.mock('@/lib/api/watchTables', () => ({ watchTables: vi.fn(() => () => {}) }));
 import { setConfig } from '@/lib/config';
 
 setConfig({

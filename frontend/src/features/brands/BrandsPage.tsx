@@ -37,6 +37,7 @@ import { fetchProfileNames } from './api/fetchProfileNames';
 import { setBrandStatus } from './api/setBrandStatus';
 import { BrandFormDialog } from './BrandFormDialog';
 import { useDocumentTitle } from '@/lib/useDocumentTitle';
+import { useRefetchOnChange } from '@/lib/useRefetchOnChange';
 
 const filters: Array<{ id: BrandStatusFilter; label: string }> = [
   { id: 'all', label: 'Todos' },
@@ -171,6 +172,8 @@ export default function BrandsPage() {
   });
   const stats = useQuery({ queryKey: ['brands', 'stats'], queryFn: fetchBrandStats, refetchOnMount: 'always' });
   const names = useQuery({ queryKey: ['brands', 'profile-names'], queryFn: fetchProfileNames });
+  // The list, its counts and statistics follow other staff members' edits.
+  useRefetchOnChange('admin-brands', ['brands', 'products'], ['brands']);
 
   const toggle = useMutation({
     mutationFn: (brand: Brand) => setBrandStatus(brand.id, !brand.status, userId),

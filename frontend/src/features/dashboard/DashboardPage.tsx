@@ -6,6 +6,7 @@ import { Skeleton } from '@/components/ui/feedback';
 import { PageHeader } from '@/components/ui/page-header';
 import { fetchDashboardCounts } from './dashboardCounts';
 import { useDocumentTitle } from '@/lib/useDocumentTitle';
+import { useRefetchOnChange } from '@/lib/useRefetchOnChange';
 
 interface StatProps {
   title: string;
@@ -42,6 +43,8 @@ export default function DashboardPage() {
     queryFn: () => fetchDashboardCounts(),
     refetchOnMount: 'always',
   });
+  // ...and again while it is open, when another staff member changes them.
+  useRefetchOnChange('dashboard', ['products', 'brands'], ['dashboard-counts']);
 
   return (
     <>

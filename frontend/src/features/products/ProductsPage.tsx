@@ -32,6 +32,7 @@ import { countCategoryProducts } from './api/countCategoryProducts';
 import { CategoryProductsDialog } from './CategoryProductsDialog';
 import { ProductFormDialog } from './ProductFormDialog';
 import { useDocumentTitle } from '@/lib/useDocumentTitle';
+import { useRefetchOnChange } from '@/lib/useRefetchOnChange';
 
 const icons: Record<string, LucideIcon> = {
   parlantes: Speaker,
@@ -70,6 +71,8 @@ export default function ProductsPage() {
     product: null,
   });
   const counts = useQuery({ queryKey: ['products', 'category-counts'], queryFn: fetchCategoryCounts });
+  // Counts and the open category's table follow other staff members' edits.
+  useRefetchOnChange('admin-products', ['products', 'brands'], ['products']);
 
   const shown = useMemo(() => {
     const term = normalize(debouncedSearch.trim());

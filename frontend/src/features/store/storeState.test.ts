@@ -1,5 +1,14 @@
 import type { Product } from '@/lib/types';
-import { hasActiveFilters, hasMore, initialStoreState, isLoadingPage, storeReducer, toRequest, type StoreState } from './storeState';
+import {
+  applyChange,
+  hasActiveFilters,
+  hasMore,
+  initialStoreState,
+  isLoadingPage,
+  storeReducer,
+  toRequest,
+  type StoreState,
+} from './storeState';
 
 const product = (id: number): Product => ({
   id,
@@ -105,6 +114,33 @@ describe('the store list', () => {
     state = loaded(state, range(20, 39), 40);
     expect(state.products).toHaveLength(39);
     expect(new Set(state.products.map((p) => p.id)).size).toBe(39);
+  });
+});
+
+describe('a change from the server (Realtime)', () => {
+  const listed = () => loaded(initialStoreState, range(1, 3), 3);
+
+  it('updates a listed product in place', () => {
+    const state = storeReducer(listed(), { type: 'changed', product: { ...product(2), quantity: 0 } });
+    expect(state.products.map((p) => p.quantity)).toEqual([3, 0, 3]);
+    expect(state.total).toBe(3);
+  });
+
+  it('takes a deactivated product out of the list and the count', () => {
+    const state = storeReducer(listed(), { type: 'changed', product: { ...product(2), status: false } });
+    expect(state.products.map((p) => p.id)).toEqual([1, 3]);
+    expect(state.total).toBe(2);
+  });
+
+  it('ignores a product that is not listed', () => {
+    const before = listed();
+    expect(storeReducer(before, { type: 'changed', product: { ...product(9), quantity: 0 } })).toBe(before);
+  });
+
+  it('keeps the embedded brand while the brand stays, and drops it when it changes', () => {
+    const branded = { ...product(1), brand_id: 4, brands: { id: 4, name: 'Marca', description: null } };
+    expect(applyChange(branded, { id: 1, quantity: 1, brand_id: 4 }).brands?.name).toBe('Marca');
+    expect(applyChange(branded, { id: 1, brand_id: 5 }).brands).toBeNull();
   });
 });
 

@@ -34,7 +34,22 @@ export type StoreAction =
   /** All filters at once: the address changed (Back, Forward). */
   | { type: 'filters'; filters: StoreFilters }
   | { type: 'loadMore' }
-  | { type: 'loaded'; filters: StoreFilters; page: number; products: Product[]; total: number };
+  | { type: 'loaded'; filters: StoreFilters; page: number; products: Product[]; total: number }
+  /** A listed product changed on the server (Realtime): its new columns. */
+  | { type: 'changed'; product: ProductChange };
+
+/** A product's row as a change carries it: its columns, without the embedded brand. */
+export type ProductChange = Partial<Omit<Product, 'brands'>> & Pick<Product, 'id'>;
+
+/**
+ * A listed product with a change applied. The embedded brand stays while the
+ * brand does; a product moved to another brand shows none until the list is
+ * fetched again.
+ */
+export function applyChange(product: Product, change: ProductChange): Product {
+  const brands = change.brand_id === undefined || change.brand_id === product.brand_id ? product.brands : null;
+  return { ...product, ...change, brands };
+}
 
 /**
  * Store paging (spec section 4): page 1 replaces the list, later pages append,
@@ -72,6 +87,18 @@ export function storeReducer(state: StoreState, action: StoreAction): StoreState
       const listed = new Set(state.products.map((p) => p.id));
       const appended = action.products.filter((p) => !listed.has(p.id));
       return { ...state, loadedPage: action.page, products: [...state.products, ...appended], total: action.total };
+    }
+    case 'changed': {
+      const index = state.products.findIndex((p) => p.id === action.product.id);
+      if (index < 0) return state;
+      // Deactivated: no longer in the store (visitors are not even told, RLS
+      // hides the change from them; staff browsing the store are).
+      if (action.product.status === false) {
+        const products = state.products.filter((_, i) => i !== index);
+        return { ...state, products, total: state.total === null ? null : state.total - 1 };
+      }
+      const products = state.products.map((p, i) => (i === index ? applyChange(p, action.product) : p));
+      return { ...state, products };
     }
   }
 }

@@ -1,7 +1,15 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useReducer } from 'react';
-import { storeProductsQuery } from './queries';
-import { initialStoreState, storeReducer, type StoreFilters } from './storeState';
+import { watchTables } from '@/lib/api/watchTables';
+import type { Product } from '@/lib/types';
+import { storeProductQuery, storeProductsQuery } from './queries';
+import { applyChange, initialStoreState, storeReducer, type ProductChange, type StoreFilters } from './storeState';
+
+/**
+ * Live updates wait this long after the first page arrived, so that the
+ * realtime client's download and socket never compete with the first screen.
+ */
+const LIVE_AFTER_MS = 1500;
 
 /**
  * The store's list: the reducer holds the filters and the pages shown, TanStack
@@ -18,6 +26,34 @@ export function useStoreProducts(initialFilters: () => StoreFilters) {
   useEffect(() => {
     if (data) dispatch({ type: 'loaded', filters, page, products: data.products, total: data.total });
   }, [data, filters, page]);
+
+  // Stock and prices follow the server without a reload (Realtime): a product
+  // sold out shows 'Sin stock' in its drawer as soon as it is saved.
+  const queryClient = useQueryClient();
+  const started = state.loadedPage > 0;
+  useEffect(() => {
+    if (!started) return;
+    let stop: (() => void) | undefined;
+    const timer = setTimeout(() => {
+      stop = watchTables(
+        'store-products',
+        ['products'],
+        (change) => {
+          const product = change.record as ProductChange;
+          if (typeof product.id !== 'number') return;
+          dispatch({ type: 'changed', product });
+          queryClient.setQueryData<Product>(storeProductQuery(product.id).queryKey, (cached) =>
+            cached ? applyChange(cached, product) : cached,
+          );
+        },
+        'UPDATE',
+      );
+    }, LIVE_AFTER_MS);
+    return () => {
+      clearTimeout(timer);
+      stop?.();
+    };
+  }, [started, queryClient, dispatch]);
 
   return { state, dispatch, error: query.error };
 }
