@@ -216,7 +216,7 @@ async fn presence_sends_the_state_after_the_join_then_diffs_and_a_leave_when_the
                 json!({"type": "presence", "event": "track", "payload": {"online_at": 1}}),
             )
             .await;
-        let mut seen = vec![first.next().await, first.next().await];
+        let mut seen = [first.next().await, first.next().await];
         seen.sort_by_key(|m| m.event.clone());
         assert_eq!(seen[0].event, "phx_reply", "{vsn}");
         assert_eq!(seen[0].reference, json!(reference));

@@ -134,7 +134,7 @@ impl Client {
                 }
                 Ws::Binary(bytes) => return Some(decode_kind_four(&bytes)),
                 Ws::Close(_) => return None,
-                _ => continue,
+                _ => {}
             }
         }
     }
