@@ -466,6 +466,25 @@ async fn channels_per_socket_and_joins_per_second_are_limited() {
 }
 
 #[tokio::test]
+async fn a_socket_over_its_events_per_second_has_the_channel_closed_as_realtime_does() {
+    let mut config = test_config();
+    config.realtime.max_events_per_second = 5;
+    let app = spawn_app_with(Options { config, ..Default::default() }).await;
+    let mut client = Client::connect(&app, "2.0.0").await;
+    let (join_ref, _) = client.join("realtime:room", json!({"config": {"broadcast": {"self": true}}})).await;
+    for n in 0..6 {
+        let message = json!({"type": "broadcast", "event": "e", "payload": {"n": n}});
+        client.push(Some(&join_ref), "realtime:room", "broadcast", message).await;
+    }
+    for n in 0..5 {
+        assert_eq!(client.next().await.payload["payload"]["n"], n);
+    }
+    let system = client.next().await;
+    assert_eq!(system.payload["message"], "Too many messages per second");
+    assert_eq!(client.next().await.event, "phx_close");
+}
+
+#[tokio::test]
 async fn a_frame_over_the_limit_closes_the_socket() {
     let mut config = test_config();
     config.realtime.max_frame_size = 1024;
@@ -480,6 +499,7 @@ async fn a_frame_over_the_limit_closes_the_socket() {
 async fn a_client_that_does_not_read_is_disconnected_instead_of_buffered() {
     let mut config = test_config();
     config.realtime.max_queued_messages = 8;
+    config.realtime.max_events_per_second = 10_000;
     let app = spawn_app_with(Options { config, ..Default::default() }).await;
     let mut slow = Client::connect(&app, "1.0.0").await;
     slow.join("realtime:room", json!({})).await;

@@ -31,6 +31,18 @@ pub struct RealtimeConfig {
     )]
     pub max_joins_per_second: u32,
 
+    /// Broadcast and presence messages one WebSocket may send per second;
+    /// beyond it the channel that sent the next one is closed with Realtime's
+    /// "Too many messages per second" (its `max_events_per_second`, 100 per
+    /// project by default there).
+    #[arg(
+        long = "realtime-max-events-per-second",
+        id = "realtime_max_events_per_second",
+        env = "REALTIME_MAX_EVENTS_PER_SECOND",
+        default_value_t = 100
+    )]
+    pub max_events_per_second: u32,
+
     /// Largest WebSocket message (text or binary) a client may send, in bytes
     /// or with a unit; a larger one closes the socket (1009, "message too big").
     #[arg(long = "realtime-max-frame-size", id = "realtime_max_frame_size", env = "REALTIME_MAX_FRAME_SIZE", default_value = "1MiB", value_parser = parse_size)]

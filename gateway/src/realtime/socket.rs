@@ -38,6 +38,8 @@ pub struct Socket {
     key_claims: Claims,
     channels: HashMap<String, Channel>,
     joins: VecDeque<Instant>,
+    /// Broadcast and presence messages in the current second.
+    events: (Instant, u32),
 }
 
 struct Channel {
@@ -88,6 +90,7 @@ pub async fn run(
         key_claims,
         channels: HashMap::new(),
         joins: VecDeque::new(),
+        events: (Instant::now(), 0),
     };
     let mut last_read = Instant::now();
     let close_with = loop {
@@ -246,6 +249,10 @@ impl Socket {
             self.send(Message::reply(&message, "error", reason("unmatched topic")));
             return Next::Continue;
         }
+        if matches!(message.event.as_str(), "broadcast" | "presence") && self.too_many_events() {
+            self.shut_down(&message.topic, "Too many messages per second");
+            return Next::Continue;
+        }
         match message.event.as_str() {
             "phx_leave" => {
                 self.leave(&message.topic);
@@ -257,6 +264,16 @@ impl Socket {
             other => tracing::debug!(event = other, "unexpected realtime message"),
         }
         Next::Continue
+    }
+
+    /// Counts one event; whether the socket is over its rate.
+    fn too_many_events(&mut self) -> bool {
+        let now = Instant::now();
+        if now.duration_since(self.events.0) >= Duration::from_secs(1) {
+            self.events = (now, 0);
+        }
+        self.events.1 += 1;
+        self.events.1 > self.config().max_events_per_second
     }
 
     async fn join(&mut self, message: Message) -> Next {
