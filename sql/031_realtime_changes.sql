@@ -60,17 +60,17 @@ begin
 end
 $$;
 
--- The slot's next whole transactions, as pgoutput messages, without
--- consuming them: the slot moves on only after their publication committed
--- (`realtime_advance`).
-create function _gateway.realtime_peek(upto integer)
+-- The slot's next whole transactions committed before `until`, as pgoutput
+-- messages, without consuming them: the slot moves on only after their
+-- publication committed (`realtime_advance`).
+create function _gateway.realtime_peek(until pg_lsn, upto integer)
   returns table (lsn pg_lsn, data bytea)
   language sql security definer
   set search_path = pg_catalog
 as $$
   select c.lsn, c.data
   from pg_catalog.pg_logical_slot_peek_binary_changes(
-    _gateway.realtime_slot(), null, upto,
+    _gateway.realtime_slot(), until, upto,
     'proto_version', '1', 'publication_names', 'supabase_realtime') c
 $$;
 
@@ -122,9 +122,9 @@ as $$
   where exists (select 1 from pg_catalog.pg_replication_slots where slot_name = _gateway.realtime_slot())
 $$;
 
-revoke all on function _gateway.realtime_ensure_slot(), _gateway.realtime_peek(integer),
+revoke all on function _gateway.realtime_ensure_slot(), _gateway.realtime_peek(pg_lsn, integer),
   _gateway.realtime_publish(text[], jsonb[]), _gateway.realtime_advance(text),
   _gateway.realtime_drop_slot() from public;
-grant execute on function _gateway.realtime_ensure_slot(), _gateway.realtime_peek(integer),
+grant execute on function _gateway.realtime_ensure_slot(), _gateway.realtime_peek(pg_lsn, integer),
   _gateway.realtime_publish(text[], jsonb[]), _gateway.realtime_advance(text),
   _gateway.realtime_drop_slot() to authenticator;

@@ -66,8 +66,9 @@ async fn lead(db: &Db) -> Result<(), String> {
             tracing::info!("created the logical replication slot for Realtime's changes");
         }
         let mut catalog = Catalog::default();
+        let mut advanced = String::new();
         loop {
-            if read_once(&client, &mut catalog).await? == 0 {
+            if read_once(&client, &mut catalog, &mut advanced).await? == 0 {
                 tokio::time::sleep(IDLE_POLL).await;
             }
         }
@@ -79,9 +80,22 @@ async fn lead(db: &Db) -> Result<(), String> {
 }
 
 /// Peeks, publishes and advances once; the number of transactions read.
-async fn read_once(client: &Client, catalog: &mut Catalog) -> Result<usize, String> {
+///
+/// The peek stops at the WAL's current end, and when it read everything up
+/// to there the slot moves there, even past WAL with no published change:
+/// otherwise writes to other tables would pile up behind the slot, kept
+/// and decoded again on every peek. `advanced` is where it last moved to.
+async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String) -> Result<usize, String> {
+    let until: String = client
+        .query_one("select pg_catalog.pg_current_wal_lsn()::text", &[])
+        .await
+        .map_err(|e| e.to_string())?
+        .get(0);
     let rows = match client
-        .query("select lsn::text, data from _gateway.realtime_peek($1)", &[&PEEK_CHANGES])
+        .query(
+            "select lsn::text, data from _gateway.realtime_peek($1::text::pg_lsn, $2)",
+            &[&until, &PEEK_CHANGES],
+        )
         .await
     {
         Ok(rows) => rows,
@@ -99,7 +113,15 @@ async fn read_once(client: &Client, catalog: &mut Catalog) -> Result<usize, Stri
         }
         Err(e) => return Err(e.to_string()),
     };
+    let complete = rows.len() < usize::try_from(PEEK_CHANGES).unwrap_or(usize::MAX);
     if rows.is_empty() {
+        if *advanced != until {
+            client
+                .execute("select _gateway.realtime_advance($1)", &[&until])
+                .await
+                .map_err(|e| e.to_string())?;
+            *advanced = until;
+        }
         return Ok(0);
     }
     let mut decoder = Decoder::default();
@@ -110,6 +132,7 @@ async fn read_once(client: &Client, catalog: &mut Catalog) -> Result<usize, Stri
         }
     }
     let Some(last) = transactions.last().map(|t| t.end_lsn) else { return Ok(0) };
+    let to = if complete { until } else { lsn_text(last) };
     catalog.learn(client, &decoder).await?;
     let mut lsns = Vec::new();
     let mut changes = Vec::new();
@@ -125,10 +148,8 @@ async fn read_once(client: &Client, catalog: &mut Catalog) -> Result<usize, Stri
         .execute("select _gateway.realtime_publish($1, $2)", &[&lsns, &changes])
         .await
         .map_err(|e| e.to_string())?;
-    client
-        .execute("select _gateway.realtime_advance($1)", &[&lsn_text(last)])
-        .await
-        .map_err(|e| e.to_string())?;
+    client.execute("select _gateway.realtime_advance($1)", &[&to]).await.map_err(|e| e.to_string())?;
+    *advanced = to;
     Ok(transactions.len())
 }
 
