@@ -403,3 +403,113 @@ async fn a_subscriber_that_falls_too_far_behind_is_dropped() {
     }
     assert!(slow.recv().await.is_none(), "a dropped subscription ends");
 }
+
+/// A server an older gateway left running, started without logical
+/// decoding, as every gateway before the change feed started it.
+fn start_without_logical_decoding(cluster: &gateway::embedded::Cluster) {
+    use std::os::unix::process::CommandExt;
+    let config = cluster.pg_config(gateway::embedded::SUPERUSER);
+    let socket_dir = match config.get_hosts() {
+        [tokio_postgres::config::Host::Unix(dir)] => dir.clone(),
+        other => panic!("the cluster listens on {other:?}"),
+    };
+    let mut command = std::process::Command::new(cluster.bindir().join("postgres"));
+    command
+        .arg("-D")
+        .arg(cluster.pgdata())
+        .arg("-k")
+        .arg(&socket_dir)
+        .args(["-c", "listen_addresses=", "-c", "wal_level=replica", "-p", "5432"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0);
+    if let Some(owner) = cluster.owner() {
+        command.uid(owner.uid).gid(owner.gid);
+    }
+    let mut server = command.spawn().expect("postgres");
+    std::thread::spawn(move || server.wait());
+}
+
+async fn wal_level(config: &tokio_postgres::Config) -> String {
+    common::connect(config).await.query_one("show wal_level", &[]).await.expect("wal_level").get(0)
+}
+
+#[tokio::test]
+async fn a_server_left_running_without_logical_decoding_is_restarted_with_it() {
+    let private = common::start_private_cluster("replica");
+    private.cluster.stop().expect("stop");
+    start_without_logical_decoding(&private.cluster);
+    let superuser = private.cluster.pg_config(gateway::embedded::SUPERUSER);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while superuser.connect(tokio_postgres::NoTls).await.is_err() {
+        assert!(tokio::time::Instant::now() < deadline, "the replica server did not start");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(wal_level(&superuser).await, "replica");
+
+    let mut config = common::test_config();
+    config.data_dir = private.dir.clone();
+    let database = gateway::startup::open_database(&config).await.expect("open the database");
+
+    assert_eq!(wal_level(&superuser).await, "logical");
+    assert!(matches!(database.cluster, Some((_, true))), "the gateway owns the restarted server");
+    gateway::startup::close_database(database).await;
+}
+
+#[tokio::test]
+async fn writes_to_unpublished_tables_do_not_hold_the_slot_back() {
+    let app = feed().await;
+    let _changes = subscribe(&app, vec![binding(1, "*", Some("notes"), None)], anon()).await;
+    let admin = app.admin().await;
+    admin.batch_execute("insert into public.hidden select generate_series(1, 1000)").await.expect("writes");
+    let written: String =
+        admin.query_one("select pg_current_wal_lsn()::text", &[]).await.expect("lsn").get(0);
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let caught_up: bool = admin
+            .query_one(
+                "select confirmed_flush_lsn >= $1::text::pg_lsn from pg_replication_slots \
+                 where database = current_database()",
+                &[&written],
+            )
+            .await
+            .expect("slot")
+            .get(0);
+        if caught_up {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the slot stayed behind {written}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn without_logical_decoding_a_subscription_is_refused_with_the_reason_and_the_rest_serves() {
+    let private = common::start_private_cluster("no-logical");
+    private.cluster.stop().expect("stop");
+    start_without_logical_decoding(&private.cluster);
+    let superuser = private.cluster.pg_config(gateway::embedded::SUPERUSER);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while superuser.connect(tokio_postgres::NoTls).await.is_err() {
+        assert!(tokio::time::Instant::now() < deadline, "the replica server did not start");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    gateway::startup::migrate(&superuser, &common::repo_root()).await.expect("migrate");
+    let api = private.cluster.pg_config("authenticator");
+    let app = spawn_app_with(common::Options { api: Some(api), ..Default::default() }).await;
+
+    let refused =
+        app.state.realtime.changes.subscribe(vec![binding(1, "*", Some("products"), None)], anon()).await;
+
+    let Err(reason) = refused else { panic!("subscribed without logical decoding") };
+    assert_eq!(
+        reason,
+        "Unable to subscribe to changes: the database runs with wal_level=replica, and postgres_changes \
+         need wal_level=logical"
+    );
+    let read =
+        app.rest(reqwest::Method::GET, "/product_categories?select=category&limit=1", None).send().await;
+    assert_eq!(read.expect("a REST read").status(), 200);
+}
