@@ -1,10 +1,12 @@
 // Realtime's postgres_changes with the real supabase-js (realtime-js) over
 // both serializers: what arrives and how realtime-js converts it, RLS (anon
 // never sees an inactive product; a signed-in caller after setAuth does),
-// filters, old records, and Realtime's refusal of a table that is not
-// published (tests/client/fixtures/realtime_changes.sql).
+// filters, old records, Realtime's refusal of a table that is not
+// published (tests/client/fixtures/realtime_changes.sql), and two gateways
+// on one database.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { createHmac, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,8 +17,8 @@ const clients = []
 const service = createClient(url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false } })
 let nextId = Date.now() % 1_000_000_000
 
-function realtimeClient(vsn) {
-  const supabase = createClient(url, anonKey, {
+function realtimeClient(vsn, at = url) {
+  const supabase = createClient(at, anonKey, {
     auth: { persistSession: false, autoRefreshToken: false },
     realtime: { vsn },
   })
@@ -148,4 +150,53 @@ test("a table that is not in the publication is refused with Realtime's reason",
   const channel = realtimeClient('1.0.0').channel(`refused-${randomUUID()}`)
   channel.on('postgres_changes', { event: '*', schema: 'public', table: 'product_categories' }, () => {})
   await assert.rejects(watching(channel), /^Error: Unable to subscribe to changes with given parameters/)
+})
+
+// A second `gateway serve` on the same database; resolves with its URL.
+async function secondGateway() {
+  const database = process.env.GATEWAY_DATABASE_URL.replace(/user=[^&]*/, 'user=authenticator')
+  const child = spawn(process.env.GATEWAY_BIN, ['serve', '--data-dir', process.env.GATEWAY_DATA_DIR, '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, DATABASE_URL: database },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const address = await within(60_000, new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      const found = output.match(/API URL:\s+(\S+)/)
+      if (found) resolve(found[1])
+    })
+    child.stderr.on('data', (chunk) => { output += chunk })
+    child.on('exit', (code) => reject(new Error(`the second gateway exited (${code}):\n${output}`)))
+  }), 'second gateway')
+  return {
+    url: address,
+    stop: () => new Promise((resolve) => {
+      child.removeAllListeners('exit')
+      child.on('exit', resolve)
+      child.kill('SIGINT')
+    }),
+  }
+}
+
+test('two gateways on one database: a change reaches the clients of both, once each', async () => {
+  const other = await secondGateway()
+  try {
+    const here = realtimeClient('2.0.0').channel(`both-${randomUUID()}`)
+    const there = realtimeClient('1.0.0', other.url).channel(`both-${randomUUID()}`)
+    const id = nextId++
+    const filter = { event: 'INSERT', schema: 'public', table: 'rt_notes', filter: `id=eq.${id}` }
+    const gotHere = collect(here, filter)
+    const gotThere = collect(there, filter)
+    await watching(here)
+    await watching(there)
+    await write(service.from('rt_notes').insert({ id, body: 'both' }))
+    await waitFor(gotHere, 1, 'change on the first gateway')
+    await waitFor(gotThere, 1, 'change on the second gateway')
+    await sleep(500)
+    assert.deepEqual([gotHere.length, gotThere.length], [1, 1])
+    assert.equal(gotThere[0].new.body, 'both')
+  } finally {
+    await other.stop()
+  }
 })
