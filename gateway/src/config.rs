@@ -182,6 +182,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub compression: crate::compress::CompressionConfig,
+
+    #[command(flatten)]
+    pub realtime: crate::realtime::config::RealtimeConfig,
 }
 
 impl Config {

@@ -83,6 +83,9 @@ pub enum ApiError {
     /// An error from Storage's catalogue (`storage::error`).
     #[error("{}: {}", .0.code, .0.message)]
     Storage(StorageError),
+    /// A client error of Realtime's HTTP API, with its status and message.
+    #[error("{1}")]
+    Realtime(StatusCode, String),
 }
 
 impl ApiError {
@@ -131,6 +134,7 @@ impl ApiError {
             Self::Internal(_) | Self::Storage(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Rest(e) => e.status,
             Self::Auth(e) => e.status,
+            Self::Realtime(status, _) => *status,
         }
     }
 
@@ -204,6 +208,9 @@ pub enum Shape {
     /// status, as tus-node-server writes the errors Storage hands it
     /// (supabase/storage `src/http/routes/tus/lifecycle.ts`, `getTusError`).
     StorageText,
+    /// Realtime's HTTP API: `{"message": ...}`, Phoenix's `ErrorView` as
+    /// Realtime renders it (supabase/realtime `lib/realtime_web/views/error_view.ex`).
+    Realtime,
 }
 
 impl IntoResponse for ApiError {
@@ -258,6 +265,7 @@ fn render(error: &ApiError, shape: Shape) -> Response {
         ApiError::Rest(_) => Shape::PostgRest,
         ApiError::Auth(_) => Shape::GoTrue,
         ApiError::Storage(_) if shape != Shape::StorageText => Shape::Storage,
+        ApiError::Realtime(..) => Shape::Realtime,
         _ => shape,
     };
     match shape {
@@ -265,6 +273,7 @@ fn render(error: &ApiError, shape: Shape) -> Response {
         Shape::GoTrue => render_gotrue(error),
         Shape::Storage => render_storage(error),
         Shape::StorageText => render_storage_text(error),
+        Shape::Realtime => render_realtime(error),
     }
 }
 
@@ -317,7 +326,8 @@ fn render_postgrest(error: &ApiError, status: StatusCode) -> Response {
         | ApiError::InvalidApiKey
         | ApiError::SecretKeyInBrowser
         | ApiError::Auth(_)
-        | ApiError::Storage(_) => ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None),
+        | ApiError::Storage(_)
+        | ApiError::Realtime(..) => ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None),
     };
     let mut response =
         json_response(status, json!({ "code": code, "details": details, "hint": hint, "message": message }));
@@ -403,6 +413,34 @@ fn render_gotrue(error: &ApiError) -> Response {
     headers.insert(HeaderName::from_static("x-supabase-api-version"), HeaderValue::from_static("2024-01-01"));
     headers.insert(HeaderName::from_static("x-sb-error-code"), HeaderValue::from_static(code));
     response
+}
+
+fn render_realtime(error: &ApiError) -> Response {
+    let (status, message) = match error {
+        ApiError::Realtime(status, message) => (*status, message.clone()),
+        ApiError::NotFound => (StatusCode::NOT_FOUND, "Not Found".to_owned()),
+        // Realtime's `FallbackController` answers any other refusal so.
+        ApiError::Jwt(_) => (StatusCode::UNAUTHORIZED, "Unauthorized".to_owned()),
+        ApiError::Database(db) if db.code == "42501" => (StatusCode::FORBIDDEN, "Unauthorized".to_owned()),
+        ApiError::BodyTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large".to_owned()),
+        ApiError::BodyTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "Request Timeout".to_owned()),
+        ApiError::Unavailable(_) | ApiError::PoolTimeout => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Realtime was unable to connect to the project database".to_owned(),
+        ),
+        _ => {
+            if !error.rest_status().is_server_error() {
+                log_failure(error);
+            }
+            (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error".to_owned())
+        }
+    };
+    json_response(status, json!({ "message": message }))
+}
+
+/// A 404 in a service's shape, for a path none of its routes serves.
+pub fn not_found(shape: Shape) -> Response {
+    render(&ApiError::NotFound, shape)
 }
 
 fn render_storage(error: &ApiError) -> Response {

@@ -116,8 +116,18 @@ const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
 /// Paths that are never client-side routes: the APIs and probes (their own
 /// routes answer them) and the two folders of files.
-const NOT_ROUTES: [&str; 7] =
-    ["/rest/v1", "/auth/v1", "/storage/v1", "/health", "/ready", "/static", "/assets"];
+const NOT_ROUTES: [&str; 10] = [
+    "/rest/v1",
+    "/auth/v1",
+    "/storage/v1",
+    "/realtime/v1",
+    "/functions/v1",
+    "/graphql/v1",
+    "/health",
+    "/ready",
+    "/static",
+    "/assets",
+];
 
 /// `/config.json` and the frontend's files. The frontend directory is looked
 /// for once, here.
@@ -347,6 +357,9 @@ mod tests {
             "/rest/v1/products",
             "/auth/v1/user",
             "/storage/v1/object/x",
+            "/realtime/v1/websocket",
+            "/functions/v1/hello",
+            "/graphql/v1",
             "/health",
             "/ready/now",
         ] {

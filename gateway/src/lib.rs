@@ -29,7 +29,8 @@ use std::time::Duration;
 use axum::{
     Router,
     http::{HeaderName, Method},
-    routing::get,
+    response::{IntoResponse, Response},
+    routing::{any, get},
 };
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
@@ -51,6 +52,13 @@ pub fn app(state: AppState) -> Router {
         .nest("/rest/v1", rest::router(state.clone()))
         .nest("/auth/v1", auth::router(state.clone()))
         .nest("/storage/v1", storage::router(state.clone()))
+        .nest("/realtime/v1", realtime::router(state.clone()))
+        // Services Supabase has and this gateway does not: their own 404s,
+        // never the frontend's page.
+        .route("/functions/v1", any(no_function))
+        .route("/functions/v1/{*path}", any(no_function))
+        .route("/graphql/v1", any(no_graphql))
+        .route("/graphql/v1/{*path}", any(no_graphql))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
         .with_state(state.clone());
@@ -78,6 +86,28 @@ pub fn app(state: AppState) -> Router {
         )
 ;
     compress::around(app, &state.config.compression)
+}
+
+/// Edge Functions are not served: every path answers as Supabase's Edge
+/// Runtime answers a function that does not exist (supabase/edge-runtime
+/// `main` service: 404 `{"code": "NOT_FOUND", "message": "Requested function
+/// was not found"}`).
+async fn no_function() -> Response {
+    let body = serde_json::json!({"code": "NOT_FOUND", "message": "Requested function was not found"});
+    (axum::http::StatusCode::NOT_FOUND, axum::Json(body)).into_response()
+}
+
+/// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's
+/// `/rpc/graphql` (pg_graphql), so without it the answer is PostgREST's 404
+/// for a function that does not exist (PGRST202).
+async fn no_graphql() -> Response {
+    let body = serde_json::json!({
+        "code": "PGRST202",
+        "details": "Searched for the function graphql_public.graphql, but no matches were found in the schema cache.",
+        "hint": null,
+        "message": "Could not find the function graphql_public.graphql in the schema cache",
+    });
+    (axum::http::StatusCode::NOT_FOUND, axum::Json(body)).into_response()
 }
 
 /// An `OPTIONS` to Storage's TUS endpoint that is no CORS preflight (it names

@@ -27,6 +27,11 @@
 //! - **Drain**: on shutdown the listener closes, every connection is asked to
 //!   finish the request it serves and close, and at `--drain-timeout` the ones
 //!   left are dropped.
+//! - **Upgrades** (Realtime's WebSocket, `crate::realtime`): a connection
+//!   upgraded leaves hyper and these timers (a WebSocket idles between
+//!   heartbeats; Realtime keeps its own idle rule). It keeps its permit, and
+//!   gets a [`ConnectionSlot`] through which it learns of the shutdown, to
+//!   send its close frames; the drain waits for it too.
 //!
 //! Request bodies have their own limits ([`crate::body`]).
 
@@ -48,7 +53,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tower::Service;
@@ -168,6 +173,7 @@ pub async fn serve(
     let timeouts = Timeouts { header: config.header_timeout.0, idle: config.idle_timeout.0 };
     let permits = Arc::new(Semaphore::new(max_connections));
     let (stop, stopped) = watch::channel(false);
+    let (alive, mut all_gone) = mpsc::channel::<()>(1);
     let mut connections = JoinSet::new();
     let mut shutdown = pin!(shutdown);
     loop {
@@ -196,14 +202,16 @@ pub async fn serve(
             }
         };
         while connections.try_join_next().is_some() {}
+        let slot =
+            ConnectionSlot { _permit: Arc::new(permit), stopping: stopped.clone(), _alive: alive.clone() };
         let connection =
             Connection { app: app.clone(), builder: builder.clone(), timeouts, stopped: stopped.clone() };
         connections.spawn(async move {
-            connection.serve(stream, peer).await;
-            drop(permit);
+            connection.serve(stream, peer, slot).await;
         });
     }
     drop(listener);
+    drop(alive);
     let _ = stop.send(true);
     let open = connections.len();
     if open > 0 {
@@ -211,6 +219,8 @@ pub async fn serve(
     }
     let drained = tokio::time::timeout(config.drain_timeout.0, async {
         while connections.join_next().await.is_some() {}
+        // Upgraded connections (WebSockets) close themselves once told.
+        let _ = all_gone.recv().await;
     })
     .await;
     if drained.is_err() {
@@ -237,6 +247,16 @@ struct Timeouts {
     idle: Duration,
 }
 
+/// What an upgraded connection keeps of its place in the server: its
+/// connection permit, the shutdown signal, and a handle the drain waits on.
+#[derive(Clone)]
+pub struct ConnectionSlot {
+    _permit: Arc<OwnedSemaphorePermit>,
+    /// Turns `true` when the gateway begins to shut down.
+    pub stopping: watch::Receiver<bool>,
+    _alive: mpsc::Sender<()>,
+}
+
 struct Connection {
     app: Router,
     builder: Arc<Builder<TokioExecutor>>,
@@ -245,11 +265,13 @@ struct Connection {
 }
 
 impl Connection {
-    async fn serve(mut self, stream: TcpStream, peer: SocketAddr) {
+    async fn serve(mut self, stream: TcpStream, peer: SocketAddr, slot: ConnectionSlot) {
         let clock = Arc::new(Clock::new());
         let io = TokioIo::new(Watched { inner: stream, clock: clock.clone() });
-        let service = Tracked { app: self.app.clone(), clock: clock.clone(), peer };
-        let mut conn = pin!(self.builder.serve_connection(io, service));
+        let service = Tracked { app: self.app.clone(), clock: clock.clone(), peer, slot };
+        // An upgraded connection's future ends here as hyper hands its socket
+        // over (`hyper::upgrade`), so these timers stop applying to it.
+        let mut conn = pin!(self.builder.serve_connection_with_upgrades(io, service));
         let mut stopping = *self.stopped.borrow();
         if stopping {
             conn.as_mut().graceful_shutdown();
@@ -438,6 +460,7 @@ struct Tracked {
     app: Router,
     clock: Arc<Clock>,
     peer: SocketAddr,
+    slot: ConnectionSlot,
 }
 
 /// Counts one request as answered until dropped.
@@ -459,6 +482,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
         let guard = InFlight(self.clock.clone());
         let mut request = request.map(Body::new);
         request.extensions_mut().insert(ConnectInfo(self.peer));
+        request.extensions_mut().insert(self.slot.clone());
         // A Router is always ready (axum's docs), so `poll_ready` is skipped
         // as `axum::serve` skips it.
         let answer = self.app.clone().call(request);

@@ -95,6 +95,8 @@ struct Context {
     headers: String,
     /// `timezone`, from `Prefer: timezone=`.
     timezone: Option<String>,
+    /// `realtime.topic`, the channel a Realtime authorization check is for.
+    realtime_topic: Option<String>,
 }
 
 pub struct Session {
@@ -129,6 +131,7 @@ impl Db {
             path: caller.path.clone(),
             headers: caller.headers.clone(),
             timezone: None,
+            realtime_topic: None,
         };
         self.open_session(access, context).await
     }
@@ -144,6 +147,7 @@ impl Db {
             path: String::new(),
             headers: "{}".to_owned(),
             timezone: None,
+            realtime_topic: None,
         };
         self.open_session(access, context).await
     }
@@ -199,6 +203,16 @@ impl Session {
     pub fn in_timezone(mut self, zone: Option<&str>) -> Self {
         if let (Some((_, context)), Some(zone)) = (self.pending.as_mut(), zone) {
             context.timezone = Some(zone.to_owned());
+        }
+        self
+    }
+
+    /// Sets `realtime.topic` too: Realtime Authorization's policies on
+    /// `realtime.messages` read the channel's topic with `realtime.topic()`
+    /// (<https://supabase.com/docs/guides/realtime/authorization>).
+    pub fn on_realtime_topic(mut self, topic: &str) -> Self {
+        if let Some((_, context)) = self.pending.as_mut() {
+            context.realtime_topic = Some(topic.to_owned());
         }
         self
     }
@@ -343,6 +357,10 @@ impl Session {
         if let Some(zone) = context.timezone {
             names.push("timezone".to_owned());
             values.push(zone);
+        }
+        if let Some(topic) = context.realtime_topic {
+            names.push("realtime.topic".to_owned());
+            values.push(topic);
         }
         if access == Access::ReadOnly {
             names.push("transaction_read_only".to_owned());

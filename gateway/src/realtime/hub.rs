@@ -1,0 +1,341 @@
+//! Who is subscribed to what on this gateway, and the fan-out to them:
+//! broadcasts and presence reach every channel joined to a topic through its
+//! socket's bounded outbox. Other gateways on the same database are reached
+//! through [`super::bus`]: what a channel here sends goes to the local members
+//! at once and to the bus once; what comes from the bus goes to the local
+//! members only, so every subscriber gets it exactly once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{Notify, mpsc};
+
+use super::wire::{Message, Payload};
+
+/// A topic as Realtime keys it: public and private channels of the same name
+/// are different topics (Realtime's `tenant_topic(tenant, sub_topic, public?)`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct TopicKey {
+    pub topic: String,
+    pub private: bool,
+}
+
+/// Where a socket's outgoing messages wait. Bounded: when it is full the
+/// socket is told to close (a slow consumer), nothing is buffered beyond it.
+#[derive(Clone)]
+pub struct Outbox {
+    sender: mpsc::Sender<Message>,
+    overflow: Arc<Overflow>,
+}
+
+#[derive(Default)]
+pub struct Overflow {
+    pub happened: AtomicBool,
+    pub notify: Notify,
+}
+
+impl Outbox {
+    pub fn new(capacity: usize) -> (Self, mpsc::Receiver<Message>, Arc<Overflow>) {
+        let (sender, receiver) = mpsc::channel(capacity.max(1));
+        let overflow = Arc::new(Overflow::default());
+        (Self { sender, overflow: overflow.clone() }, receiver, overflow)
+    }
+
+    /// Queues `message`; a full queue marks the socket as overflowed.
+    pub fn send(&self, message: Message) {
+        match self.sender.try_send(message) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.overflow.happened.store(true, Ordering::Relaxed);
+                self.overflow.notify.notify_one();
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+        }
+    }
+}
+
+/// One channel of one socket: the socket's id and the join's `join_ref`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct MemberId {
+    pub socket: u64,
+    pub join_ref: String,
+}
+
+struct Member {
+    outbox: Outbox,
+    join_ref: String,
+}
+
+/// One presence meta: the client's payload plus `phx_ref`, and whose it is.
+#[derive(Clone, Debug)]
+struct Meta {
+    key: String,
+    phx_ref: String,
+    /// The gateway that tracked it (its bus id).
+    origin: String,
+    /// The channel that tracked it, on this gateway.
+    owner: Option<MemberId>,
+    value: Value,
+}
+
+#[derive(Default)]
+struct Topic {
+    members: HashMap<MemberId, Member>,
+    /// By `phx_ref`.
+    presences: HashMap<String, Meta>,
+}
+
+/// A presence change to tell the other gateways.
+#[derive(Clone, Debug)]
+pub struct PresenceChange {
+    pub topic: TopicKey,
+    /// `(key, meta)` pairs; each meta carries its `phx_ref`.
+    pub joins: Vec<(String, Value)>,
+    pub leaves: Vec<(String, Value)>,
+}
+
+pub struct Hub {
+    /// This gateway's id on the bus.
+    pub origin: String,
+    topics: Mutex<HashMap<TopicKey, Topic>>,
+    next_ref: AtomicU64,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self {
+            origin: uuid::Uuid::new_v4().to_string(),
+            topics: Mutex::default(),
+            next_ref: AtomicU64::new(1),
+        }
+    }
+}
+
+impl Hub {
+    fn topics(&self) -> std::sync::MutexGuard<'_, HashMap<TopicKey, Topic>> {
+        self.topics.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Adds the channel; with `presence`, its `presence_state` is queued
+    /// under the same lock, so that no diff can come before it.
+    pub fn join(&self, key: &TopicKey, id: MemberId, outbox: Outbox, presence: bool) {
+        let join_ref = id.join_ref.clone();
+        let mut topics = self.topics();
+        let topic = topics.entry(key.clone()).or_default();
+        if presence {
+            outbox.send(state_message(topic, &key.topic, &join_ref));
+        }
+        topic.members.insert(id, Member { outbox, join_ref });
+    }
+
+    /// A channel turned presence on after its join: its `presence_state`.
+    pub fn enable_presence(&self, key: &TopicKey, id: &MemberId) {
+        let topics = self.topics();
+        if let Some(topic) = topics.get(key)
+            && let Some(member) = topic.members.get(id)
+        {
+            member.outbox.send(state_message(topic, &key.topic, &member.join_ref));
+        }
+    }
+
+    /// Removes the channel and its presences; the leaves to tell others.
+    pub fn leave(&self, key: &TopicKey, id: &MemberId) -> Option<PresenceChange> {
+        let mut topics = self.topics();
+        let topic = topics.get_mut(key)?;
+        topic.members.remove(id);
+        let gone: Vec<String> = topic
+            .presences
+            .iter()
+            .filter(|(_, meta)| meta.owner.as_ref() == Some(id))
+            .map(|(phx_ref, _)| phx_ref.clone())
+            .collect();
+        let leaves: Vec<Meta> = gone.iter().filter_map(|r| topic.presences.remove(r)).collect();
+        if !leaves.is_empty() {
+            send_diff(topic, &key.topic, &[], &leaves);
+        }
+        if topic.members.is_empty() && topic.presences.is_empty() {
+            topics.remove(key);
+        }
+        (!leaves.is_empty()).then(|| PresenceChange {
+            topic: key.clone(),
+            joins: vec![],
+            leaves: leaves.into_iter().map(|m| (m.key, m.value)).collect(),
+        })
+    }
+
+    /// Sends `message` to the topic's members here, but to `except`.
+    pub fn broadcast(&self, key: &TopicKey, message: &Message, except: Option<&MemberId>) {
+        let topics = self.topics();
+        let Some(topic) = topics.get(key) else { return };
+        for (id, member) in &topic.members {
+            if Some(id) != except {
+                member.outbox.send(message.clone());
+            }
+        }
+    }
+
+    /// `track`: the channel's presence under `presence_key` becomes `payload`
+    /// (a second track replaces the first, as Phoenix's `update`).
+    pub fn track(&self, key: &TopicKey, id: &MemberId, presence_key: &str, payload: Value) -> PresenceChange {
+        let phx_ref = format!("{}-{}", &self.origin[..8], self.next_ref.fetch_add(1, Ordering::Relaxed));
+        let mut topics = self.topics();
+        let topic = topics.entry(key.clone()).or_default();
+        let previous: Vec<String> = topic
+            .presences
+            .iter()
+            .filter(|(_, meta)| meta.owner.as_ref() == Some(id))
+            .map(|(phx_ref, _)| phx_ref.clone())
+            .collect();
+        let leaves: Vec<Meta> = previous.iter().filter_map(|r| topic.presences.remove(r)).collect();
+        let mut value = match payload {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        value.insert("phx_ref".to_owned(), Value::String(phx_ref.clone()));
+        if let Some(prev) = leaves.first() {
+            value.insert("phx_ref_prev".to_owned(), Value::String(prev.phx_ref.clone()));
+        }
+        let meta = Meta {
+            key: presence_key.to_owned(),
+            phx_ref: phx_ref.clone(),
+            origin: self.origin.clone(),
+            owner: Some(id.clone()),
+            value: Value::Object(value),
+        };
+        topic.presences.insert(phx_ref, meta.clone());
+        send_diff(topic, &key.topic, std::slice::from_ref(&meta), &leaves);
+        PresenceChange {
+            topic: key.clone(),
+            joins: vec![(meta.key, meta.value)],
+            leaves: leaves.into_iter().map(|m| (m.key, m.value)).collect(),
+        }
+    }
+
+    /// `untrack`: the channel's presences go.
+    pub fn untrack(&self, key: &TopicKey, id: &MemberId) -> Option<PresenceChange> {
+        let mut topics = self.topics();
+        let topic = topics.get_mut(key)?;
+        let gone: Vec<String> = topic
+            .presences
+            .iter()
+            .filter(|(_, meta)| meta.owner.as_ref() == Some(id))
+            .map(|(phx_ref, _)| phx_ref.clone())
+            .collect();
+        let leaves: Vec<Meta> = gone.iter().filter_map(|r| topic.presences.remove(r)).collect();
+        if leaves.is_empty() {
+            return None;
+        }
+        send_diff(topic, &key.topic, &[], &leaves);
+        Some(PresenceChange {
+            topic: key.clone(),
+            joins: vec![],
+            leaves: leaves.into_iter().map(|m| (m.key, m.value)).collect(),
+        })
+    }
+
+    /// A presence change from another gateway: applied, and told to the
+    /// members here. Joins already known (a re-sent sync) are skipped.
+    pub fn apply_remote(&self, origin: &str, change: &PresenceChange) {
+        let mut topics = self.topics();
+        let topic = topics.entry(change.topic.clone()).or_default();
+        let phx_ref = |value: &Value| value.get("phx_ref").and_then(Value::as_str).map(str::to_owned);
+        let leaves: Vec<Meta> =
+            change.leaves.iter().filter_map(|(_, v)| topic.presences.remove(&phx_ref(v)?)).collect();
+        let mut joins = Vec::new();
+        for (key, value) in &change.joins {
+            let Some(r) = phx_ref(value) else { continue };
+            if topic.presences.contains_key(&r) {
+                continue;
+            }
+            let meta = Meta {
+                key: key.clone(),
+                phx_ref: r.clone(),
+                origin: origin.to_owned(),
+                owner: None,
+                value: value.clone(),
+            };
+            topic.presences.insert(r, meta.clone());
+            joins.push(meta);
+        }
+        if !joins.is_empty() || !leaves.is_empty() {
+            send_diff(topic, &change.topic.topic, &joins, &leaves);
+        }
+    }
+
+    /// Everything tracked here, for a gateway that asks (it just started or
+    /// reconnected to the bus).
+    pub fn local_presences(&self) -> Vec<PresenceChange> {
+        let topics = self.topics();
+        topics
+            .iter()
+            .filter_map(|(key, topic)| {
+                let joins: Vec<(String, Value)> = topic
+                    .presences
+                    .values()
+                    .filter(|m| m.origin == self.origin)
+                    .map(|m| (m.key.clone(), m.value.clone()))
+                    .collect();
+                (!joins.is_empty()).then(|| PresenceChange { topic: key.clone(), joins, leaves: vec![] })
+            })
+            .collect()
+    }
+
+    /// A gateway went silent: its presences leave.
+    pub fn forget_origin(&self, origin: &str) {
+        let mut topics = self.topics();
+        for (key, topic) in topics.iter_mut() {
+            let gone: Vec<String> =
+                topic.presences.iter().filter(|(_, m)| m.origin == origin).map(|(r, _)| r.clone()).collect();
+            let leaves: Vec<Meta> = gone.iter().filter_map(|r| topic.presences.remove(r)).collect();
+            if !leaves.is_empty() {
+                send_diff(topic, &key.topic, &[], &leaves);
+            }
+        }
+    }
+
+    /// How many channels are joined here (for tests and the log).
+    pub fn channels(&self) -> usize {
+        self.topics().values().map(|t| t.members.len()).sum()
+    }
+}
+
+fn state_message(topic: &Topic, name: &str, join_ref: &str) -> Message {
+    let mut state = Map::new();
+    group(&mut state, topic.presences.values());
+    Message {
+        join_ref: Some(join_ref.to_owned()),
+        reference: None,
+        topic: name.to_owned(),
+        event: "presence_state".to_owned(),
+        payload: Payload::Json(Value::Object(state)),
+    }
+}
+
+/// `{key: {"metas": [...]}}`.
+fn group<'a>(into: &mut Map<String, Value>, metas: impl IntoIterator<Item = &'a Meta>) {
+    for meta in metas {
+        let entry = into.entry(meta.key.clone()).or_insert_with(|| json!({"metas": []}));
+        if let Some(list) = entry.get_mut("metas").and_then(Value::as_array_mut) {
+            list.push(meta.value.clone());
+        }
+    }
+}
+
+/// `presence_diff` `{joins, leaves}` to every member of the topic.
+fn send_diff(topic: &Topic, name: &str, joins: &[Meta], leaves: &[Meta]) {
+    let (mut j, mut l) = (Map::new(), Map::new());
+    group(&mut j, joins);
+    group(&mut l, leaves);
+    let payload = json!({"joins": j, "leaves": l});
+    for member in topic.members.values() {
+        member.outbox.send(Message {
+            join_ref: Some(member.join_ref.clone()),
+            reference: None,
+            topic: name.to_owned(),
+            event: "presence_diff".to_owned(),
+            payload: Payload::Json(payload.clone()),
+        });
+    }
+}
