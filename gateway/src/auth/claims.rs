@@ -69,7 +69,8 @@ pub async fn session_response(state: &AppState, grant: Grant<'_>) -> Result<Valu
     if let Some(hook) = &config.hook_custom_access_token_uri {
         let user_id = Uuid::parse_str(grant.user.get("id").and_then(Value::as_str).unwrap_or_default())
             .map_err(ApiError::internal)?;
-        claims = hooks::custom_access_token(&state.db, hook, user_id, claims, &grant.authentication_method).await?;
+        claims = hooks::custom_access_token(&state.db, hook, user_id, claims, &grant.authentication_method)
+            .await?;
     }
     signed_session(&state.jwt, config, grant, &claims, expires_at)
 }
@@ -142,18 +143,18 @@ mod tests {
         let user = json!({"id":"11111111-1111-1111-1111-111111111111","aud":"authenticated","role":"authenticated",
             "email":"a@b.c","phone":"","app_metadata":{"provider":"email","providers":["email"]},
             "user_metadata":{"name":"A"},"is_anonymous":false});
-        let grant =
-            Grant {
-                authentication_method: "password".to_owned(),
-                user: user.clone(),
-                session_id,
-                aal: "aal1".to_owned(),
-                amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
-                refresh_token: "rt",
-            };
+        let grant = Grant {
+            authentication_method: "password".to_owned(),
+            user: user.clone(),
+            session_id,
+            aal: "aal1".to_owned(),
+            amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
+            refresh_token: "rt",
+        };
         let now = jwt::now();
         let claims = access_claims(&config, &grant, now, now + config.jwt_expiry);
-        let session = signed_session(&keys, &config, grant, &claims, now + config.jwt_expiry).expect("session");
+        let session =
+            signed_session(&keys, &config, grant, &claims, now + config.jwt_expiry).expect("session");
         assert_eq!(session["token_type"], "bearer");
         assert_eq!(session["expires_in"], 3600);
         assert_eq!(session["refresh_token"], "rt");

@@ -100,11 +100,19 @@ pub struct AuthConfig {
     pub mfa_totp_enabled: bool,
 
     /// Most factors, verified or not, one user may have (GoTrue's `MFA_MAX_ENROLLED_FACTORS`).
-    #[arg(long = "auth-mfa-max-enrolled-factors", env = "AUTH_MFA_MAX_ENROLLED_FACTORS", default_value_t = 10)]
+    #[arg(
+        long = "auth-mfa-max-enrolled-factors",
+        env = "AUTH_MFA_MAX_ENROLLED_FACTORS",
+        default_value_t = 10
+    )]
     pub mfa_max_enrolled_factors: u32,
 
     /// Most verified factors one user may have (GoTrue's `MFA_MAX_VERIFIED_FACTORS`).
-    #[arg(long = "auth-mfa-max-verified-factors", env = "AUTH_MFA_MAX_VERIFIED_FACTORS", default_value_t = 10)]
+    #[arg(
+        long = "auth-mfa-max-verified-factors",
+        env = "AUTH_MFA_MAX_VERIFIED_FACTORS",
+        default_value_t = 10
+    )]
     pub mfa_max_verified_factors: u32,
 
     /// Seconds a challenge can be verified after it was made (GoTrue's

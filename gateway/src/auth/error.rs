@@ -180,7 +180,11 @@ impl AuthError {
 
     /// MFA (`mfa.go`, `auth.go`).
     pub fn anonymous_not_allowed() -> Self {
-        Self::new(StatusCode::FORBIDDEN, "no_authorization", "Anonymous user not allowed to perform these actions")
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "no_authorization",
+            "Anonymous user not allowed to perform these actions",
+        )
     }
 
     pub fn mfa_factor_name_conflict(name: &str) -> Self {

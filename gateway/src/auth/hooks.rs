@@ -66,13 +66,16 @@ impl FromStr for HookUri {
 
 /// GoTrue's `MinimumViableTokenSchema`: the claims a token must keep, and the
 /// JSON type of each claim it types.
-const REQUIRED: [&str; 10] = ["aud", "exp", "iat", "sub", "email", "phone", "role", "aal", "session_id", "is_anonymous"];
+const REQUIRED: [&str; 10] =
+    ["aud", "exp", "iat", "sub", "email", "phone", "role", "aal", "session_id", "is_anonymous"];
 
 fn type_error(claims: &serde_json::Map<String, Value>) -> Option<String> {
     let kind_ok = |key: &str, value: &Value| match key {
         "aud" => value.is_string() || value.is_array(),
         "exp" | "iat" | "nbf" => value.is_i64() || value.is_u64(),
-        "jti" | "iss" | "sub" | "email" | "phone" | "role" | "aal" | "session_id" | "client_id" => value.is_string(),
+        "jti" | "iss" | "sub" | "email" | "phone" | "role" | "aal" | "session_id" | "client_id" => {
+            value.is_string()
+        }
         "app_metadata" | "user_metadata" => value.is_object(),
         "amr" => value.as_array().is_some_and(|items| items.iter().all(|i| i.is_string() || i.is_object())),
         _ => true,
@@ -83,7 +86,10 @@ fn type_error(claims: &serde_json::Map<String, Value>) -> Option<String> {
         .map(|key| format!("- (root): {key} is required\n"))
         .collect();
     problems.extend(
-        claims.iter().filter(|(key, value)| !kind_ok(key, value)).map(|(key, _)| format!("- {key}: Invalid type.\n")),
+        claims
+            .iter()
+            .filter(|(key, value)| !kind_ok(key, value))
+            .map(|(key, _)| format!("- {key}: Invalid type.\n")),
     );
     (!problems.is_empty())
         .then(|| format!("output claims do not conform to the expected schema: \n{}", problems.concat()))
@@ -101,8 +107,11 @@ fn outcome(answer: Value) -> Result<Value, ApiError> {
         return Err(AuthError::hook_error(status, message).into());
     }
     let Some(claims) = answer.get("claims") else {
-        return Err(AuthError::hook_error(StatusCode::INTERNAL_SERVER_ERROR, "output claims field is missing".into())
-            .into());
+        return Err(AuthError::hook_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "output claims field is missing".into(),
+        )
+        .into());
     };
     let Some(object) = claims.as_object() else {
         return Err(AuthError::hook_error(
@@ -126,7 +135,8 @@ pub async fn custom_access_token(
     authentication_method: &str,
 ) -> Result<Value, ApiError> {
     let call = format!("select {}.{}($1::jsonb)", quote_ident(&hook.schema), quote_ident(&hook.function));
-    let event = json!({ "user_id": user_id, "claims": claims, "authentication_method": authentication_method });
+    let event =
+        json!({ "user_id": user_id, "claims": claims, "authentication_method": authentication_method });
     let failed = |e: ApiError| {
         tracing::error!(hook = ?hook, error = %e, "the custom access-token hook failed");
         ApiError::internal("the custom access-token hook failed")
@@ -147,7 +157,9 @@ mod tests {
     fn hook_uris_name_a_schema_and_a_function() {
         let hook: HookUri = "pg-functions://postgres/public/custom_access_token_hook".parse().expect("valid");
         assert_eq!((hook.schema.as_str(), hook.function.as_str()), ("public", "custom_access_token_hook"));
-        for bad in ["https://example.com/hook", "pg-functions://postgres/public", "pg-functions://postgres//f", "x"] {
+        for bad in
+            ["https://example.com/hook", "pg-functions://postgres/public", "pg-functions://postgres//f", "x"]
+        {
             assert!(bad.parse::<HookUri>().is_err(), "{bad}");
         }
     }
@@ -173,7 +185,10 @@ mod tests {
             (json!({"other": 1}), Err((500, "output claims field is missing"))),
             (
                 json!({ "claims": without_sub }),
-                Err((500, "output claims do not conform to the expected schema: \n- (root): sub is required\n")),
+                Err((
+                    500,
+                    "output claims do not conform to the expected schema: \n- (root): sub is required\n",
+                )),
             ),
             (
                 json!({ "claims": bad_exp }),

@@ -70,7 +70,8 @@ pub fn code_at(secret: &str, step: i64) -> Option<String> {
     let tag = ring::hmac::sign(&key, &step.to_be_bytes());
     let digest = tag.as_ref();
     let offset = usize::from(digest[digest.len() - 1] & 0x0f);
-    let word = u32::from_be_bytes([digest[offset], digest[offset + 1], digest[offset + 2], digest[offset + 3]]);
+    let word =
+        u32::from_be_bytes([digest[offset], digest[offset + 1], digest[offset + 2], digest[offset + 3]]);
     Some(format!("{:06}", (word & 0x7fff_ffff) % 1_000_000))
 }
 
@@ -100,7 +101,8 @@ pub fn matching_step(secret: &str, code: &str, now: i64) -> Option<i64> {
 /// The `otpauth://` URI authenticator apps import (Google Authenticator's
 /// key-URI format, as `pquerna/otp` writes it).
 pub fn uri(issuer: &str, account: &str, secret: &str) -> String {
-    let escape = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>().replace('+', "%20");
+    let escape =
+        |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>().replace('+', "%20");
     let query: String = form_urlencoded::Serializer::new(String::new())
         .append_pair("algorithm", "SHA1")
         .append_pair("digits", "6")
@@ -116,7 +118,8 @@ pub fn uri(issuer: &str, account: &str, secret: &str) -> String {
 /// correction, as GoTrue; one path of unit squares, so the document is small.
 pub fn qr_svg(text: &str) -> Result<String, ApiError> {
     use qrcodegen::{QrCode, QrCodeEcc};
-    let qr = QrCode::encode_text(text, QrCodeEcc::High).map_err(|_| ApiError::internal("QR code too long"))?;
+    let qr =
+        QrCode::encode_text(text, QrCodeEcc::High).map_err(|_| ApiError::internal("QR code too long"))?;
     const BORDER: i32 = 4;
     let size = qr.size();
     let mut path = String::new();
@@ -142,7 +145,8 @@ impl Sealer {
     /// The key: HMAC-SHA-256 of a fixed label under the configured key
     /// material, so the material itself never touches the data.
     pub fn new(material: &Secret) -> Result<Self, ApiError> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(material.expose().as_bytes()).map_err(ApiError::internal)?;
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(material.expose().as_bytes()).map_err(ApiError::internal)?;
         mac.update(b"gateway mfa secrets v1");
         let bytes = mac.finalize().into_bytes();
         let key = ring::aead::UnboundKey::new(&ring::aead::AES_256_GCM, &bytes)
@@ -173,7 +177,8 @@ impl Sealer {
         let (nonce, rest) = bytes.split_at(12);
         let nonce = ring::aead::Nonce::try_assume_unique_for_key(nonce).ok()?;
         let mut rest = rest.to_vec();
-        let plain = self.0.open_in_place(nonce, ring::aead::Aad::from(factor_id.as_bytes()), &mut rest).ok()?;
+        let plain =
+            self.0.open_in_place(nonce, ring::aead::Aad::from(factor_id.as_bytes()), &mut rest).ok()?;
         String::from_utf8(plain.to_vec()).ok()
     }
 }
@@ -203,7 +208,8 @@ mod tests {
         let secret = new_secret().expect("secret");
         let now = 1_700_000_000;
         let current = step_at(now);
-        let cases = [(-2, None), (-1, Some(current - 1)), (0, Some(current)), (1, Some(current + 1)), (2, None)];
+        let cases =
+            [(-2, None), (-1, Some(current - 1)), (0, Some(current)), (1, Some(current + 1)), (2, None)];
         for (offset, expected) in cases {
             let code = code_at(&secret, current + offset).expect("code");
             let found = matching_step(&secret, &code, now);

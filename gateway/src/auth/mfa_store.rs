@@ -230,7 +230,8 @@ pub async fn verify(
 /// (GoTrue's `UnenrollFactor`); sessions it raised to `aal2` go back to
 /// `aal1` and lose its `totp` amr entry. `Ok(false)` when not the user's.
 pub async fn unenroll(db: &Db, user_id: Uuid, factor_id: Uuid, session_aal: &str) -> Result<bool, ApiError> {
-    const LOCK: &str = "select status = 'verified' from auth.mfa_factors where id = $1 and user_id = $2 for update";
+    const LOCK: &str =
+        "select status = 'verified' from auth.mfa_factors where id = $1 and user_id = $2 for update";
     const DELETE: &str = "\
         with d as (update auth.sessions set aal = 'aal1', factor_id = null where factor_id = $1 returning id), \
         a as (delete from auth.mfa_amr_claims where session_id in (select id from d) \
@@ -251,4 +252,3 @@ pub async fn unenroll(db: &Db, user_id: Uuid, factor_id: Uuid, session_aal: &str
     session.commit().await?;
     Ok(true)
 }
-

@@ -27,8 +27,8 @@ use super::user::current_user;
 use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, ClientIp, SignedIn};
-use crate::auth::mfa_store::{self as factors, NewFactor, Verification};
 use crate::auth::mfa::{self, Sealer};
+use crate::auth::mfa_store::{self as factors, NewFactor, Verification};
 use crate::auth::ratelimit::{self, Bucket};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -82,8 +82,13 @@ pub async fn enroll(
     let secret = mfa::new_secret()?;
     let sealed = sealer(&state)?.seal(&id.to_string(), &secret)?;
     let friendly_name = body.friendly_name.trim();
-    let factor =
-        NewFactor { user_id: signed_in.user_id, id, friendly_name, sealed_secret: &sealed, session_aal: &aal };
+    let factor = NewFactor {
+        user_id: signed_in.user_id,
+        id,
+        friendly_name,
+        sealed_secret: &sealed,
+        session_aal: &aal,
+    };
     factors::enroll(&state.db, config, &factor).await?;
     let account = user.get("email").and_then(Value::as_str).unwrap_or_default();
     let uri = mfa::uri(&issuer, account, &secret);
@@ -119,7 +124,8 @@ pub async fn challenge(
     let id = totp_factor(&state, &signed_in, &id).await?;
     ratelimit::take(&state, Bucket::MfaChallengeVerify, ip).await?;
     let config = &state.config.auth;
-    let Some((challenge_id, expires_at)) = factors::challenge(&state.db, config, signed_in.user_id, id, ip).await?
+    let Some((challenge_id, expires_at)) =
+        factors::challenge(&state.db, config, signed_in.user_id, id, ip).await?
     else {
         return Err(AuthError::mfa_factor_not_found().into());
     };
@@ -149,7 +155,8 @@ pub async fn verify(
     }
     // A token without a session cannot be raised to aal2 (GoTrue reads the
     // session from the claim the same way).
-    let session_id = signed_in.session_id.ok_or_else(|| AuthError::bad_jwt("invalid claim: session_id claim"))?;
+    let session_id =
+        signed_in.session_id.ok_or_else(|| AuthError::bad_jwt("invalid claim: session_id claim"))?;
     let verification = Verification {
         user_id: signed_in.user_id,
         session_id,
@@ -193,5 +200,4 @@ mod tests {
             assert_eq!(default_issuer(site), issuer, "{site}");
         }
     }
-
 }

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::{metadata, valid_email};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, SignedIn};
-use crate::auth::password;
 use crate::auth::mfa_store;
+use crate::auth::password;
 use crate::auth::store::{self, Changes};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -72,10 +72,8 @@ pub async fn update_user(
     let anonymous = current.get("is_anonymous").and_then(Value::as_bool) == Some(true);
     let names_address = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.trim().is_empty());
     if anonymous && new_password && !names_address(&update.email) && !names_address(&update.phone) {
-        return Err(AuthError::validation_failed(
-            "Updating password of an anonymous user without an email or phone is not allowed",
-        )
-        .into());
+        let message = "Updating password of an anonymous user without an email or phone is not allowed";
+        return Err(AuthError::new(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed", message).into());
     }
     let password_hash = match update.password.as_deref() {
         Some(new) => {
