@@ -169,7 +169,10 @@ mod tests {
                "aal":"aal1","session_id":"s","is_anonymous":false,"amr":[{"method":"password","timestamp":1}]})
     }
 
-    /// (hook answer, expected status and message, or the claims kept)
+    /// The claims kept, or the status and message of the refusal.
+    type Expected = Result<Value, (u16, &'static str)>;
+
+    /// (hook answer, expected)
     #[test]
     fn hook_answers_become_claims_or_gotrues_errors() {
         let mut with_role = claims();
@@ -178,7 +181,7 @@ mod tests {
         without_sub.as_object_mut().expect("object").remove("sub");
         let mut bad_exp = claims();
         bad_exp["exp"] = json!("soon");
-        let cases: [(Value, Result<Value, (u16, &str)>); 6] = [
+        let cases: [(Value, Expected); 6] = [
             (json!({ "claims": with_role }), Ok(with_role.clone())),
             (json!({"error": {"http_code": 403, "message": "no entry"}}), Err((403, "no entry"))),
             (json!({"error": {"message": "broken"}}), Err((500, "broken"))),

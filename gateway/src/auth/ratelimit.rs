@@ -20,8 +20,12 @@ use crate::state::AppState;
 
 const WINDOW_SECS: f64 = 300.0;
 
-/// Longer than any bucket takes to refill (at most the one-hour window).
-pub const IDLE: &str = "70 minutes";
+/// Longer than a bucket of a 5-minute (or shorter) window takes to refill.
+pub const IDLE: &str = "10 minutes";
+
+/// The same for the buckets of a one-hour window (anonymous sign-ins), which
+/// would otherwise be forgotten before they are full again.
+pub const IDLE_HOURLY: &str = "70 minutes";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bucket {
@@ -98,12 +102,13 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
     Ok(())
 }
 
-/// Deletes the buckets nobody used for [`IDLE`]: they are full anyway.
+/// Deletes the buckets nobody used for [`IDLE`] ([`IDLE_HOURLY`] for
+/// hourly ones): they are full anyway.
 pub async fn forget_idle(state: &AppState) -> Result<u64, ApiError> {
-    const SWEEP: &str =
-        "delete from auth.rate_limits where updated_at < now() - $1::text::interval returning 1";
+    const SWEEP: &str = "delete from auth.rate_limits where updated_at < now() - \
+        case when key like 'anonymous_users:%' then $2::text::interval else $1::text::interval end returning 1";
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
-    let rows = session.query(SWEEP, &[&IDLE]).await?;
+    let rows = session.query(SWEEP, &[&IDLE, &IDLE_HOURLY]).await?;
     session.commit().await?;
     Ok(rows.len() as u64)
 }

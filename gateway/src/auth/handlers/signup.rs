@@ -117,7 +117,7 @@ async fn anonymous(
     let started =
         store::create_anonymous(&state.db, &data, &tokens::digest(&refresh_token), user_agent, ip).await?;
     let grant = Grant::of(started, &refresh_token);
-    Ok(Json(session_response(&state, grant).await?))
+    Ok(Json(session_response(state, grant).await?))
 }
 
 fn already_registered(autoconfirm: bool, login: &Login, data: &Value) -> Result<Json<Value>, ApiError> {
