@@ -135,7 +135,7 @@ async function gatewayWith(env) {
   return () => createClient(url, anon, { auth: { persistSession: false, autoRefreshToken: false } })
 }
 
-test('anonymous users sign in, are told apart, become permanent, and the hook adds a role claim', async () => {
+test('anonymous users sign in, become permanent with an e-mail, and the hook adds a role claim to every token', async () => {
   psql(`
     create table if not exists public.client_user_roles (user_id uuid primary key, role text not null);
     grant select on public.client_user_roles to service_role;
