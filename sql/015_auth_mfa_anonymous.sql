@@ -80,7 +80,9 @@ create trigger gateway_anonymous_becomes_permanent before update on auth.users
 
 -- The user JSON of sql/010 plus `factors` (every factor, verified or not,
 -- left out when there are none: GoTrue's `User.Factors`, `omitempty`), which
--- supabase-js's `listFactors` and `getAuthenticatorAssuranceLevel` read.
+-- supabase-js's `listFactors` and `getAuthenticatorAssuranceLevel` read. A
+-- factor's `phone` is "" when absent and `last_challenged_at` null, as Go
+-- marshals GoTrue's `models.Factor`.
 create or replace function auth.gateway_factor_json(f auth.mfa_factors) returns jsonb
 language sql stable
 as $$
@@ -90,7 +92,7 @@ as $$
     'updated_at', auth.gateway_timestamp(f.updated_at),
     'status', f.status,
     'factor_type', f.factor_type,
-    'phone', f.phone,
+    'phone', coalesce(f.phone, ''),
     'last_challenged_at', auth.gateway_timestamp(f.last_challenged_at))
   || case when coalesce(f.friendly_name, '') = '' then '{}'::jsonb
           else jsonb_build_object('friendly_name', f.friendly_name) end

@@ -102,8 +102,27 @@ async fn a_totp_factor_is_enrolled_challenged_and_verified_into_an_aal2_session(
     assert!(stored.starts_with("gw1:") && !stored.contains(&secret), "{stored}");
     // The user lists it, unverified.
     let user = app.send(app.as_user(Method::GET, "/user", &token)).await.body;
-    assert_eq!(user["factors"][0]["status"], "unverified");
-    assert_eq!(user["factors"][0]["factor_type"], "totp");
+    let listed = &user["factors"][0];
+    let mut keys: Vec<&str> = listed.as_object().expect("factor").keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "created_at",
+            "factor_type",
+            "friendly_name",
+            "id",
+            "last_challenged_at",
+            "phone",
+            "status",
+            "updated_at"
+        ]
+    );
+    assert_eq!(
+        (&listed["status"], &listed["factor_type"], &listed["phone"]),
+        (&json!("unverified"), &json!("totp"), &json!(""))
+    );
+    assert_eq!(listed["last_challenged_at"], Value::Null);
 
     let challenged = challenge(&app, &token, &factor).await;
     assert_eq!(challenged.status, 200, "{:?}", challenged.body);
