@@ -269,7 +269,10 @@ async fn enrolments_and_attempts_are_limited() {
     .await;
     let session = signed_in(&app, "ana@example.com").await;
     let token = access_token(&session);
-    let factor = enrolled(&app, token, "one").await;
+    let factor = enrolled(&app, token, "").await;
+    // As GoTrue, two unnamed factors have the same name.
+    let unnamed = enroll(&app, token, "").await;
+    assert_eq!((unnamed.status, unnamed.code()), (422, "mfa_factor_name_conflict"));
     enrolled(&app, token, "two").await;
     let third = enroll(&app, token, "three").await;
     assert_eq!((third.status, third.code()), (422, "too_many_enrolled_mfa_factors"));

@@ -57,7 +57,8 @@ pub async fn enroll(db: &Db, config: &AuthConfig, factor: &NewFactor<'_>) -> Res
     let rows = session.query(COUNTS, &[&factor.user_id, &factor.friendly_name]).await?;
     let row = rows.first().ok_or_else(|| ApiError::internal("no factor counts"))?;
     let (all, verified, name_taken): (i64, i64, bool) = (row.get(0), row.get(1), row.get(2));
-    let refusal = if name_taken && !factor.friendly_name.is_empty() {
+    // GoTrue compares names even when empty: a second unnamed factor conflicts.
+    let refusal = if name_taken {
         Some(AuthError::mfa_factor_name_conflict(factor.friendly_name))
     } else if all >= i64::from(config.mfa_max_enrolled_factors)
         || verified >= i64::from(config.mfa_max_verified_factors)
