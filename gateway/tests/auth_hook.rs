@@ -125,6 +125,15 @@ async fn hook_errors_refuse_the_grant_as_gotrue_does_without_leaking_internals()
             (status, code, Some(message)),
             "{body}"
         );
+        // The refused sign-in left no session behind.
+        let sessions: i64 = app
+            .admin()
+            .await
+            .query_one("select count(*) from auth.sessions", &[])
+            .await
+            .expect("count")
+            .get(0);
+        assert_eq!(sessions, 0, "{body}");
     }
     // A hook that fails inside the database: a bare 500, nothing of the cause.
     let app = hooked_app("begin raise exception 'secret table xyz_internal is broken'; end").await;

@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::config::AuthConfig;
 use super::hooks;
-use super::store::{Amr, Started};
+use super::store::{self, Amr, Scope, Started};
 use crate::error::ApiError;
 use crate::jwt::{self, JwtKeys};
 use crate::role::Role;
@@ -69,8 +69,19 @@ pub async fn session_response(state: &AppState, grant: Grant<'_>) -> Result<Valu
     if let Some(hook) = &config.hook_custom_access_token_uri {
         let user_id = Uuid::parse_str(grant.user.get("id").and_then(Value::as_str).unwrap_or_default())
             .map_err(ApiError::internal)?;
-        claims = hooks::custom_access_token(&state.db, hook, user_id, claims, &grant.authentication_method)
-            .await?;
+        match hooks::custom_access_token(&state.db, hook, user_id, claims, &grant.authentication_method).await
+        {
+            Ok(edited) => claims = edited,
+            Err(refused) => {
+                // A sign-in the hook refuses starts no session: GoTrue runs the
+                // hook inside the session's transaction. A refresh or an MFA
+                // upgrade keeps the session it had.
+                if grant.authentication_method != "token_refresh" && grant.aal == "aal1" {
+                    store::end_sessions(&state.db, user_id, Some(grant.session_id), Scope::Local).await?;
+                }
+                return Err(refused);
+            }
+        }
     }
     signed_session(&state.jwt, config, grant, &claims, expires_at)
 }
