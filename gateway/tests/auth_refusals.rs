@@ -8,7 +8,7 @@ mod common;
 use reqwest::Method;
 use serde_json::json;
 
-use common::auth::access_token;
+use common::auth::{access_token, spawn_auth_app};
 use common::spawn_app;
 
 #[tokio::test]
@@ -112,7 +112,8 @@ async fn the_user_list_checks_its_page_and_page_size_as_gotrue_does() {
 
 #[tokio::test]
 async fn features_not_built_are_refused_as_gotrue_refuses_them_when_off() {
-    let app = spawn_app().await;
+    // Anonymous sign-ins are off by default; TOTP is turned off here.
+    let app = spawn_auth_app(|auth| auth.mfa_totp_enabled = false).await;
     app.confirmed_user("ana@example.com", "s3cret-pw").await;
     let session = app.sign_in("ana@example.com", "s3cret-pw").await;
     let token = access_token(&session).to_owned();

@@ -16,13 +16,19 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::config::AuthConfig;
-use super::store::{Amr, Started};
+use super::hooks;
+use super::store::{self, Amr, Scope, Started};
 use crate::error::ApiError;
 use crate::jwt::{self, JwtKeys};
 use crate::role::Role;
+use crate::state::AppState;
 
 /// One signed-in session, ready to be sent.
 pub struct Grant<'a> {
+    /// What the custom access-token hook is told (`authentication_method`):
+    /// the session's newest `amr` method, or `token_refresh` for a refresh
+    /// (GoTrue's `models.AuthenticationMethod`).
+    pub authentication_method: String,
     pub user: Value,
     pub session_id: Uuid,
     /// `aal1`, or `aal2` once a second factor was verified in the session.
@@ -35,16 +41,59 @@ pub struct Grant<'a> {
 impl<'a> Grant<'a> {
     /// The grant of a session just started or refreshed.
     pub fn of(started: Started, refresh_token: &'a str) -> Self {
-        Grant { user: started.user, session_id: started.session_id, aal: started.aal, amr: started.amr, refresh_token }
+        let authentication_method = started.amr.first().map(|a| a.method.clone()).unwrap_or_default();
+        Grant {
+            authentication_method,
+            user: started.user,
+            session_id: started.session_id,
+            aal: started.aal,
+            amr: started.amr,
+            refresh_token,
+        }
+    }
+
+    /// The grant of a refresh-token rotation.
+    pub fn refreshed(started: Started, refresh_token: &'a str) -> Self {
+        Grant { authentication_method: "token_refresh".to_owned(), ..Grant::of(started, refresh_token) }
     }
 }
 
-/// The session object of `/token` and `/signup`.
-pub fn session_response(keys: &JwtKeys, config: &AuthConfig, grant: Grant<'_>) -> Result<Value, ApiError> {
+/// The session object of every grant (`/token`, `/signup`, MFA verify, ...):
+/// the claims, passed through the custom access-token hook when one is
+/// configured (`hooks`), signed.
+pub async fn session_response(state: &AppState, grant: Grant<'_>) -> Result<Value, ApiError> {
+    let config = &state.config.auth;
     let now = jwt::now();
     let expires_at = now + config.jwt_expiry;
-    let claims = access_claims(config, &grant, now, expires_at);
-    let access_token = keys.sign(&claims).map_err(ApiError::internal)?;
+    let mut claims = access_claims(config, &grant, now, expires_at);
+    if let Some(hook) = &config.hook_custom_access_token_uri {
+        let user_id = Uuid::parse_str(grant.user.get("id").and_then(Value::as_str).unwrap_or_default())
+            .map_err(ApiError::internal)?;
+        match hooks::custom_access_token(&state.db, hook, user_id, claims, &grant.authentication_method).await
+        {
+            Ok(edited) => claims = edited,
+            Err(refused) => {
+                // A sign-in the hook refuses starts no session: GoTrue runs the
+                // hook inside the session's transaction. A refresh or an MFA
+                // upgrade keeps the session it had.
+                if grant.authentication_method != "token_refresh" && grant.aal == "aal1" {
+                    store::end_sessions(&state.db, user_id, Some(grant.session_id), Scope::Local).await?;
+                }
+                return Err(refused);
+            }
+        }
+    }
+    signed_session(&state.jwt, config, grant, &claims, expires_at)
+}
+
+fn signed_session(
+    keys: &JwtKeys,
+    config: &AuthConfig,
+    grant: Grant<'_>,
+    claims: &Value,
+    expires_at: u64,
+) -> Result<Value, ApiError> {
+    let access_token = keys.sign(claims).map_err(ApiError::internal)?;
     Ok(json!({
         "access_token": access_token,
         "token_type": "bearer",
@@ -105,15 +154,18 @@ mod tests {
         let user = json!({"id":"11111111-1111-1111-1111-111111111111","aud":"authenticated","role":"authenticated",
             "email":"a@b.c","phone":"","app_metadata":{"provider":"email","providers":["email"]},
             "user_metadata":{"name":"A"},"is_anonymous":false});
-        let grant =
-            Grant {
-                user: user.clone(),
-                session_id,
-                aal: "aal1".to_owned(),
-                amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
-                refresh_token: "rt",
-            };
-        let session = session_response(&keys, &config, grant).expect("session");
+        let grant = Grant {
+            authentication_method: "password".to_owned(),
+            user: user.clone(),
+            session_id,
+            aal: "aal1".to_owned(),
+            amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
+            refresh_token: "rt",
+        };
+        let now = jwt::now();
+        let claims = access_claims(&config, &grant, now, now + config.jwt_expiry);
+        let session =
+            signed_session(&keys, &config, grant, &claims, now + config.jwt_expiry).expect("session");
         assert_eq!(session["token_type"], "bearer");
         assert_eq!(session["expires_in"], 3600);
         assert_eq!(session["refresh_token"], "rt");

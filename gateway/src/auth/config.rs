@@ -76,4 +76,75 @@ pub struct AuthConfig {
     /// be used to dodge the rate limits.
     #[arg(long = "auth-trusted-proxies", env = "AUTH_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<IpAddr>,
+
+    /// Whether `POST /signup` without e-mail or phone (`signInAnonymously`)
+    /// creates an anonymous user (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`);
+    /// off answers 422 `anonymous_provider_disabled`.
+    #[arg(long = "auth-anonymous-users-enabled", env = "AUTH_ANONYMOUS_USERS_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub anonymous_users_enabled: bool,
+
+    /// Anonymous sign-ins allowed per client address in an hour (GoTrue's
+    /// `RATE_LIMIT_ANONYMOUS_USERS`; `0` turns the limit off).
+    #[arg(
+        long = "auth-rate-limit-anonymous-users",
+        env = "AUTH_RATE_LIMIT_ANONYMOUS_USERS",
+        default_value_t = 30
+    )]
+    pub rate_limit_anonymous_users: u32,
+
+    /// Whether TOTP factors can be enrolled and verified (GoTrue's
+    /// `MFA_TOTP_ENROLL_ENABLED` and `MFA_TOTP_VERIFY_ENABLED`).
+    #[arg(long = "auth-mfa-totp-enabled", env = "AUTH_MFA_TOTP_ENABLED", default_value_t = true,
+          action = ArgAction::Set)]
+    pub mfa_totp_enabled: bool,
+
+    /// Most factors, verified or not, one user may have (GoTrue's `MFA_MAX_ENROLLED_FACTORS`).
+    #[arg(
+        long = "auth-mfa-max-enrolled-factors",
+        env = "AUTH_MFA_MAX_ENROLLED_FACTORS",
+        default_value_t = 10
+    )]
+    pub mfa_max_enrolled_factors: u32,
+
+    /// Most verified factors one user may have (GoTrue's `MFA_MAX_VERIFIED_FACTORS`).
+    #[arg(
+        long = "auth-mfa-max-verified-factors",
+        env = "AUTH_MFA_MAX_VERIFIED_FACTORS",
+        default_value_t = 10
+    )]
+    pub mfa_max_verified_factors: u32,
+
+    /// Seconds a challenge can be verified after it was made (GoTrue's
+    /// `MFA_CHALLENGE_EXPIRY_DURATION`).
+    #[arg(long = "auth-mfa-challenge-expiry", env = "AUTH_MFA_CHALLENGE_EXPIRY", default_value_t = 300)]
+    pub mfa_challenge_expiry: u64,
+
+    /// Challenges plus verifications allowed per client address in a minute
+    /// (GoTrue's `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`; `0` turns it off). With
+    /// six digits this caps guessing at 15 codes a minute from one address;
+    /// every challenge also takes at most [`MFA_ATTEMPTS_PER_CHALLENGE`] codes.
+    #[arg(
+        long = "auth-mfa-rate-limit-challenge-and-verify",
+        env = "AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY",
+        default_value_t = 15
+    )]
+    pub mfa_rate_limit_challenge_and_verify: u32,
+
+    /// Key the TOTP secrets are sealed with in `auth.mfa_factors` (AES-256-GCM
+    /// under a key derived from it). When absent the JWT secret is used, as for
+    /// the signing keys' private halves; changing it makes enrolled factors
+    /// unusable.
+    #[arg(long = "auth-mfa-encryption-key", env = "AUTH_MFA_ENCRYPTION_KEY", hide_env_values = true)]
+    pub mfa_encryption_key: Option<crate::config::Secret>,
+
+    /// The custom access-token hook, as GoTrue's `HOOK_CUSTOM_ACCESS_TOKEN_URI`:
+    /// `pg-functions://postgres/<schema>/<function>`, a function taking and
+    /// returning `jsonb`, called before every access token is issued.
+    #[arg(long = "auth-hook-custom-access-token-uri", env = "AUTH_HOOK_CUSTOM_ACCESS_TOKEN_URI")]
+    pub hook_custom_access_token_uri: Option<super::hooks::HookUri>,
 }
+
+/// Codes one TOTP challenge accepts before it is used up (GoTrue has no such
+/// cap; it bounds guessing per challenge on top of the per-address limit).
+pub const MFA_ATTEMPTS_PER_CHALLENGE: i32 = 5;

@@ -178,6 +178,64 @@ impl AuthError {
         Self::new(StatusCode::NOT_FOUND, "validation_failed", "factor_id must be an UUID")
     }
 
+    /// MFA (`mfa.go`, `auth.go`).
+    pub fn anonymous_not_allowed() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "no_authorization",
+            "Anonymous user not allowed to perform these actions",
+        )
+    }
+
+    pub fn mfa_factor_name_conflict(name: &str) -> Self {
+        Self::unprocessable(
+            "mfa_factor_name_conflict",
+            format!("A factor with the friendly name {name:?} for this user already exists"),
+        )
+    }
+
+    pub fn too_many_enrolled_mfa_factors() -> Self {
+        Self::unprocessable(
+            "too_many_enrolled_mfa_factors",
+            "Maximum number of verified factors reached, unenroll to continue",
+        )
+    }
+
+    /// `status` differs by route in GoTrue: 403 to enrol, 422 to unenrol,
+    /// 401 to change e-mail or password.
+    pub fn insufficient_aal(status: StatusCode, message: &str) -> Self {
+        Self::new(status, "insufficient_aal", message)
+    }
+
+    pub fn mfa_challenge_not_found() -> Self {
+        Self::unprocessable("mfa_factor_not_found", "MFA factor with the provided challenge ID not found")
+    }
+
+    /// Also GoTrue's answer for a challenge already verified.
+    pub fn mfa_ip_address_mismatch() -> Self {
+        Self::unprocessable("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.")
+    }
+
+    pub fn mfa_challenge_expired(id: uuid::Uuid) -> Self {
+        Self::unprocessable(
+            "mfa_challenge_expired",
+            format!(
+                "MFA challenge {id} has expired, verify against another challenge or create a new challenge."
+            ),
+        )
+    }
+
+    pub fn mfa_verification_failed() -> Self {
+        Self::unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
+    }
+
+    /// An error a custom access-token hook returned (`hooks`), with its
+    /// status; GoTrue codes it `unexpected_failure` when 500, else `unknown`.
+    pub fn hook_error(status: StatusCode, message: String) -> Self {
+        let code = if status == StatusCode::INTERNAL_SERVER_ERROR { "unexpected_failure" } else { "unknown" };
+        Self::new(status, code, message)
+    }
+
     pub fn not_implemented(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_IMPLEMENTED,

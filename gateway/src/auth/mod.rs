@@ -14,13 +14,17 @@
 //! | `POST /logout?scope=` | signed in | end sessions, 204 |
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
-//! | `/factors`, `/user/identities`, `/sso` | as GoTrue | refused as GoTrue refuses them when off (`handlers::disabled`) |
+//! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP MFA (`handlers::factors`) |
+//! | `/user/identities`, `/sso` | as GoTrue | refused as GoTrue refuses them when off (`handlers::disabled`) |
 
 pub mod claims;
 pub mod config;
 pub mod error;
 pub mod extract;
 pub mod handlers;
+pub mod hooks;
+pub mod mfa;
+pub mod mfa_store;
 pub mod password;
 pub mod ratelimit;
 pub mod store;
@@ -37,7 +41,7 @@ pub use config::AuthConfig;
 use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
-use handlers::{admin, disabled, info, logout, signup, token, user};
+use handlers::{admin, disabled, factors, info, logout, signup, token, user};
 
 pub fn router(state: AppState) -> Router<AppState> {
     let keyed = Router::new()
@@ -49,10 +53,10 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/health", get(info::health))
         .route("/admin/users", get(admin::list).post(admin::create))
         .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
-        .route("/factors", post(disabled::enroll))
-        .route("/factors/{id}", delete(disabled::factor))
-        .route("/factors/{id}/challenge", post(disabled::factor))
-        .route("/factors/{id}/verify", post(disabled::factor))
+        .route("/factors", post(factors::enroll))
+        .route("/factors/{id}", delete(factors::unenroll))
+        .route("/factors/{id}/challenge", post(factors::challenge))
+        .route("/factors/{id}/verify", post(factors::verify))
         .route("/user/identities/authorize", get(disabled::identities))
         .route("/user/identities/{id}", delete(disabled::identities))
         .route("/sso", post(disabled::sso))

@@ -20,8 +20,12 @@ use crate::state::AppState;
 
 const WINDOW_SECS: f64 = 300.0;
 
-/// Longer than any bucket takes to refill (at most the 5-minute window).
+/// Longer than a bucket of a 5-minute (or shorter) window takes to refill.
 pub const IDLE: &str = "10 minutes";
+
+/// The same for the buckets of a one-hour window (anonymous sign-ins), which
+/// would otherwise be forgotten before they are full again.
+pub const IDLE_HOURLY: &str = "70 minutes";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bucket {
@@ -29,6 +33,11 @@ pub enum Bucket {
     SignInSignUp,
     /// `grant_type=refresh_token`.
     TokenRefresh,
+    /// `/signup` without e-mail or phone, per hour (GoTrue's `AnonymousSignIns`).
+    AnonymousSignIn,
+    /// `/factors/{id}/challenge` and `/verify`, per minute (GoTrue's
+    /// `FactorChallenge` and `FactorVerify`, one bucket here).
+    MfaChallengeVerify,
 }
 
 impl Bucket {
@@ -36,6 +45,17 @@ impl Bucket {
         match self {
             Bucket::SignInSignUp => "sign_in_sign_ups",
             Bucket::TokenRefresh => "token_refresh",
+            Bucket::AnonymousSignIn => "anonymous_users",
+            Bucket::MfaChallengeVerify => "mfa_challenge_verify",
+        }
+    }
+
+    /// The window `per_window` counts in.
+    fn window_secs(self) -> f64 {
+        match self {
+            Bucket::SignInSignUp | Bucket::TokenRefresh => WINDOW_SECS,
+            Bucket::AnonymousSignIn => 3600.0,
+            Bucket::MfaChallengeVerify => 60.0,
         }
     }
 
@@ -43,6 +63,8 @@ impl Bucket {
         match self {
             Bucket::SignInSignUp => config.rate_limit_sign_in_sign_ups,
             Bucket::TokenRefresh => config.rate_limit_token_refresh,
+            Bucket::AnonymousSignIn => config.rate_limit_anonymous_users,
+            Bucket::MfaChallengeVerify => config.mfa_rate_limit_challenge_and_verify,
         }
     }
 }
@@ -64,7 +86,7 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
         return Ok(());
     }
     let capacity = f64::from(per_window.min(config.rate_limit_burst.max(1)));
-    let refill_per_sec = f64::from(per_window) / WINDOW_SECS;
+    let refill_per_sec = f64::from(per_window) / bucket.window_secs();
     let address = ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     let key = format!("{}:{address}", bucket.name());
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
@@ -80,12 +102,13 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
     Ok(())
 }
 
-/// Deletes the buckets nobody used for [`IDLE`]: they are full anyway.
+/// Deletes the buckets nobody used for [`IDLE`] ([`IDLE_HOURLY`] for
+/// hourly ones): they are full anyway.
 pub async fn forget_idle(state: &AppState) -> Result<u64, ApiError> {
-    const SWEEP: &str =
-        "delete from auth.rate_limits where updated_at < now() - $1::text::interval returning 1";
+    const SWEEP: &str = "delete from auth.rate_limits where updated_at < now() - \
+        case when key like 'anonymous_users:%' then $2::text::interval else $1::text::interval end returning 1";
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
-    let rows = session.query(SWEEP, &[&IDLE]).await?;
+    let rows = session.query(SWEEP, &[&IDLE, &IDLE_HOURLY]).await?;
     session.commit().await?;
     Ok(rows.len() as u64)
 }

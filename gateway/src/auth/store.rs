@@ -152,7 +152,16 @@ pub async fn start_session_in(
     let rows = session
         .query(
             START,
-            &[&session_id, &user_id, &user_agent, &ip, &token_digest, &sign_in.provider, &key, &sign_in.method],
+            &[
+                &session_id,
+                &user_id,
+                &user_agent,
+                &ip,
+                &token_digest,
+                &sign_in.provider,
+                &key,
+                &sign_in.method,
+            ],
         )
         .await?;
     let signed_in_at: i64 =
@@ -164,7 +173,10 @@ pub async fn start_session_in(
 
 /// A session's assurance level and `amr` list, as its next access token
 /// states them.
-pub async fn session_assurance(session: &mut Session, session_id: Uuid) -> Result<(String, Vec<Amr>), ApiError> {
+pub async fn session_assurance(
+    session: &mut Session,
+    session_id: Uuid,
+) -> Result<(String, Vec<Amr>), ApiError> {
     const AAL: &str = "select coalesce(s.aal::text, 'aal1'), \
           array(select c.authentication_method from auth.mfa_amr_claims c \
                 where c.session_id = s.id order by c.updated_at desc, c.authentication_method), \
@@ -554,4 +566,54 @@ pub async fn delete_user(db: &Db, id: Uuid) -> Result<bool, ApiError> {
     let rows = session.query(DELETE, &[&id]).await?;
     session.commit().await?;
     Ok(!rows.is_empty())
+}
+
+/// Creates an anonymous user and starts its first session, in one transaction
+/// (GoTrue's `SignupAnonymously`): no e-mail, phone, password or identity;
+/// `app_metadata` names the `anonymous` provider; `is_anonymous` is true.
+pub async fn create_anonymous(
+    db: &Db,
+    user_metadata: &Value,
+    token_digest: &str,
+    user_agent: Option<&str>,
+    ip: Option<IpAddr>,
+) -> Result<Started, ApiError> {
+    const INSERT: &str = "\
+        insert into auth.users (instance_id, id, aud, role, raw_app_meta_data, raw_user_meta_data, \
+          created_at, updated_at, is_sso_user, is_anonymous, \
+          confirmation_token, recovery_token, email_change_token_new, email_change) \
+        values ('00000000-0000-0000-0000-000000000000', $1, 'authenticated', 'authenticated', \
+          '{\"provider\": \"anonymous\", \"providers\": [\"anonymous\"]}', $2, now(), now(), false, true, \
+          '', '', '', '')";
+    let id = Uuid::new_v4();
+    let mut session = db.as_service_role(Access::ReadWrite).await?;
+    session.query(INSERT, &[&id, user_metadata]).await?;
+    let sign_in = SignIn { provider: "anonymous", method: method::ANONYMOUS };
+    let started = start_session_in(&mut session, id, sign_in, token_digest, user_agent, ip).await?;
+    session.commit().await?;
+    Ok(started)
+}
+
+/// An anonymous user whose e-mail was just set and confirmed becomes an e-mail
+/// user as one who signed up (GoTrue's `emailChangeVerify` for anonymous
+/// users): an `email` identity, and `app_metadata` naming the provider. The
+/// `is_anonymous` flag itself is cleared by the trigger of
+/// `sql/015_auth_mfa_anonymous.sql`.
+pub async fn make_permanent(db: &Db, id: Uuid) -> Result<Option<Value>, ApiError> {
+    const CONVERT: &str = "\
+        with u as (select id, email from auth.users \
+                   where id = $1 and email is not null and email_confirmed_at is not null \
+                     and raw_app_meta_data->>'provider' = 'anonymous'), \
+        i as (insert into auth.identities (provider_id, user_id, identity_data, provider, created_at, updated_at) \
+              select u.id::text, u.id, jsonb_build_object('sub', u.id::text, 'email', lower(u.email), \
+                'email_verified', true, 'phone_verified', false), 'email', now(), now() from u \
+              on conflict (provider_id, provider) do nothing) \
+        update auth.users set raw_app_meta_data = coalesce(raw_app_meta_data, '{}') \
+            || '{\"provider\": \"email\", \"providers\": [\"email\"]}', updated_at = now() \
+        where id in (select id from u)";
+    let mut session = db.as_service_role(Access::ReadWrite).await?;
+    session.query(CONVERT, &[&id]).await?;
+    let user = user_json_in(&mut session, id).await?;
+    session.commit().await?;
+    Ok(user)
 }

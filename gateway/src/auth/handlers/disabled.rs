@@ -1,17 +1,13 @@
 //! What GoTrue answers for the features an operator turns off, for those
 //! this gateway has not built yet: SAML single sign-on, manual identity
-//! linking and MFA enrolment (supabase/auth `internal/api/api.go`,
+//! linking, and MFA factors of kinds that are off (supabase/auth `internal/api/api.go`,
 //! `middleware.go`, `mfa.go`). supabase-js then reports a feature that is
 //! off, in GoTrue's words and codes, rather than a route that is missing.
 //! Anonymous sign-ins (`signup.rs`) and the Web3 grant (`token.rs`) are
 //! refused where those requests arrive.
 
-use axum::extract::Path;
-use serde::Deserialize;
-use uuid::Uuid;
-
 use crate::auth::error::AuthError;
-use crate::auth::extract::{Body, SignedIn};
+use crate::auth::extract::SignedIn;
 use crate::error::ApiError;
 
 /// `/sso` and `/sso/saml/*`: GoTrue with SAML off (`requireSAMLEnabled`).
@@ -26,30 +22,24 @@ pub async fn identities(_: SignedIn) -> ApiError {
     AuthError::manual_linking_disabled().into()
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-pub struct Enroll {
-    factor_type: String,
-}
-
-/// `POST /factors`: a signed-in user, then GoTrue with every kind of
-/// factor's enrolment off (`EnrollFactor`).
-pub async fn enroll(_: SignedIn, Body(body): Body<Enroll>) -> ApiError {
-    match body.factor_type.as_str() {
+/// GoTrue's answer to enrolling a factor of a kind that is off (TOTP is
+/// built, in `factors.rs`, and refused here only with `AUTH_MFA_TOTP_ENABLED`
+/// off).
+pub fn enroll_refusal(factor_type: &str) -> AuthError {
+    match factor_type {
         "totp" => AuthError::mfa_enroll_disabled("mfa_totp_enroll_not_enabled", "TOTP"),
         "phone" => AuthError::mfa_enroll_disabled("mfa_phone_enroll_not_enabled", "Phone"),
         "webauthn" => AuthError::mfa_enroll_disabled("mfa_webauthn_enroll_not_enabled", "WebAuthn"),
         _ => AuthError::validation_failed("factor_type needs to be totp, phone, or webauthn"),
     }
-    .into()
 }
 
-/// `/factors/{id}` and its `challenge` and `verify`: no factor can have been
-/// enrolled, so GoTrue's `loadFactor` finds none.
-pub async fn factor(_: SignedIn, Path(id): Path<String>) -> ApiError {
-    match Uuid::parse_str(&id) {
-        Ok(_) => AuthError::mfa_factor_not_found(),
-        Err(_) => AuthError::factor_id_not_uuid(),
-    }
-    .into()
+/// GoTrue's answer to challenging or verifying a factor whose kind is off
+/// (`ChallengeFactor`, `VerifyFactor`).
+pub fn verify_refusal(code: &'static str, kind: &str) -> AuthError {
+    AuthError::new(
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        code,
+        format!("MFA verification is disabled for {kind}"),
+    )
 }

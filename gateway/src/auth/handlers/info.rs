@@ -42,6 +42,7 @@ pub async fn settings(State(state): State<AppState>) -> Json<Value> {
     .into_iter()
     .map(|provider| (provider.to_owned(), Value::Bool(false)))
     .chain([("email".to_owned(), Value::Bool(true)), ("phone".to_owned(), Value::Bool(true))])
+    .chain([("anonymous_users".to_owned(), Value::Bool(config.anonymous_users_enabled))])
     .collect();
     Json(json!({
         "external": external,

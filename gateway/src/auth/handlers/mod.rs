@@ -3,6 +3,7 @@
 
 pub mod admin;
 pub mod disabled;
+pub mod factors;
 pub mod info;
 pub mod logout;
 pub mod signup;

@@ -6,6 +6,7 @@
 //!   e-mail already registered gets a look-alike user that exists nowhere, so
 //!   the answer does not reveal who has an account (GoTrue does the same).
 //! - Sign-ups disabled: 422 `signup_disabled`.
+//! - Neither e-mail nor phone: an anonymous sign-in ([`anonymous`]).
 
 use axum::{Json, extract::State};
 use serde::Deserialize;
@@ -39,11 +40,10 @@ pub async fn signup(
 ) -> Result<Json<Value>, ApiError> {
     let config = &state.config.auth;
     // Neither e-mail nor phone is an anonymous sign-in, which GoTrue
-    // decides before anything else (`api.go`); it is not built here, so it
-    // is refused as GoTrue refuses it when turned off.
+    // decides before anything else (`api.go`).
     let given = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.trim().is_empty());
     if !given(&body.email) && !given(&body.phone) {
-        return Err(AuthError::anonymous_provider_disabled().into());
+        return anonymous(&state, ip, user_agent.as_deref(), body.data).await;
     }
     if !config.signup_enabled {
         return Err(AuthError::signup_disabled().into());
@@ -90,7 +90,34 @@ pub async fn signup(
         };
     let started = started.ok_or_else(|| ApiError::internal("signup started no session"))?;
     let grant = Grant::of(started, &refresh_token);
-    Ok(Json(session_response(&state.jwt, config, grant)?))
+    Ok(Json(session_response(&state, grant).await?))
+}
+
+/// `signInAnonymously()` (GoTrue's `SignupAnonymously`, `anonymous.go`): off
+/// unless `AUTH_ANONYMOUS_USERS_ENABLED`, under sign-ups being open, limited
+/// per address per hour on a bucket of its own; `data` becomes
+/// `user_metadata`. The session's `amr` is `anonymous` and its token says
+/// `is_anonymous: true`, so RLS can tell these users apart.
+async fn anonymous(
+    state: &AppState,
+    ip: Option<std::net::IpAddr>,
+    user_agent: Option<&str>,
+    data: Option<Value>,
+) -> Result<Json<Value>, ApiError> {
+    let config = &state.config.auth;
+    if !config.anonymous_users_enabled {
+        return Err(AuthError::anonymous_provider_disabled().into());
+    }
+    if !config.signup_enabled {
+        return Err(AuthError::signup_disabled().into());
+    }
+    ratelimit::take(state, Bucket::AnonymousSignIn, ip).await?;
+    let data = metadata(data, "data")?.unwrap_or_else(|| json!({}));
+    let refresh_token = tokens::generate()?;
+    let started =
+        store::create_anonymous(&state.db, &data, &tokens::digest(&refresh_token), user_agent, ip).await?;
+    let grant = Grant::of(started, &refresh_token);
+    Ok(Json(session_response(state, grant).await?))
 }
 
 fn already_registered(autoconfirm: bool, login: &Login, data: &Value) -> Result<Json<Value>, ApiError> {

@@ -85,7 +85,7 @@ async fn password_grant(
     )
     .await?;
     let grant = Grant::of(started, &refresh_token);
-    Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
+    Ok(Json(session_response(state, grant).await?))
 }
 
 /// Rotation: the answer carries the presented token's child, derived with the
@@ -113,6 +113,6 @@ async fn refresh_grant(
             return Err(AuthError::refresh_token_already_used().into());
         }
     };
-    let grant = Grant::of(started, &refresh_token);
-    Ok(Json(session_response(&state.jwt, &state.config.auth, grant)?))
+    let grant = Grant::refreshed(started, &refresh_token);
+    Ok(Json(session_response(state, grant).await?))
 }

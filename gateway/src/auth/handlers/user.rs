@@ -1,13 +1,14 @@
 //! `GET /user` and `PUT /user` (supabase/auth `internal/api/user.go`;
 //! wire-protocol.md §3.5): the bare user object.
 
-use axum::{Json, extract::State};
+use axum::{Json, extract::State, http::StatusCode};
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::{metadata, valid_email};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, SignedIn};
+use crate::auth::mfa_store;
 use crate::auth::password;
 use crate::auth::store::{self, Changes};
 use crate::error::ApiError;
@@ -56,6 +57,24 @@ pub async fn update_user(
         }
         None => None,
     };
+    let new_password = update.password.as_deref().is_some_and(|p| !p.is_empty());
+    // GoTrue's `UserUpdate`: with a verified factor, e-mail and password
+    // change only in an aal2 session; an anonymous user gets a password only
+    // together with an e-mail.
+    if email.is_some() || new_password {
+        let (aal, verified_factors) =
+            mfa_store::assurance(&state.db, signed_in.user_id, signed_in.session_id).await?;
+        if verified_factors > 0 && aal != "aal2" {
+            let message = "AAL2 session is required to update email or password when MFA is enabled.";
+            return Err(AuthError::insufficient_aal(StatusCode::UNAUTHORIZED, message).into());
+        }
+    }
+    let anonymous = current.get("is_anonymous").and_then(Value::as_bool) == Some(true);
+    let names_address = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.trim().is_empty());
+    if anonymous && new_password && !names_address(&update.email) && !names_address(&update.phone) {
+        let message = "Updating password of an anonymous user without an email or phone is not allowed";
+        return Err(AuthError::new(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed", message).into());
+    }
     let password_hash = match update.password.as_deref() {
         Some(new) => {
             password::check_new(new, state.config.auth.password_min_length)?;
@@ -70,7 +89,15 @@ pub async fn update_user(
         user_metadata,
         ..Changes::default()
     };
+    let converted = anonymous && changes.email.is_some() && changes.email_confirmed_now;
     match store::update_user(&state.db, signed_in.user_id, &changes).await? {
+        // An anonymous user with a confirmed e-mail is permanent now
+        // (GoTrue's `emailChangeVerify` on autoconfirm); without autoconfirm
+        // that happens when the change is confirmed.
+        Ok(Some(_)) if converted => store::make_permanent(&state.db, signed_in.user_id)
+            .await?
+            .map(Json)
+            .ok_or_else(|| AuthError::user_not_found().into()),
         Ok(Some(user)) => Ok(Json(user)),
         Ok(None) => Err(AuthError::user_not_found().into()),
         Err(_) => Err(AuthError::email_exists().into()),
