@@ -42,6 +42,8 @@ pub async fn settings(State(state): State<AppState>) -> Json<Value> {
     .into_iter()
     .map(|provider| (provider.to_owned(), Value::Bool(false)))
     .chain([("email".to_owned(), Value::Bool(true)), ("phone".to_owned(), Value::Bool(true))])
+    // Configured OpenID Connect providers, by the name apps pass as `provider`.
+    .chain(config.oidc_providers.iter().map(|p| (p.name.clone(), Value::Bool(true))))
     .collect();
     Json(json!({
         "external": external,

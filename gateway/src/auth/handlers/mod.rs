@@ -5,6 +5,7 @@ pub mod admin;
 pub mod disabled;
 pub mod info;
 pub mod logout;
+pub mod oauth;
 pub mod signup;
 pub mod token;
 pub mod user;
