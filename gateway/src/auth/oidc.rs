@@ -336,7 +336,7 @@ mod tests {
             (ok.name.as_str(), ok.issuer.as_str(), ok.client_id.as_str()),
             ("corp", "https://id.example.com", "gw")
         );
-        assert_eq!(format!("{ok:?}").contains("s3cret"), false);
+        assert!(!format!("{ok:?}").contains("s3cret"), "the secret never prints");
         let bad = [
             "corp|https://id.example.com|gw",
             "Corp|https://id.example.com|gw|s",

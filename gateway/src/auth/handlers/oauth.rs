@@ -196,10 +196,8 @@ async fn start_flow(
     })?;
     let id = Uuid::new_v4();
     let nonce = oidc::random_token()?;
-    let auth_code = match pkce {
-        Some(_) => Some(Uuid::new_v4().to_string()),
-        None => None,
-    };
+    // GoTrue's auth codes are UUIDs (122 random bits), good for one exchange.
+    let auth_code = pkce.as_ref().map(|_| Uuid::new_v4().to_string());
     external::create_flow(
         &state.db,
         &NewFlow {
