@@ -571,6 +571,24 @@ pub struct IdTokenParams {
     pub access_token: Option<String>,
 }
 
+/// What GoTrue answers for an ID token of a provider it does not have: its
+/// built-in providers of fixed issuer are "not enabled"; any other name is a
+/// custom provider that is "not allowed" (`token_oidc.go`, `getProvider`).
+fn not_configured(name: &str) -> AuthError {
+    let issuer = match name {
+        "google" => "https://accounts.google.com",
+        "facebook" => "https://www.facebook.com",
+        "kakao" => "https://kauth.kakao.com",
+        "keycloak" => "",
+        _ => return AuthError::oidc_provider_not_allowed(name),
+    };
+    AuthError::new(
+        StatusCode::BAD_REQUEST,
+        "provider_disabled",
+        format!("Provider (issuer \"{issuer}\") is not enabled"),
+    )
+}
+
 /// `POST /token?grant_type=id_token`, worded as `token_oidc.go` words it.
 pub async fn id_token_grant(
     state: &AppState,
@@ -585,7 +603,7 @@ pub async fn id_token_grant(
     if name.is_empty() {
         return Err(AuthError::oauth("invalid request", "provider or client_id and issuer required").into());
     }
-    let provider = provider(state, &name).ok_or_else(|| AuthError::oidc_provider_not_allowed(&name))?;
+    let provider = provider(state, &name).ok_or_else(|| not_configured(&name))?;
     let claims = oidc::validate_id_token(provider, &token).await.map_err(|e| {
         tracing::info!(provider = %provider.name, error = %e, "ID token refused");
         AuthError::oauth("invalid request", "Bad ID token")
