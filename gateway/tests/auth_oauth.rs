@@ -478,3 +478,30 @@ async fn linking_is_refused_while_off_and_links_and_unlinks_when_on() {
     let bad = app.send(app.as_user(Method::DELETE, "/user/identities/not-a-uuid", &token)).await;
     assert_eq!((bad.status, bad.code()), (404, "validation_failed"));
 }
+
+#[tokio::test]
+async fn with_sign_ups_off_a_provider_signs_in_known_users_only() {
+    let provider = Provider::start().await;
+    let app = spawn_auth_app(|auth| {
+        auth.oidc_providers = vec![provider.config("corp")];
+        auth.site_url = Some(SITE.to_owned());
+        auth.signup_enabled = false;
+    })
+    .await;
+    let landed = sign_in_flow(&app, "provider=corp").await;
+    assert_eq!(param(&landed, "error").as_deref(), Some("access_denied"));
+    assert_eq!(param(&landed, "error_code").as_deref(), Some("signup_disabled"));
+    let token = keys().0.sign(&provider.claims(None));
+    let refused = app
+        .send(
+            app.auth(Method::POST, "/token?grant_type=id_token")
+                .json(&json!({"provider": "corp", "id_token": token})),
+        )
+        .await;
+    assert_eq!((refused.status, refused.code()), (422, "signup_disabled"));
+
+    // An account with the provider's verified address exists: it signs in.
+    app.confirmed_user("oidc.user@example.com", "s3cret-pw").await;
+    let landed = sign_in_flow(&app, "provider=corp").await;
+    assert!(fragment_param(&landed, "access_token").is_some(), "{landed}");
+}

@@ -28,7 +28,12 @@ pub struct NewFlow<'a> {
 }
 
 pub async fn create_flow(db: &Db, flow: &NewFlow<'_>) -> Result<(), ApiError> {
-    const INSERT: &str = "insert into auth.flow_state (id, auth_code, code_challenge_method, code_challenge, \
+    // Flows nobody finished are useless after their 5 minutes; each new one
+    // clears a few of those a day old (GoTrue's cleanup does the same).
+    const INSERT: &str = "\
+        with stale as (delete from auth.flow_state where id in ( \
+          select id from auth.flow_state where created_at < now() - interval '24 hours' limit 100)) \
+        insert into auth.flow_state (id, auth_code, code_challenge_method, code_challenge, \
           provider_type, created_at, updated_at, authentication_method, referrer, linking_target_id, nonce) \
         values ($1, $2, $3::text::auth.code_challenge_method, $4, $5, now(), now(), 'oauth', $6, $7, $8)";
     let (challenge, method) = flow.pkce.unzip();
@@ -193,6 +198,8 @@ pub enum Account {
     IdentityTaken,
     /// The provider's unverified address is another account's.
     EmailTaken,
+    /// A new user would be needed, and sign-ups are off.
+    SignupDisabled,
 }
 
 /// GoTrue's account linking (`models.DetermineAccountLinking`), narrowed:
@@ -202,12 +209,14 @@ pub enum Account {
 /// 3. the provider vouches for the address (`email_verified`) and a user
 ///    has it: the identity is added to that user;
 /// 4. otherwise a new user, confirmed when the address is verified or
-///    `autoconfirm` is on; an unverified address someone already has is refused.
+///    `autoconfirm` is on, unless sign-ups are off; an unverified address
+///    someone already has is refused.
 pub async fn find_or_create(
     db: &Db,
     external: &External<'_>,
     target: Option<Uuid>,
     autoconfirm: bool,
+    signup_enabled: bool,
 ) -> Result<Account, ApiError> {
     const IDENTITY: &str = "update auth.identities set identity_data = $3, updated_at = now() \
         where provider = $1 and provider_id = $2 returning user_id";
@@ -240,6 +249,10 @@ pub async fn find_or_create(
                 Some(_) => {
                     session.rollback().await?;
                     return Ok(Account::EmailTaken);
+                }
+                None if !signup_enabled => {
+                    session.rollback().await?;
+                    return Ok(Account::SignupDisabled);
                 }
                 None => create_user(&mut session, external, external.email_verified || autoconfirm).await?,
             }

@@ -448,15 +448,17 @@ async fn account(
         email_verified: data["email_verified"] == Value::Bool(true),
         identity_data: &data,
     };
-    let account = external::find_or_create(&state.db, &external, target, state.config.auth.autoconfirm)
-        .await
-        .map_err(|e| match e {
-            ApiError::Auth(e) => e,
-            other => {
-                tracing::error!(error = %other, "external sign-in failed");
-                AuthError::new(StatusCode::INTERNAL_SERVER_ERROR, "unexpected_failure", "Database error")
-            }
-        })?;
+    let config = &state.config.auth;
+    let account =
+        external::find_or_create(&state.db, &external, target, config.autoconfirm, config.signup_enabled)
+            .await
+            .map_err(|e| match e {
+                ApiError::Auth(e) => e,
+                other => {
+                    tracing::error!(error = %other, "external sign-in failed");
+                    AuthError::new(StatusCode::INTERNAL_SERVER_ERROR, "unexpected_failure", "Database error")
+                }
+            })?;
     match account {
         Account::Found(id) => Ok(id),
         Account::Banned => Err(AuthError::new(StatusCode::FORBIDDEN, "user_banned", "User is banned")),
@@ -464,6 +466,7 @@ async fn account(
             Err(AuthError::identity_already_exists("Identity is already linked to another user"))
         }
         Account::EmailTaken => Err(AuthError::provider_email_needs_verification(&provider.name)),
+        Account::SignupDisabled => Err(AuthError::signup_disabled()),
     }
 }
 
