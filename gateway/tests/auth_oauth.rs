@@ -505,3 +505,34 @@ async fn with_sign_ups_off_a_provider_signs_in_known_users_only() {
     let landed = sign_in_flow(&app, "provider=corp").await;
     assert!(fragment_param(&landed, "access_token").is_some(), "{landed}");
 }
+
+#[tokio::test]
+async fn an_id_token_links_its_identity_to_the_bearer_when_linking_is_on() {
+    let provider = Provider::start().await;
+    let token = keys().0.sign(&provider.claims(None));
+    let link = json!({"provider": "corp", "id_token": token, "link_identity": true});
+    let off = app_with(&provider, false).await;
+    off.confirmed_user("ana@example.com", "s3cret-pw").await;
+    let session = off.sign_in("ana@example.com", "s3cret-pw").await;
+    let refused = off
+        .send(off.as_user(Method::POST, "/token?grant_type=id_token", access_token(&session)).json(&link))
+        .await;
+    assert_eq!((refused.status, refused.code()), (404, "manual_linking_disabled"));
+
+    let app = app_with(&provider, true).await;
+    let id = app.confirmed_user("ana@example.com", "s3cret-pw").await;
+    let session = app.sign_in("ana@example.com", "s3cret-pw").await;
+    // The anon key is no user.
+    let anon = app.send(app.auth(Method::POST, "/token?grant_type=id_token").json(&link)).await;
+    assert_eq!((anon.status, anon.code()), (403, "bad_jwt"));
+    let linked = app
+        .send(app.as_user(Method::POST, "/token?grant_type=id_token", access_token(&session)).json(&link))
+        .await;
+    assert_eq!(linked.status, 200, "{:?}", linked.body);
+    assert_eq!(linked.body["user"]["id"], id.as_str());
+    assert_eq!(linked.body["user"]["identities"].as_array().map(Vec::len), Some(2));
+    let again = app
+        .send(app.as_user(Method::POST, "/token?grant_type=id_token", access_token(&session)).json(&link))
+        .await;
+    assert_eq!((again.status, again.body["msg"].as_str()), (422, Some("Identity is already linked")));
+}

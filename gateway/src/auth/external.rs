@@ -196,6 +196,8 @@ pub enum Account {
     Banned,
     /// Linking: the identity belongs to another user.
     IdentityTaken,
+    /// Linking: the identity is the target's already.
+    AlreadyLinked,
     /// The provider's unverified address is another account's.
     EmailTaken,
     /// A new user would be needed, and sign-ups are off.
@@ -227,9 +229,9 @@ pub async fn find_or_create(
         session.query(IDENTITY, &[&external.provider, &external.subject, external.identity_data]).await?;
     let owner: Option<Uuid> = rows.first().map(|r| r.get(0));
     let user_id = match (owner, target) {
-        (Some(owner), Some(target)) if owner != target => {
+        (Some(owner), Some(target)) => {
             session.rollback().await?;
-            return Ok(Account::IdentityTaken);
+            return Ok(if owner == target { Account::AlreadyLinked } else { Account::IdentityTaken });
         }
         (Some(owner), _) => owner,
         (None, Some(target)) => {

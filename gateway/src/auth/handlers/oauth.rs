@@ -13,7 +13,7 @@
 //!   the session in the fragment (implicit flow); failures travel as
 //!   `error`, `error_description` and `error_code`;
 //! - `POST /token?grant_type=id_token` (`signInWithIdToken`) validates an ID
-//!   token the app obtained itself;
+//!   token the app obtained itself (with `link_identity`, `linkIdentityIdToken`);
 //! - `GET /user/identities/authorize` (`linkIdentity`) and
 //!   `DELETE /user/identities/{id}` (`unlinkIdentity`), behind
 //!   `AUTH_SECURITY_MANUAL_LINKING_ENABLED`.
@@ -462,6 +462,7 @@ async fn account(
     match account {
         Account::Found(id) => Ok(id),
         Account::Banned => Err(AuthError::new(StatusCode::FORBIDDEN, "user_banned", "User is banned")),
+        Account::AlreadyLinked => Err(AuthError::identity_already_exists("Identity is already linked")),
         Account::IdentityTaken => {
             Err(AuthError::identity_already_exists("Identity is already linked to another user"))
         }
@@ -572,6 +573,29 @@ pub struct IdTokenParams {
     pub id_token: Option<String>,
     pub nonce: Option<String>,
     pub access_token: Option<String>,
+    /// `linkIdentityIdToken`: add the identity to the bearer's user.
+    pub link_identity: bool,
+    pub bearer: Option<String>,
+}
+
+/// The signed-in user an access token names, checked as `SignedIn` checks
+/// it, for `link_identity` (GoTrue's `requireAuthentication` inside the grant).
+async fn bearer_user(state: &AppState, bearer: Option<&str>) -> Result<Uuid, ApiError> {
+    let Some(token) = bearer.filter(|t| !t.trim().is_empty()) else {
+        return Err(AuthError::oauth(
+            "invalid request",
+            "Linking requires a valid user access token in Authorization",
+        )
+        .into());
+    };
+    let claims = state.jwt.verify(token)?;
+    let text = |key: &str| claims.claims.get(key).and_then(Value::as_str);
+    let user_id =
+        text("sub").and_then(|s| Uuid::parse_str(s).ok()).filter(|_| text("role") == Some("authenticated"));
+    let user_id = user_id.ok_or_else(|| AuthError::bad_jwt("invalid claim: missing sub claim"))?;
+    let session_id = text("session_id").and_then(|s| Uuid::parse_str(s).ok());
+    super::user::current_user(state, &SignedIn { user_id, session_id }).await?;
+    Ok(user_id)
 }
 
 /// What GoTrue answers for an ID token of a provider it does not have: its
@@ -606,6 +630,15 @@ pub async fn id_token_grant(
     if name.is_empty() {
         return Err(AuthError::oauth("invalid request", "provider or client_id and issuer required").into());
     }
+    // Linking is refused while manual linking is off, as on
+    // `/user/identities/*` (GoTrue checks only the session here).
+    let target = match params.link_identity {
+        true if !state.config.auth.manual_linking_enabled => {
+            return Err(AuthError::manual_linking_disabled().into());
+        }
+        true => Some(bearer_user(state, params.bearer.as_deref()).await?),
+        false => None,
+    };
     let provider = provider(state, &name).ok_or_else(|| not_configured(&name))?;
     let claims = oidc::validate_id_token(provider, &token).await.map_err(|e| {
         tracing::info!(provider = %provider.name, error = %e, "ID token refused");
@@ -639,7 +672,7 @@ pub async fn id_token_grant(
             .into());
         }
     }
-    let user_id = account(state, provider, &claims, None).await?;
+    let user_id = account(state, provider, &claims, target).await?;
     Ok(Json(start(state, user_id, &provider.name, ip, user_agent).await?))
 }
 

@@ -5,6 +5,7 @@
 use axum::{
     Json,
     extract::{RawQuery, State},
+    http::{HeaderMap, header},
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -32,6 +33,7 @@ pub struct TokenBody {
     id_token: Option<String>,
     nonce: Option<String>,
     access_token: Option<String>,
+    link_identity: bool,
 }
 
 pub async fn token(
@@ -39,6 +41,7 @@ pub async fn token(
     ClientIp(ip): ClientIp,
     RawQuery(query): RawQuery,
     UserAgent(user_agent): UserAgent,
+    headers: HeaderMap,
     Body(body): Body<TokenBody>,
 ) -> Result<Json<Value>, ApiError> {
     match query_param(query.as_deref(), "grant_type").as_deref() {
@@ -54,6 +57,13 @@ pub async fn token(
                 id_token: body.id_token,
                 nonce: body.nonce,
                 access_token: body.access_token,
+                link_identity: body.link_identity,
+                bearer: headers
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.split_once(' '))
+                    .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                    .map(|(_, token)| token.trim().to_owned()),
             };
             super::oauth::id_token_grant(&state, ip, user_agent.as_deref(), params).await
         }
