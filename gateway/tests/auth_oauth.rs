@@ -536,3 +536,25 @@ async fn an_id_token_links_its_identity_to_the_bearer_when_linking_is_on() {
         .await;
     assert_eq!((again.status, again.body["msg"].as_str()), (422, Some("Identity is already linked")));
 }
+
+#[tokio::test]
+async fn a_provider_may_post_its_answer_to_the_callback() {
+    let provider = Provider::start().await;
+    let app = app_with(&provider, false).await;
+    let (verifier, challenge) = pkce();
+    let back =
+        to_provider(&app, &format!("provider=corp&code_challenge={challenge}&code_challenge_method=s256"))
+            .await;
+    // `response_mode=form_post`: the same pairs, as a form body.
+    let response = browser()
+        .post(format!("{}/auth/v1/callback", app.address))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(back.query().expect("query").to_owned())
+        .send()
+        .await
+        .expect("callback");
+    let (status, landed) = location(response).await;
+    assert_eq!(status, 302);
+    let session = exchange(&app, &param(&landed, "code").expect("code"), &verifier).await;
+    assert_eq!(session.status, 200, "{:?}", session.body);
+}
