@@ -404,6 +404,10 @@ fn render_gotrue(error: &ApiError) -> Response {
             )
         }
     };
+    // An OAuth 2.0 error carries only `error` and `error_description`.
+    if code.is_empty() {
+        return json_response(status, Value::Object(extra));
+    }
     let mut body = json!({ "code": code, "error_code": code, "msg": message, "message": message });
     if let Value::Object(map) = &mut body {
         map.extend(extra);

@@ -146,6 +146,22 @@ async fn features_not_built_are_refused_as_gotrue_refuses_them_when_off() {
             "unsupported_grant_type",
         ),
         (
+            "an ID token of a provider not configured",
+            app.auth(Method::POST, "/token?grant_type=id_token")
+                .json(&json!({"provider": "google", "id_token": "x.y.z"})),
+            400,
+            "provider_disabled",
+            "Provider (issuer \"https://accounts.google.com\") is not enabled",
+        ),
+        (
+            "an ID token of a custom provider not configured",
+            app.auth(Method::POST, "/token?grant_type=id_token")
+                .json(&json!({"provider": "corp", "id_token": "x.y.z"})),
+            400,
+            "validation_failed",
+            "Custom OIDC provider \"corp\" not allowed",
+        ),
+        (
             "sso",
             app.auth(Method::POST, "/sso").json(&json!({"domain": "x.com"})),
             404,

@@ -14,10 +14,16 @@ async fn the_routes_kong_leaves_open_need_no_api_key() {
     let bare = |path: &str| app.client.get(format!("{}/auth/v1{path}", app.address));
     let jwks = app.send(bare("/.well-known/jwks.json")).await;
     assert_eq!((jwks.status, jwks.body["keys"][0]["alg"].as_str()), (200, Some("ES256")));
-    for path in ["/verify", "/callback", "/authorize"] {
-        let reply = app.send(bare(path)).await;
-        assert_eq!((reply.status, reply.code()), (501, "not_implemented"), "{path}");
-    }
+    let verify = app.send(bare("/verify")).await;
+    assert_eq!((verify.status, verify.code()), (501, "not_implemented"));
+    // No provider is configured; a callback without state goes back to the site.
+    let authorize = app.send(bare("/authorize?provider=github")).await;
+    assert_eq!((authorize.status, authorize.code()), (400, "validation_failed"));
+    let no_redirects =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let callback =
+        no_redirects.get(format!("{}/auth/v1/callback", app.address)).send().await.expect("callback");
+    assert_eq!(callback.status().as_u16(), 303);
     for path in ["/settings", "/health", "/user", "/admin/users", "/nowhere"] {
         let reply = app.send(bare(path)).await;
         assert_eq!(reply.status, 401, "{path}");

@@ -143,6 +143,39 @@ pub struct AuthConfig {
     /// returning `jsonb`, called before every access token is issued.
     #[arg(long = "auth-hook-custom-access-token-uri", env = "AUTH_HOOK_CUSTOM_ACCESS_TOKEN_URI")]
     pub hook_custom_access_token_uri: Option<super::hooks::HookUri>,
+    /// Where sign-in flows send the browser back when `redirect_to` is absent
+    /// or not allowed (GoTrue's `SITE_URL`). Unset: the gateway's `SITE_URL`.
+    #[arg(id = "auth_site_url", long = "auth-site-url", env = "AUTH_SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// Further URLs `redirect_to` may name, comma-separated (GoTrue's
+    /// `URI_ALLOW_LIST`): an entry allows itself and any URL below it; `*`
+    /// matches within one host label or path segment, `**` anything.
+    #[arg(long = "auth-uri-allow-list", env = "AUTH_URI_ALLOW_LIST", value_delimiter = ',')]
+    pub uri_allow_list: Vec<String>,
+
+    /// The public URL of `/auth/v1` (GoTrue's `API_EXTERNAL_URL`): providers
+    /// send the browser back to `<this>/callback`, which must be registered
+    /// with them. Unset: `AUTH_JWT_ISSUER`.
+    #[arg(long = "auth-external-url", env = "AUTH_EXTERNAL_URL")]
+    pub external_url: Option<String>,
+
+    /// OpenID Connect providers users may sign in with, separated by `;`, each
+    /// `name|issuer URL|client id|client secret` (see the README, "OAuth and
+    /// OpenID Connect providers"). The name is what `signInWithOAuth` and
+    /// `signInWithIdToken` pass as `provider`.
+    #[arg(long = "auth-oidc-providers", env = "AUTH_OIDC_PROVIDERS", value_delimiter = ';')]
+    pub oidc_providers: Vec<super::oidc::ProviderConfig>,
+
+    /// Whether signed-in users may link further identities themselves
+    /// (`linkIdentity`, GoTrue's `SECURITY_MANUAL_LINKING_ENABLED`).
+    #[arg(
+        long = "auth-security-manual-linking-enabled",
+        env = "AUTH_SECURITY_MANUAL_LINKING_ENABLED",
+        default_value_t = false,
+        action = ArgAction::Set
+    )]
+    pub manual_linking_enabled: bool,
 }
 
 /// Codes one TOTP challenge accepts before it is used up (GoTrue has no such

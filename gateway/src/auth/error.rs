@@ -236,6 +236,80 @@ impl AuthError {
         Self::new(status, code, message)
     }
 
+    /// An OAuth 2.0 error as GoTrue sends it (`apierrors.OAuthError`): 400
+    /// with only `error` and `error_description` in the body (the empty code
+    /// tells the renderer so).
+    pub fn oauth(error: &str, description: impl Into<String>) -> Self {
+        let mut e = Self::bad_request("", description);
+        e.extra.insert("error".to_owned(), json!(error));
+        e.extra.insert("error_description".to_owned(), json!(e.message));
+        e
+    }
+
+    /// `/authorize` for a provider that is not configured (`external.go`).
+    pub fn unsupported_provider(name: &str) -> Self {
+        Self::validation_failed(format!("Unsupported provider: Provider {name} could not be found"))
+    }
+
+    /// `grant_type=id_token` for a provider name that is not configured
+    /// (`token_oidc.go`, its default case without allowed issuers).
+    pub fn oidc_provider_not_allowed(name: &str) -> Self {
+        Self::validation_failed(format!("Custom OIDC provider \"{name}\" not allowed"))
+    }
+
+    pub fn bad_oauth_state(message: &str) -> Self {
+        Self::bad_request("bad_oauth_state", message)
+    }
+
+    pub fn bad_oauth_callback(message: &str) -> Self {
+        Self::bad_request("bad_oauth_callback", message)
+    }
+
+    pub fn flow_state_already_used() -> Self {
+        Self::bad_request("flow_state_already_used", "State has already been used")
+    }
+
+    /// `/token?grant_type=pkce` (`token.go`).
+    pub fn flow_state_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "flow_state_not_found",
+            "invalid flow state, no valid flow state found",
+        )
+    }
+
+    pub fn flow_state_expired() -> Self {
+        Self::unprocessable("flow_state_expired", "invalid flow state, flow state has expired")
+    }
+
+    pub fn bad_code_verifier() -> Self {
+        Self::bad_request("bad_code_verifier", "code challenge does not match previously saved code verifier")
+    }
+
+    /// GoTrue's `linkIdentityToUser` and `DeleteIdentity` (`identity.go`).
+    pub fn identity_already_exists(message: &str) -> Self {
+        Self::unprocessable("identity_already_exists", message)
+    }
+
+    pub fn identity_not_found() -> Self {
+        Self::unprocessable("identity_not_found", "Identity doesn't exist")
+    }
+
+    pub fn single_identity_not_deletable() -> Self {
+        Self::unprocessable(
+            "single_identity_not_deletable",
+            "User must have at least 1 identity after unlinking",
+        )
+    }
+
+    /// The provider's address is unverified and another account has it.
+    pub fn provider_email_needs_verification(provider: &str) -> Self {
+        Self::unprocessable(
+            "provider_email_needs_verification",
+            format!("Unverified email with {provider}. Verify the email with {provider} in order to sign in"),
+        )
+    }
+
     pub fn not_implemented(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_IMPLEMENTED,

@@ -15,16 +15,21 @@
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
 //! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP MFA (`handlers::factors`) |
-//! | `/user/identities`, `/sso` | as GoTrue | refused as GoTrue refuses them when off (`handlers::disabled`) |
+//! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
+//! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
+//! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
+//! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
 
 pub mod claims;
 pub mod config;
 pub mod error;
+pub mod external;
 pub mod extract;
 pub mod handlers;
 pub mod hooks;
 pub mod mfa;
 pub mod mfa_store;
+pub mod oidc;
 pub mod password;
 pub mod ratelimit;
 pub mod store;
@@ -41,7 +46,7 @@ pub use config::AuthConfig;
 use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
-use handlers::{admin, disabled, factors, info, logout, signup, token, user};
+use handlers::{admin, disabled, factors, info, logout, oauth, signup, token, user};
 
 pub fn router(state: AppState) -> Router<AppState> {
     let keyed = Router::new()
@@ -57,16 +62,16 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/factors/{id}", delete(factors::unenroll))
         .route("/factors/{id}/challenge", post(factors::challenge))
         .route("/factors/{id}/verify", post(factors::verify))
-        .route("/user/identities/authorize", get(disabled::identities))
-        .route("/user/identities/{id}", delete(disabled::identities))
+        .route("/user/identities/authorize", get(oauth::link_identity))
+        .route("/user/identities/{id}", delete(oauth::unlink_identity))
         .route("/sso", post(disabled::sso))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state.clone(), require_apikey));
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
         .route("/verify", get(info::not_implemented).post(info::not_implemented))
-        .route("/callback", get(info::not_implemented).post(info::not_implemented))
-        .route("/authorize", get(info::not_implemented))
+        .route("/callback", get(oauth::callback).post(oauth::callback))
+        .route("/authorize", get(oauth::authorize))
         // Called by an identity provider, which holds no API key.
         .route("/sso/saml/metadata", get(disabled::sso))
         .route("/sso/saml/acs", post(disabled::sso));

@@ -1,25 +1,18 @@
 //! What GoTrue answers for the features an operator turns off, for those
-//! this gateway has not built yet: SAML single sign-on, manual identity
-//! linking, and MFA factors of kinds that are off (supabase/auth `internal/api/api.go`,
+//! this gateway has not built yet: SAML single sign-on and MFA factors of
+//! kinds that are off (supabase/auth `internal/api/api.go`,
 //! `middleware.go`, `mfa.go`). supabase-js then reports a feature that is
 //! off, in GoTrue's words and codes, rather than a route that is missing.
 //! Anonymous sign-ins (`signup.rs`) and the Web3 grant (`token.rs`) are
-//! refused where those requests arrive.
+//! refused where those requests arrive, manual identity linking in
+//! `oauth.rs` while `AUTH_SECURITY_MANUAL_LINKING_ENABLED` is off.
 
 use crate::auth::error::AuthError;
-use crate::auth::extract::SignedIn;
 use crate::error::ApiError;
 
 /// `/sso` and `/sso/saml/*`: GoTrue with SAML off (`requireSAMLEnabled`).
 pub async fn sso() -> ApiError {
     AuthError::saml_provider_disabled().into()
-}
-
-/// `GET /user/identities/authorize`, `DELETE /user/identities/{id}`: a
-/// signed-in user, then GoTrue with manual linking off
-/// (`requireManualLinkingEnabled`).
-pub async fn identities(_: SignedIn) -> ApiError {
-    AuthError::manual_linking_disabled().into()
 }
 
 /// GoTrue's answer to enrolling a factor of a kind that is off (TOTP is

@@ -43,6 +43,8 @@ pub async fn settings(State(state): State<AppState>) -> Json<Value> {
     .map(|provider| (provider.to_owned(), Value::Bool(false)))
     .chain([("email".to_owned(), Value::Bool(true)), ("phone".to_owned(), Value::Bool(true))])
     .chain([("anonymous_users".to_owned(), Value::Bool(config.anonymous_users_enabled))])
+    // Configured OpenID Connect providers, by the name apps pass as `provider`.
+    .chain(config.oidc_providers.iter().map(|p| (p.name.clone(), Value::Bool(true))))
     .collect();
     Json(json!({
         "external": external,

@@ -6,6 +6,7 @@ pub mod disabled;
 pub mod factors;
 pub mod info;
 pub mod logout;
+pub mod oauth;
 pub mod signup;
 pub mod token;
 pub mod user;

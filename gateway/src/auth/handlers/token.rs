@@ -1,9 +1,11 @@
-//! `POST /token?grant_type=password|refresh_token` (supabase/auth
+//! `POST /token?grant_type=password|refresh_token` (`pkce` and `id_token`
+//! are in `oauth.rs`) (supabase/auth
 //! `internal/api/token.go`, `token_refresh.go`; wire-protocol.md §3.2, §3.4).
 
 use axum::{
     Json,
     extract::{RawQuery, State},
+    http::{HeaderMap, header},
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,6 +27,13 @@ pub struct TokenBody {
     phone: Option<String>,
     password: Option<String>,
     refresh_token: Option<String>,
+    auth_code: Option<String>,
+    code_verifier: Option<String>,
+    provider: Option<String>,
+    id_token: Option<String>,
+    nonce: Option<String>,
+    access_token: Option<String>,
+    link_identity: bool,
 }
 
 pub async fn token(
@@ -32,11 +41,32 @@ pub async fn token(
     ClientIp(ip): ClientIp,
     RawQuery(query): RawQuery,
     UserAgent(user_agent): UserAgent,
+    headers: HeaderMap,
     Body(body): Body<TokenBody>,
 ) -> Result<Json<Value>, ApiError> {
     match query_param(query.as_deref(), "grant_type").as_deref() {
         Some("password") => password_grant(&state, ip, user_agent.as_deref(), body).await,
         Some("refresh_token") => refresh_grant(&state, ip, body).await,
+        Some("pkce") => {
+            let ua = user_agent.as_deref();
+            super::oauth::pkce_grant(&state, ip, ua, body.auth_code, body.code_verifier).await
+        }
+        Some("id_token") => {
+            let params = super::oauth::IdTokenParams {
+                provider: body.provider,
+                id_token: body.id_token,
+                nonce: body.nonce,
+                access_token: body.access_token,
+                link_identity: body.link_identity,
+                bearer: headers
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.split_once(' '))
+                    .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                    .map(|(_, token)| token.trim().to_owned()),
+            };
+            super::oauth::id_token_grant(&state, ip, user_agent.as_deref(), params).await
+        }
         // No Web3 provider is built, as GoTrue with both turned off.
         Some("web3") => Err(AuthError::web3_provider_disabled().into()),
         _ => Err(AuthError::unsupported_grant_type().into()),
