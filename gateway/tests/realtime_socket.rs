@@ -580,3 +580,20 @@ async fn no_api_prefix_falls_back_to_the_frontend() {
         assert!(body.get(field).is_some(), "{path}: {body}");
     }
 }
+
+#[tokio::test]
+async fn a_socket_silent_for_the_idle_timeout_is_closed_going_away() {
+    let mut config = test_config();
+    config.realtime.idle_timeout = gateway::config::Span(Duration::from_millis(500));
+    let app = spawn_app_with(Options { config, ..Default::default() }).await;
+    let mut client = Client::connect(&app, "2.0.0").await;
+    let start = std::time::Instant::now();
+    let frame = tokio::time::timeout(Duration::from_secs(3), futures::StreamExt::next(&mut client.stream))
+        .await
+        .expect("closed in time");
+    let Some(Ok(tokio_tungstenite::tungstenite::Message::Close(Some(close)))) = frame else {
+        panic!("expected a close frame, got {frame:?}")
+    };
+    assert_eq!(u16::from(close.code), 1001);
+    assert!(start.elapsed() >= Duration::from_millis(400));
+}

@@ -339,3 +339,60 @@ fn send_diff(topic: &Topic, name: &str, joins: &[Meta], leaves: &[Meta]) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(hub: &Hub, key: &TopicKey, socket: u64) -> (MemberId, mpsc::Receiver<Message>) {
+        let (outbox, receiver, _) = Outbox::new(16);
+        let id = MemberId { socket, join_ref: "1".to_owned() };
+        hub.join(key, id.clone(), outbox, false);
+        (id, receiver)
+    }
+
+    #[test]
+    fn presences_of_a_gateway_gone_silent_leave_and_the_members_are_told() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:lobby".to_owned(), private: false };
+        let (_, mut receiver) = member(&hub, &key, 1);
+        let change = PresenceChange {
+            topic: key.clone(),
+            joins: vec![("ana".to_owned(), json!({"phx_ref": "r1", "at": 1}))],
+            leaves: vec![],
+        };
+        hub.apply_remote("other", &change);
+        // A sync that repeats a known join changes nothing.
+        hub.apply_remote("other", &change);
+        let joined = receiver.try_recv().expect("join diff");
+        assert_eq!(joined.json().expect("json")["joins"]["ana"]["metas"][0]["at"], 1);
+        assert!(receiver.try_recv().is_err(), "the repeated join was told again");
+        hub.forget_origin("other");
+        let left = receiver.try_recv().expect("leave diff");
+        assert_eq!(left.json().expect("json")["leaves"]["ana"]["metas"][0]["phx_ref"], "r1");
+        assert!(hub.local_presences().is_empty());
+    }
+
+    #[test]
+    fn a_full_outbox_marks_its_socket_as_overflowed_instead_of_growing() {
+        let (outbox, _receiver, overflow) = Outbox::new(2);
+        for _ in 0..3 {
+            outbox.send(Message::push(None, "t", "e", json!({})));
+        }
+        assert!(overflow.happened.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_broadcast_skips_the_sender_unless_asked() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:room".to_owned(), private: false };
+        let (sender, mut own) = member(&hub, &key, 1);
+        let (_, mut other) = member(&hub, &key, 2);
+        let private = TopicKey { private: true, ..key.clone() };
+        let (_, mut elsewhere) = member(&hub, &private, 3);
+        hub.broadcast(&key, &Message::push(None, "realtime:room", "broadcast", json!({})), Some(&sender));
+        assert!(own.try_recv().is_err());
+        assert!(other.try_recv().is_ok());
+        assert!(elsewhere.try_recv().is_err(), "a private topic of the same name is another topic");
+    }
+}
