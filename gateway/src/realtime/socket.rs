@@ -82,7 +82,7 @@ pub async fn run(
     let (outbox, receiver, overflow) = Outbox::new(config.max_queued_messages);
     let (sink, mut stream) = socket.split();
     let (close, closing) = oneshot::channel();
-    let writer = tokio::spawn(write(sink, receiver, closing, vsn));
+    let mut writer = tokio::spawn(write(sink, receiver, closing, vsn));
     let mut me = Socket {
         state,
         id: realtime.next_socket_id(),
@@ -137,8 +137,11 @@ pub async fn run(
         drop(close);
     }
     drop(me);
-    // The writer sends what is queued, then the close frame; bounded in time.
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    // The writer sends what is queued, then the close frame; a client that
+    // does not read them within a few seconds is dropped.
+    if tokio::time::timeout(Duration::from_secs(5), &mut writer).await.is_err() {
+        writer.abort();
+    }
 }
 
 async fn overflow_of(overflow: &Overflow) {
