@@ -597,3 +597,48 @@ async fn a_socket_silent_for_the_idle_timeout_is_closed_going_away() {
     assert_eq!(u16::from(close.code), 1001);
     assert!(start.elapsed() >= Duration::from_millis(400));
 }
+
+#[tokio::test]
+async fn the_single_message_broadcast_sends_json_and_binary_and_refuses_a_private_one_without_insert() {
+    let app = spawn_app().await;
+    private_rooms(&app).await;
+    let mut modern = Client::connect(&app, "2.0.0").await;
+    modern.join("realtime:room", json!({})).await;
+    let mut legacy = Client::connect(&app, "1.0.0").await;
+    legacy.join("realtime:room", json!({})).await;
+    let post = |path: &str, token: String, content_type: &str, body: Vec<u8>| {
+        app.client
+            .post(format!("{}/realtime/v1/api/broadcast/{path}", app.address))
+            .header("apikey", &app.anon_key)
+            .header("content-type", content_type)
+            .bearer_auth(token)
+            .body(body)
+            .send()
+    };
+    let answer = post("room/events/note", app.anon_key.clone(), "application/json", br#"{"n":1}"#.to_vec())
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 202);
+    for client in [&mut modern, &mut legacy] {
+        let got = client.until(|m| m.event == "broadcast").await;
+        assert_eq!(got.payload, json!({"type": "broadcast", "event": "note", "payload": {"n": 1}}));
+    }
+    let answer = post("room/events/blob", app.anon_key.clone(), "application/octet-stream", vec![1, 2, 255])
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 202);
+    let got = modern.until(|m| m.event == "broadcast").await;
+    assert_eq!(got.payload["payload"], json!({"binary": [1, 2, 255]}));
+    legacy.quiet().await;
+    let refused =
+        post("room/events/note?private=true", app.user_token("reader"), "application/json", b"{}".to_vec())
+            .await
+            .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    assert_eq!(refused.json::<Value>().await.unwrap(), json!({"message": "Unauthorized"}));
+    let allowed =
+        post("room/events/note?private=true", app.user_token("writer"), "application/json", b"{}".to_vec())
+            .await
+            .unwrap();
+    assert_eq!(allowed.status().as_u16(), 202);
+}
