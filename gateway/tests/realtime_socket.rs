@@ -642,3 +642,43 @@ async fn the_single_message_broadcast_sends_json_and_binary_and_refuses_a_privat
             .unwrap();
     assert_eq!(allowed.status().as_u16(), 202);
 }
+
+#[tokio::test]
+async fn a_private_channel_member_without_presence_read_is_told_no_presences() {
+    let app = spawn_app().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create policy read_quiet on realtime.messages for select to authenticated \
+               using (realtime.topic() = 'quiet' and extension = 'broadcast');",
+        )
+        .await
+        .expect("policy");
+    let presence = json!({"key": "k", "enabled": true});
+    let mut reader = Client::connect(&app, "2.0.0").await;
+    let (_, reply) = reader
+        .join(
+            "realtime:quiet",
+            json!({"config": {"private": true, "presence": presence}, "access_token": app.user_token("u")}),
+        )
+        .await;
+    ok_reply(&reply);
+    let mut admin = Client::connect(&app, "2.0.0").await;
+    let (admin_ref, _) = admin
+        .join(
+            "realtime:quiet",
+            json!({"config": {"private": true, "presence": presence}, "access_token": app.service_key}),
+        )
+        .await;
+    assert_eq!(admin.until(|m| m.event == "presence_state").await.payload, json!({}));
+    admin
+        .push(
+            Some(&admin_ref),
+            "realtime:quiet",
+            "presence",
+            json!({"type": "presence", "event": "track", "payload": {}}),
+        )
+        .await;
+    admin.until(|m| m.event == "presence_diff").await;
+    reader.quiet().await;
+}

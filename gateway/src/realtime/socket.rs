@@ -330,9 +330,10 @@ impl Socket {
                 (self.key_claims.clone(), exp)
             }
         };
+        let mut presence_read = true;
         if private {
             match auth::can_read(&self.state.db, &claims, &name).await {
-                Ok(access) if access.broadcast || access.presence => {}
+                Ok(access) if access.broadcast || access.presence => presence_read = access.presence,
                 Ok(_) => {
                     let why = format!(
                         "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
@@ -379,7 +380,13 @@ impl Socket {
             .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let presence_enabled = flag("/presence/enabled");
         self.send(Message::reply(&message, "ok", json!({ "postgres_changes": answered })));
-        self.state.realtime.hub.join(&key, member.clone(), self.outbox.clone(), presence_enabled);
+        self.state.realtime.hub.join(
+            &key,
+            member.clone(),
+            self.outbox.clone(),
+            presence_enabled,
+            presence_read,
+        );
         let mut channel = Channel {
             key,
             member,
@@ -508,7 +515,9 @@ impl Socket {
         if channel.key.private {
             let name = channel.name.clone();
             match auth::can_read(&self.state.db, &claims, &name).await {
-                Ok(access) if access.broadcast || access.presence => {}
+                Ok(access) if access.broadcast || access.presence => {
+                    self.state.realtime.hub.set_presence_read(&channel.key, &channel.member, access.presence);
+                }
                 Ok(_) => {
                     let why =
                         format!("You no longer have permission to read from this Channel topic: {name}");
