@@ -112,7 +112,9 @@ pub async fn run(
                     Some(Ok(WsMessage::Close(_))) | None => break None,
                     Some(Err(e)) => {
                         tracing::debug!(error = %e, "realtime socket read failed");
-                        // Over the frame limit: tungstenite refuses it while reading.
+                        // A message over the frame limit (tungstenite refuses it
+                        // while reading) or a broken connection, for which the
+                        // close frame is lost.
                         break Some((close_code::SIZE, "message too big"));
                     }
                 };
