@@ -21,11 +21,13 @@ cargo test --locked --workspace
 echo "== supabase-js client tests"
 work=$(mktemp -d)
 # The project's sql/ and policies/, plus the REST fixture the client tests read
-# and the Realtime policies they join private channels with.
+# and the Realtime policies they join private channels with, and the tables
+# whose changes they watch.
 mkdir -p "$work/schema"
 cp -r sql policies "$work/schema/"
 cp gateway/tests/fixtures/shop.sql "$work/schema/sql/900_client_fixture.sql"
 cp tests/client/fixtures/realtime.sql "$work/schema/sql/901_client_realtime.sql"
+cp tests/client/fixtures/realtime_changes.sql "$work/schema/sql/902_client_realtime_changes.sql"
 target/debug/gateway serve --data-dir "$work/.data" --sql-root "$work/schema" --listen 127.0.0.1:0 \
   >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!

@@ -37,6 +37,17 @@ pub const SUPERUSER: &str = "postgres";
 pub const DATABASE: &str = "postgres";
 /// Names the socket file (`.s.PGSQL.5432`); no TCP port is opened.
 const PORT: u16 = 5432;
+
+/// What Realtime's change feed needs of the server (`crate::realtime::changes`):
+/// logical decoding, a replication slot per database that uses the feed (each
+/// test database has one, hence more than the default 10), and a cap on the
+/// WAL a slot may hold while no gateway reads it, after which the server
+/// invalidates the slot rather than fill the disk
+/// (<https://www.postgresql.org/docs/15/runtime-config-replication.html>).
+/// Given on the command line, so that a cluster made when the server ran with
+/// `wal_level=replica` gets them at its next start.
+pub const LOGICAL_DECODING: [&str; 3] =
+    ["wal_level=logical", "max_replication_slots=100", "max_slot_wal_keep_size=1GB"];
 /// `sun_path` holds 108 bytes including the terminating NUL.
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -225,7 +236,9 @@ impl Cluster {
             .arg(&self.pgdata)
             .arg("-k")
             .arg(&self.socket_dir)
-            .args(["-c", "listen_addresses=", "-c", "unix_socket_permissions=0700", "-p"])
+            .args(["-c", "listen_addresses=", "-c", "unix_socket_permissions=0700"])
+            .args(LOGICAL_DECODING.iter().flat_map(|setting| ["-c", setting]))
+            .arg("-p")
             .arg(PORT.to_string())
             .current_dir("/")
             .stdin(Stdio::null())

@@ -75,11 +75,37 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
         Ok((cluster, started))
     })
     .await??;
+    let started = started || restart_for_logical_decoding(&cluster).await?;
     Ok(Database {
         api: cluster.pg_config("authenticator"),
         admin: Some(cluster.pg_config(embedded::SUPERUSER)),
         cluster: Some((cluster, started)),
     })
+}
+
+/// A server that was already running (started by an older gateway, with
+/// `wal_level=replica`) is restarted with the settings Realtime's change feed
+/// needs (`embedded::LOGICAL_DECODING`). True when this call restarted it.
+async fn restart_for_logical_decoding(cluster: &Cluster) -> Result<bool, BoxError> {
+    let (client, connection) = cluster.pg_config(embedded::SUPERUSER).connect(NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let level = client.query_one("select current_setting('wal_level')", &[]).await?.get::<_, String>(0);
+    drop(client);
+    let _ = connection.await;
+    if level == "logical" {
+        return Ok(false);
+    }
+    tracing::warn!(
+        wal_level = %level,
+        "restarting the running PostgreSQL server with wal_level=logical for Realtime's changes"
+    );
+    let cluster = cluster.clone();
+    tokio::task::spawn_blocking(move || -> Result<(), embedded::EmbeddedError> {
+        cluster.stop()?;
+        cluster.start().map(|_| ())
+    })
+    .await??;
+    Ok(true)
 }
 
 /// Names every kept cluster whose data directory is gone: deleting it is left
@@ -214,6 +240,8 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         config.storage.image_cache_size,
         config.storage.image_max_pixels,
     );
+    let realtime = Arc::new(crate::realtime::Realtime::default());
+    realtime.changes.attach(db.clone());
     Ok(AppState {
         config: Arc::new(config),
         db,
@@ -223,7 +251,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         timezones: Default::default(),
         store,
         images,
-        realtime: Default::default(),
+        realtime,
     })
 }
 
@@ -238,6 +266,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
+    state.realtime.changes.check_at_start();
+    let realtime = state.realtime.clone();
     let keys_task = crate::keys::spawn_refresher(state.clone(), state.config.keys_refresh_interval.0);
     let storage = &state.config.storage;
     let sweeper = storage.sweep_interval.map(|every| {
@@ -254,6 +284,7 @@ pub async fn serve(
     let result = crate::server::serve(listener, crate::app(state), &limits, cap, shutdown).await;
     listener_task.abort();
     keys_task.abort();
+    realtime.changes.stop();
     if let Some(sweeper) = sweeper {
         sweeper.abort();
     }
