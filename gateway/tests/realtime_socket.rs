@@ -580,3 +580,105 @@ async fn no_api_prefix_falls_back_to_the_frontend() {
         assert!(body.get(field).is_some(), "{path}: {body}");
     }
 }
+
+#[tokio::test]
+async fn a_socket_silent_for_the_idle_timeout_is_closed_going_away() {
+    let mut config = test_config();
+    config.realtime.idle_timeout = gateway::config::Span(Duration::from_millis(500));
+    let app = spawn_app_with(Options { config, ..Default::default() }).await;
+    let mut client = Client::connect(&app, "2.0.0").await;
+    let start = std::time::Instant::now();
+    let frame = tokio::time::timeout(Duration::from_secs(3), futures::StreamExt::next(&mut client.stream))
+        .await
+        .expect("closed in time");
+    let Some(Ok(tokio_tungstenite::tungstenite::Message::Close(Some(close)))) = frame else {
+        panic!("expected a close frame, got {frame:?}")
+    };
+    assert_eq!(u16::from(close.code), 1001);
+    assert!(start.elapsed() >= Duration::from_millis(400));
+}
+
+#[tokio::test]
+async fn the_single_message_broadcast_sends_json_and_binary_and_refuses_a_private_one_without_insert() {
+    let app = spawn_app().await;
+    private_rooms(&app).await;
+    let mut modern = Client::connect(&app, "2.0.0").await;
+    modern.join("realtime:room", json!({})).await;
+    let mut legacy = Client::connect(&app, "1.0.0").await;
+    legacy.join("realtime:room", json!({})).await;
+    let post = |path: &str, token: String, content_type: &str, body: Vec<u8>| {
+        app.client
+            .post(format!("{}/realtime/v1/api/broadcast/{path}", app.address))
+            .header("apikey", &app.anon_key)
+            .header("content-type", content_type)
+            .bearer_auth(token)
+            .body(body)
+            .send()
+    };
+    let answer = post("room/events/note", app.anon_key.clone(), "application/json", br#"{"n":1}"#.to_vec())
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 202);
+    for client in [&mut modern, &mut legacy] {
+        let got = client.until(|m| m.event == "broadcast").await;
+        assert_eq!(got.payload, json!({"type": "broadcast", "event": "note", "payload": {"n": 1}}));
+    }
+    let answer = post("room/events/blob", app.anon_key.clone(), "application/octet-stream", vec![1, 2, 255])
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 202);
+    let got = modern.until(|m| m.event == "broadcast").await;
+    assert_eq!(got.payload["payload"], json!({"binary": [1, 2, 255]}));
+    legacy.quiet().await;
+    let refused =
+        post("room/events/note?private=true", app.user_token("reader"), "application/json", b"{}".to_vec())
+            .await
+            .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    assert_eq!(refused.json::<Value>().await.unwrap(), json!({"message": "Unauthorized"}));
+    let allowed =
+        post("room/events/note?private=true", app.user_token("writer"), "application/json", b"{}".to_vec())
+            .await
+            .unwrap();
+    assert_eq!(allowed.status().as_u16(), 202);
+}
+
+#[tokio::test]
+async fn a_private_channel_member_without_presence_read_is_told_no_presences() {
+    let app = spawn_app().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create policy read_quiet on realtime.messages for select to authenticated \
+               using (realtime.topic() = 'quiet' and extension = 'broadcast');",
+        )
+        .await
+        .expect("policy");
+    let presence = json!({"key": "k", "enabled": true});
+    let mut reader = Client::connect(&app, "2.0.0").await;
+    let (_, reply) = reader
+        .join(
+            "realtime:quiet",
+            json!({"config": {"private": true, "presence": presence}, "access_token": app.user_token("u")}),
+        )
+        .await;
+    ok_reply(&reply);
+    let mut admin = Client::connect(&app, "2.0.0").await;
+    let (admin_ref, _) = admin
+        .join(
+            "realtime:quiet",
+            json!({"config": {"private": true, "presence": presence}, "access_token": app.service_key}),
+        )
+        .await;
+    assert_eq!(admin.until(|m| m.event == "presence_state").await.payload, json!({}));
+    admin
+        .push(
+            Some(&admin_ref),
+            "realtime:quiet",
+            "presence",
+            json!({"type": "presence", "event": "track", "payload": {}}),
+        )
+        .await;
+    admin.until(|m| m.event == "presence_diff").await;
+    reader.quiet().await;
+}

@@ -66,6 +66,10 @@ pub struct MemberId {
 struct Member {
     outbox: Outbox,
     join_ref: String,
+    /// Whether it is told presences: always on a public channel; on a
+    /// private one, if a SELECT policy lets it read `presence` rows
+    /// (Realtime withholds presence from members without `presence.read`).
+    presence_read: bool,
 }
 
 /// One presence meta: the client's payload plus `phx_ref`, and whose it is.
@@ -118,16 +122,24 @@ impl Hub {
         self.topics.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Adds the channel; with `presence`, its `presence_state` is queued
-    /// under the same lock, so that no diff can come before it.
-    pub fn join(&self, key: &TopicKey, id: MemberId, outbox: Outbox, presence: bool) {
+    /// Adds the channel; with `presence` (and `presence_read`), its
+    /// `presence_state` is queued under the same lock, so that no diff can
+    /// come before it.
+    pub fn join(&self, key: &TopicKey, id: MemberId, outbox: Outbox, presence: bool, presence_read: bool) {
         let join_ref = id.join_ref.clone();
         let mut topics = self.topics();
         let topic = topics.entry(key.clone()).or_default();
-        if presence {
+        if presence && presence_read {
             outbox.send(state_message(topic, &key.topic, &join_ref));
         }
-        topic.members.insert(id, Member { outbox, join_ref });
+        topic.members.insert(id, Member { outbox, join_ref, presence_read });
+    }
+
+    /// A new token changed what the channel may read.
+    pub fn set_presence_read(&self, key: &TopicKey, id: &MemberId, presence_read: bool) {
+        if let Some(member) = self.topics().get_mut(key).and_then(|t| t.members.get_mut(id)) {
+            member.presence_read = presence_read;
+        }
     }
 
     /// A channel turned presence on after its join: its `presence_state`.
@@ -135,6 +147,7 @@ impl Hub {
         let topics = self.topics();
         if let Some(topic) = topics.get(key)
             && let Some(member) = topic.members.get(id)
+            && member.presence_read
         {
             member.outbox.send(state_message(topic, &key.topic, &member.join_ref));
         }
@@ -329,7 +342,7 @@ fn send_diff(topic: &Topic, name: &str, joins: &[Meta], leaves: &[Meta]) {
     group(&mut j, joins);
     group(&mut l, leaves);
     let payload = json!({"joins": j, "leaves": l});
-    for member in topic.members.values() {
+    for member in topic.members.values().filter(|m| m.presence_read) {
         member.outbox.send(Message {
             join_ref: Some(member.join_ref.clone()),
             reference: None,
@@ -337,5 +350,62 @@ fn send_diff(topic: &Topic, name: &str, joins: &[Meta], leaves: &[Meta]) {
             event: "presence_diff".to_owned(),
             payload: Payload::Json(payload.clone()),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(hub: &Hub, key: &TopicKey, socket: u64) -> (MemberId, mpsc::Receiver<Message>) {
+        let (outbox, receiver, _) = Outbox::new(16);
+        let id = MemberId { socket, join_ref: "1".to_owned() };
+        hub.join(key, id.clone(), outbox, false, true);
+        (id, receiver)
+    }
+
+    #[test]
+    fn presences_of_a_gateway_gone_silent_leave_and_the_members_are_told() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:lobby".to_owned(), private: false };
+        let (_, mut receiver) = member(&hub, &key, 1);
+        let change = PresenceChange {
+            topic: key.clone(),
+            joins: vec![("ana".to_owned(), json!({"phx_ref": "r1", "at": 1}))],
+            leaves: vec![],
+        };
+        hub.apply_remote("other", &change);
+        // A sync that repeats a known join changes nothing.
+        hub.apply_remote("other", &change);
+        let joined = receiver.try_recv().expect("join diff");
+        assert_eq!(joined.json().expect("json")["joins"]["ana"]["metas"][0]["at"], 1);
+        assert!(receiver.try_recv().is_err(), "the repeated join was told again");
+        hub.forget_origin("other");
+        let left = receiver.try_recv().expect("leave diff");
+        assert_eq!(left.json().expect("json")["leaves"]["ana"]["metas"][0]["phx_ref"], "r1");
+        assert!(hub.local_presences().is_empty());
+    }
+
+    #[test]
+    fn a_full_outbox_marks_its_socket_as_overflowed_instead_of_growing() {
+        let (outbox, _receiver, overflow) = Outbox::new(2);
+        for _ in 0..3 {
+            outbox.send(Message::push(None, "t", "e", json!({})));
+        }
+        assert!(overflow.happened.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_broadcast_skips_the_sender_unless_asked() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:room".to_owned(), private: false };
+        let (sender, mut own) = member(&hub, &key, 1);
+        let (_, mut other) = member(&hub, &key, 2);
+        let private = TopicKey { private: true, ..key.clone() };
+        let (_, mut elsewhere) = member(&hub, &private, 3);
+        hub.broadcast(&key, &Message::push(None, "realtime:room", "broadcast", json!({})), Some(&sender));
+        assert!(own.try_recv().is_err());
+        assert!(other.try_recv().is_ok());
+        assert!(elsewhere.try_recv().is_err(), "a private topic of the same name is another topic");
     }
 }

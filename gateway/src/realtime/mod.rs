@@ -11,7 +11,9 @@
 //!   checked against RLS as each subscriber, delivered to the channels that
 //!   bound them.
 //! - `POST /realtime/v1/api/broadcast`: Realtime's REST broadcast, which
-//!   realtime-js uses for `send()` on a channel not joined yet.
+//!   realtime-js uses for `send()` on a channel not joined yet, and
+//!   `POST /realtime/v1/api/broadcast/<topic>/events/<event>`, its single
+//!   message (realtime-js's `httpSend()`), JSON or binary.
 
 pub mod auth;
 pub mod bus;
@@ -27,8 +29,8 @@ use std::sync::{Arc, OnceLock};
 
 use axum::{
     Json, Router,
-    extract::{Query, State, WebSocketUpgrade},
-    http::StatusCode,
+    extract::{Path, Query, State, WebSocketUpgrade},
+    http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -71,6 +73,7 @@ pub fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/websocket", get(websocket))
         .route("/api/broadcast", post(broadcast))
+        .route("/api/broadcast/{topic}/events/{event}", post(broadcast_one))
         .fallback(|| async { ApiError::NotFound })
         .layer(axum::middleware::from_fn_with_state(state, crate::caller::require_apikey))
         .layer(axum::middleware::from_fn(|request, next| {
@@ -142,5 +145,50 @@ async fn broadcast(
         state.realtime.hub.broadcast(&key, &outgoing, None);
         state.realtime.publish(&state.db, bus::Event::Broadcast { topic: key, message: outgoing });
     }
+    Ok(StatusCode::ACCEPTED.into_response())
+}
+
+/// `POST /api/broadcast/<topic>/events/<event>[?private=true]`: one message,
+/// its body the payload: JSON, or bytes sent as `application/octet-stream`
+/// (delivered as a binary broadcast, which only 2.0.0 clients receive). 202
+/// once sent; a private one the caller may not send is 403 "Unauthorized",
+/// as Realtime's `SingleBroadcast` answers.
+async fn broadcast_one(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((topic, event)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: bytes::Bytes,
+) -> Result<Response, ApiError> {
+    let private = query.get("private").is_some_and(|p| p == "true");
+    let binary = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/octet-stream"));
+    let invalid = |why: &str| ApiError::Realtime(StatusCode::UNPROCESSABLE_ENTITY, why.to_owned());
+    if body.is_empty() {
+        return Err(invalid("payload can't be blank"));
+    }
+    let full = format!("realtime:{topic}");
+    let payload = if binary {
+        wire::Payload::Binary(wire::UserBroadcast { event, json: false, payload: body, meta: String::new() })
+    } else {
+        let value: Value = serde_json::from_slice(&body).map_err(|_| invalid("payload is not valid JSON"))?;
+        wire::Payload::Json(json!({"type": "broadcast", "event": event, "payload": value}))
+    };
+    if private && !auth::can_write(&state.db, &caller.claims, &topic, "broadcast").await? {
+        return Err(ApiError::Realtime(StatusCode::FORBIDDEN, "Unauthorized".to_owned()));
+    }
+    let key = hub::TopicKey { topic: full.clone(), private };
+    let outgoing = wire::Message {
+        join_ref: None,
+        reference: None,
+        topic: full,
+        event: "broadcast".to_owned(),
+        payload,
+    };
+    state.realtime.hub.broadcast(&key, &outgoing, None);
+    state.realtime.publish(&state.db, bus::Event::Broadcast { topic: key, message: outgoing });
     Ok(StatusCode::ACCEPTED.into_response())
 }

@@ -82,7 +82,7 @@ pub async fn run(
     let (outbox, receiver, overflow) = Outbox::new(config.max_queued_messages);
     let (sink, mut stream) = socket.split();
     let (close, closing) = oneshot::channel();
-    let writer = tokio::spawn(write(sink, receiver, closing, vsn));
+    let mut writer = tokio::spawn(write(sink, receiver, closing, vsn));
     let mut me = Socket {
         state,
         id: realtime.next_socket_id(),
@@ -112,7 +112,9 @@ pub async fn run(
                     Some(Ok(WsMessage::Close(_))) | None => break None,
                     Some(Err(e)) => {
                         tracing::debug!(error = %e, "realtime socket read failed");
-                        // Over the frame limit: tungstenite refuses it while reading.
+                        // A message over the frame limit (tungstenite refuses it
+                        // while reading) or a broken connection, for which the
+                        // close frame is lost.
                         break Some((close_code::SIZE, "message too big"));
                     }
                 };
@@ -137,8 +139,11 @@ pub async fn run(
         drop(close);
     }
     drop(me);
-    // The writer sends what is queued, then the close frame; bounded in time.
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    // The writer sends what is queued, then the close frame; a client that
+    // does not read them within a few seconds is dropped.
+    if tokio::time::timeout(Duration::from_secs(5), &mut writer).await.is_err() {
+        writer.abort();
+    }
 }
 
 async fn overflow_of(overflow: &Overflow) {
@@ -327,9 +332,10 @@ impl Socket {
                 (self.key_claims.clone(), exp)
             }
         };
+        let mut presence_read = true;
         if private {
             match auth::can_read(&self.state.db, &claims, &name).await {
-                Ok(access) if access.broadcast || access.presence => {}
+                Ok(access) if access.broadcast || access.presence => presence_read = access.presence,
                 Ok(_) => {
                     let why = format!(
                         "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
@@ -376,7 +382,13 @@ impl Socket {
             .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let presence_enabled = flag("/presence/enabled");
         self.send(Message::reply(&message, "ok", json!({ "postgres_changes": answered })));
-        self.state.realtime.hub.join(&key, member.clone(), self.outbox.clone(), presence_enabled);
+        self.state.realtime.hub.join(
+            &key,
+            member.clone(),
+            self.outbox.clone(),
+            presence_enabled,
+            presence_read,
+        );
         let mut channel = Channel {
             key,
             member,
@@ -505,7 +517,9 @@ impl Socket {
         if channel.key.private {
             let name = channel.name.clone();
             match auth::can_read(&self.state.db, &claims, &name).await {
-                Ok(access) if access.broadcast || access.presence => {}
+                Ok(access) if access.broadcast || access.presence => {
+                    self.state.realtime.hub.set_presence_read(&channel.key, &channel.member, access.presence);
+                }
                 Ok(_) => {
                     let why =
                         format!("You no longer have permission to read from this Channel topic: {name}");

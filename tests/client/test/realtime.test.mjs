@@ -1,6 +1,6 @@
 // Realtime with the real supabase-js (realtime-js) against /realtime/v1:
 // broadcast (self, ack, two clients, serializers 1.0.0 and 2.0.0 together,
-// the REST fallback of send()), presence (track, sync, leave), private
+// the REST fallback of send(), httpSend()), presence (track, sync, leave), private
 // channels under RLS (tests/client/fixtures/realtime.sql), token refresh
 // and expiry, and two gateways on one database.
 import { test, after } from 'node:test'
@@ -88,6 +88,16 @@ test('send() on a channel not joined yet goes through the REST broadcast', async
     console.warn = warn
   }
   assert.deepEqual(await within(3000, got, 'REST broadcast'), { ok: true })
+})
+
+test('httpSend() delivers one message through the single-message endpoint', async () => {
+  const topic = `http-send-${run}`
+  const listener = realtimeClient().channel(topic)
+  const got = nextBroadcast(listener, 'direct')
+  await subscribed(listener)
+  const result = await realtimeClient().channel(topic).httpSend('direct', { via: 'httpSend' })
+  assert.deepEqual(result, { success: true })
+  assert.deepEqual(await within(3000, got, 'httpSend message'), { via: 'httpSend' })
 })
 
 test('presence tracks, syncs both members, and tells the other when one leaves', async () => {

@@ -91,6 +91,10 @@ async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String
         .await
         .map_err(|e| e.to_string())?
         .get(0);
+    // Nothing was written since the last read: no decoding to start.
+    if *advanced == until {
+        return Ok(0);
+    }
     let rows = match client
         .query(
             "select lsn::text, data from _gateway.realtime_peek($1::text::pg_lsn, $2)",
