@@ -16,6 +16,9 @@ import { url, anonKey, serviceKey } from '../lib/env.mjs'
 const clients = []
 const service = createClient(url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false } })
 let nextId = Date.now() % 1_000_000_000
+// Rows made here are removed at the end: the other files read the same
+// fixture (rest.test.mjs counts its products).
+const firstId = nextId
 
 function realtimeClient(vsn, at = url) {
   const supabase = createClient(at, anonKey, {
@@ -28,6 +31,7 @@ function realtimeClient(vsn, at = url) {
 
 after(async () => {
   for (const supabase of clients) await supabase.removeAllChannels()
+  await service.from('products').delete().gte('id', firstId)
 })
 
 // Joins `channel` and waits for the server's word on its postgres_changes:
