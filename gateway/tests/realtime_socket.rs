@@ -682,3 +682,37 @@ async fn a_private_channel_member_without_presence_read_is_told_no_presences() {
     admin.until(|m| m.event == "presence_diff").await;
     reader.quiet().await;
 }
+
+#[tokio::test]
+async fn a_change_arrives_as_postgres_changes_naming_the_binding_ids_of_the_join_reply() {
+    let app = spawn_app().await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.notes (id bigint primary key, body text);
+             grant select on public.notes to anon;
+             alter publication supabase_realtime add table public.notes;",
+        )
+        .await
+        .expect("fixture");
+    for (n, vsn) in BOTH.into_iter().enumerate() {
+        let mut client = Client::connect(&app, vsn).await;
+        let bindings = json!([{"event": "INSERT", "schema": "public", "table": "notes"}]);
+        let (_, reply) =
+            client.join("realtime:notes", json!({"config": {"postgres_changes": bindings}})).await;
+        let id = ok_reply(&reply)["postgres_changes"][0]["id"].clone();
+        let system = client.until(|m| m.event == "system").await;
+        assert_eq!(system.payload["status"], "ok", "{vsn}: {system:?}");
+        assert_eq!(system.payload["message"], "Subscribed to PostgreSQL");
+        app.admin()
+            .await
+            .execute("insert into public.notes values ($1, 'hola')", &[&(n as i64)])
+            .await
+            .expect("insert");
+        let change = client.until(|m| m.event == "postgres_changes").await;
+        assert_eq!(change.topic, "realtime:notes");
+        assert_eq!(change.payload["ids"], json!([id]), "{vsn}");
+        assert_eq!(change.payload["data"]["type"], "INSERT");
+        assert_eq!(change.payload["data"]["record"]["body"], "hola");
+    }
+}
