@@ -76,4 +76,7 @@ pub struct AuthConfig {
     /// be used to dodge the rate limits.
     #[arg(long = "auth-trusted-proxies", env = "AUTH_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<IpAddr>,
+
+    #[command(flatten)]
+    pub mail: super::mail::config::MailConfig,
 }

@@ -14,6 +14,9 @@
 //! | `POST /logout?scope=` | signed in | end sessions, 204 |
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
+//! | `POST /recover`, `/otp`, `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
+//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
+//! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/factors`, `/user/identities`, `/sso` | as GoTrue | refused as GoTrue refuses them when off (`handlers::disabled`) |
 
 pub mod claims;
@@ -21,6 +24,7 @@ pub mod config;
 pub mod error;
 pub mod extract;
 pub mod handlers;
+pub mod mail;
 pub mod password;
 pub mod ratelimit;
 pub mod store;
@@ -38,6 +42,7 @@ use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
 use handlers::{admin, disabled, info, logout, signup, token, user};
+use handlers::{mail as mail_flows, verify};
 
 pub fn router(state: AppState) -> Router<AppState> {
     let keyed = Router::new()
@@ -56,11 +61,17 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/user/identities/authorize", get(disabled::identities))
         .route("/user/identities/{id}", delete(disabled::identities))
         .route("/sso", post(disabled::sso))
+        .route("/recover", post(mail_flows::recover))
+        .route("/otp", post(mail_flows::otp))
+        .route("/resend", post(mail_flows::resend))
+        .route("/reauthenticate", get(mail_flows::reauthenticate))
+        .route("/invite", post(mail_flows::invite))
+        .route("/admin/generate_link", post(mail_flows::generate_link))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state.clone(), require_apikey));
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
-        .route("/verify", get(info::not_implemented).post(info::not_implemented))
+        .route("/verify", get(verify::verify_get).post(verify::verify_post))
         .route("/callback", get(info::not_implemented).post(info::not_implemented))
         .route("/authorize", get(info::not_implemented))
         // Called by an identity provider, which holds no API key.

@@ -20,8 +20,9 @@ use crate::state::AppState;
 
 const WINDOW_SECS: f64 = 300.0;
 
-/// Longer than any bucket takes to refill (at most the 5-minute window).
-pub const IDLE: &str = "10 minutes";
+/// Longer than any bucket takes to refill (at most the hour of
+/// [`Bucket::EmailSent`]).
+pub const IDLE: &str = "65 minutes";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bucket {
@@ -29,6 +30,13 @@ pub enum Bucket {
     SignInSignUp,
     /// `grant_type=refresh_token`.
     TokenRefresh,
+    /// `/otp` and `/recover` (GoTrue's `RATE_LIMIT_OTP`).
+    Otp,
+    /// `/verify` (GoTrue's `RATE_LIMIT_VERIFY`).
+    Verify,
+    /// Every mail sent, per hour and for all addresses together (GoTrue's
+    /// `RATE_LIMIT_EMAIL_SENT`); taken with no address.
+    EmailSent,
 }
 
 impl Bucket {
@@ -36,6 +44,9 @@ impl Bucket {
         match self {
             Bucket::SignInSignUp => "sign_in_sign_ups",
             Bucket::TokenRefresh => "token_refresh",
+            Bucket::Otp => "otp",
+            Bucket::Verify => "verify",
+            Bucket::EmailSent => "email_sent",
         }
     }
 
@@ -43,6 +54,24 @@ impl Bucket {
         match self {
             Bucket::SignInSignUp => config.rate_limit_sign_in_sign_ups,
             Bucket::TokenRefresh => config.rate_limit_token_refresh,
+            Bucket::Otp => config.mail.rate_limit_otp,
+            Bucket::Verify => config.mail.rate_limit_verify,
+            Bucket::EmailSent => config.mail.rate_limit_email_sent,
+        }
+    }
+
+    fn window_secs(self) -> f64 {
+        match self {
+            Bucket::EmailSent => 3600.0,
+            _ => WINDOW_SECS,
+        }
+    }
+
+    fn capacity(self, config: &AuthConfig) -> f64 {
+        match self {
+            // A count per hour, not a burst-limited rate.
+            Bucket::EmailSent => f64::from(config.mail.rate_limit_email_sent),
+            _ => f64::from(self.per_window(config).min(config.rate_limit_burst.max(1))),
         }
     }
 }
@@ -63,8 +92,8 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
     if per_window == 0 {
         return Ok(());
     }
-    let capacity = f64::from(per_window.min(config.rate_limit_burst.max(1)));
-    let refill_per_sec = f64::from(per_window) / WINDOW_SECS;
+    let capacity = bucket.capacity(config);
+    let refill_per_sec = f64::from(per_window) / bucket.window_secs();
     let address = ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     let key = format!("{}:{address}", bucket.name());
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
@@ -78,6 +107,20 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
         return Err(AuthError::over_request_rate_limit().into());
     }
     Ok(())
+}
+
+/// Takes one mail from the hourly `AUTH_RATE_LIMIT_EMAIL_SENT` budget, or
+/// refuses with GoTrue's 429 `over_email_send_rate_limit`.
+pub async fn take_email(state: &AppState) -> Result<(), ApiError> {
+    match take(state, Bucket::EmailSent, None).await {
+        Err(ApiError::Auth(e)) if e.code == "over_request_rate_limit" => Err(AuthError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            "over_email_send_rate_limit",
+            "Email rate limit exceeded",
+        )
+        .into()),
+        other => other,
+    }
 }
 
 /// Deletes the buckets nobody used for [`IDLE`]: they are full anyway.

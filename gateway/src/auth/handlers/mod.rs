@@ -5,9 +5,11 @@ pub mod admin;
 pub mod disabled;
 pub mod info;
 pub mod logout;
+pub mod mail;
 pub mod signup;
 pub mod token;
 pub mod user;
+pub mod verify;
 
 use serde_json::Value;
 
