@@ -35,7 +35,13 @@ pub struct Grant<'a> {
 impl<'a> Grant<'a> {
     /// The grant of a session just started or refreshed.
     pub fn of(started: Started, refresh_token: &'a str) -> Self {
-        Grant { user: started.user, session_id: started.session_id, aal: started.aal, amr: started.amr, refresh_token }
+        Grant {
+            user: started.user,
+            session_id: started.session_id,
+            aal: started.aal,
+            amr: started.amr,
+            refresh_token,
+        }
     }
 }
 
@@ -105,14 +111,13 @@ mod tests {
         let user = json!({"id":"11111111-1111-1111-1111-111111111111","aud":"authenticated","role":"authenticated",
             "email":"a@b.c","phone":"","app_metadata":{"provider":"email","providers":["email"]},
             "user_metadata":{"name":"A"},"is_anonymous":false});
-        let grant =
-            Grant {
-                user: user.clone(),
-                session_id,
-                aal: "aal1".to_owned(),
-                amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
-                refresh_token: "rt",
-            };
+        let grant = Grant {
+            user: user.clone(),
+            session_id,
+            aal: "aal1".to_owned(),
+            amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
+            refresh_token: "rt",
+        };
         let session = session_response(&keys, &config, grant).expect("session");
         assert_eq!(session["token_type"], "bearer");
         assert_eq!(session["expires_in"], 3600);

@@ -152,7 +152,16 @@ pub async fn start_session_in(
     let rows = session
         .query(
             START,
-            &[&session_id, &user_id, &user_agent, &ip, &token_digest, &sign_in.provider, &key, &sign_in.method],
+            &[
+                &session_id,
+                &user_id,
+                &user_agent,
+                &ip,
+                &token_digest,
+                &sign_in.provider,
+                &key,
+                &sign_in.method,
+            ],
         )
         .await?;
     let signed_in_at: i64 =
@@ -164,7 +173,10 @@ pub async fn start_session_in(
 
 /// A session's assurance level and `amr` list, as its next access token
 /// states them.
-pub async fn session_assurance(session: &mut Session, session_id: Uuid) -> Result<(String, Vec<Amr>), ApiError> {
+pub async fn session_assurance(
+    session: &mut Session,
+    session_id: Uuid,
+) -> Result<(String, Vec<Amr>), ApiError> {
     const AAL: &str = "select coalesce(s.aal::text, 'aal1'), \
           array(select c.authentication_method from auth.mfa_amr_claims c \
                 where c.session_id = s.id order by c.updated_at desc, c.authentication_method), \

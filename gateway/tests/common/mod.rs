@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod smtp;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

@@ -109,7 +109,7 @@ fn link(state: &AppState, hash: &str, verification: Verification, redirect_to: &
 /// less than `AUTH_SMTP_MAX_FREQUENCY` ago. Kept per address in
 /// `auth.rate_limits` whether or not the address has an account, so the
 /// limit tells nothing about accounts.
-async fn paced(state: &AppState, address: &str) -> Result<(), ApiError> {
+pub(crate) async fn paced(state: &AppState, address: &str) -> Result<(), ApiError> {
     const TAKE: &str = "insert into auth.rate_limits as r (key, tokens, updated_at) values ($1, 0, now()) \
         on conflict (key) do update set tokens = 0, updated_at = now() \
         where r.updated_at <= now() - $2 * interval '1 second' returning 1";
@@ -155,7 +155,8 @@ pub(crate) async fn prepare(
             } else {
                 // Only the new address confirms: its token is the one recorded.
                 let prepared = Prepared { code: new.code, hash: new.hash, link: new_link, second: None };
-                let none = mail_store::record(&state.db, user.id, Slot::EmailChange, "", Some(&prepared.hash), 0);
+                let none =
+                    mail_store::record(&state.db, user.id, Slot::EmailChange, "", Some(&prepared.hash), 0);
                 none.await?.map_err(|_| ApiError::internal("frequency"))?;
                 return Ok(prepared);
             }
@@ -171,7 +172,8 @@ pub(crate) async fn prepare(
     Ok(Prepared { code: otp.code, hash: otp.hash, link, second })
 }
 
-/// Prepares and mails `verification` to `user`, paced per address.
+/// Prepares and mails `verification` to `user`. Callers that answer anyone
+/// pace the address first ([`paced`]).
 pub(crate) async fn send_verification(
     state: &AppState,
     user: &MailUser,
@@ -182,7 +184,6 @@ pub(crate) async fn send_verification(
         (Verification::EmailChange, Some(new_email)) => new_email.clone(),
         _ => user.email.clone(),
     };
-    paced(state, &to).await?;
     ratelimit::take_email(state).await?;
     let prepared = prepare(state, user, verification, redirect_to).await?;
     let config = &state.config.auth.mail;
@@ -278,12 +279,9 @@ pub async fn otp(
     Body(body): Body<OtpBody>,
 ) -> Result<Json<Value>, ApiError> {
     if body.email.is_none() && body.phone.as_deref().is_some_and(|p| !p.is_empty()) {
-        return Err(AuthError::new(
-            StatusCode::BAD_REQUEST,
-            "sms_send_failed",
-            "Unable to get SMS provider",
-        )
-        .into());
+        return Err(
+            AuthError::new(StatusCode::BAD_REQUEST, "sms_send_failed", "Unable to get SMS provider").into()
+        );
     }
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     let data = metadata(body.data, "data")?;
@@ -306,7 +304,12 @@ pub async fn otp(
 }
 
 /// Creates an unconfirmed e-mail user without a password.
-async fn new_email_user(state: &AppState, email: &str, data: Value, invited: bool) -> Result<MailUser, ApiError> {
+async fn new_email_user(
+    state: &AppState,
+    email: &str,
+    data: Value,
+    invited: bool,
+) -> Result<MailUser, ApiError> {
     let mut user = NewUser {
         id: Uuid::new_v4(),
         login: Login::Email(email.to_owned()),
@@ -355,18 +358,33 @@ pub async fn resend(
         Some("signup") => Verification::Signup,
         Some("email_change") => Verification::EmailChange,
         Some("sms" | "phone_change") => {
-            return Err(AuthError::new(StatusCode::BAD_REQUEST, "sms_send_failed", "Unable to get SMS provider").into());
+            return Err(AuthError::new(
+                StatusCode::BAD_REQUEST,
+                "sms_send_failed",
+                "Unable to get SMS provider",
+            )
+            .into());
         }
-        _ => return Err(AuthError::validation_failed("Missing one of these types: signup, email_change, sms, phone_change").into()),
+        _ => {
+            return Err(AuthError::validation_failed(
+                "Missing one of these types: signup, email_change, sms, phone_change",
+            )
+            .into());
+        }
     };
     if body.phone.as_deref().is_some_and(|p| !p.is_empty()) && body.email.is_none() {
-        return Err(AuthError::validation_failed("Only an email address or phone number should be provided.").into());
+        return Err(AuthError::validation_failed(
+            "Only an email address or phone number should be provided.",
+        )
+        .into());
     }
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     ratelimit::take(&state, Bucket::Otp, ip).await?;
     let redirect_to = redirect_of(&state, query.as_deref(), &headers);
     let user = match verification {
-        Verification::EmailChange => mail_store::by_email(&state.db, &email).await?.filter(|u| u.new_email.is_some()),
+        Verification::EmailChange => {
+            mail_store::by_email(&state.db, &email).await?.filter(|u| u.new_email.is_some())
+        }
         _ => mail_store::by_email(&state.db, &email).await?.filter(|u| !u.confirmed),
     };
     paced(&state, &email).await?;
@@ -378,11 +396,18 @@ pub async fn resend(
 
 /// `GET /reauthenticate`: mails the signed-in user a nonce that `PUT /user`
 /// then needs to change the password (when `AUTH_SECURE_PASSWORD_CHANGE`).
-pub async fn reauthenticate(State(state): State<AppState>, signed_in: SignedIn) -> Result<Json<Value>, ApiError> {
+pub async fn reauthenticate(
+    State(state): State<AppState>,
+    signed_in: SignedIn,
+) -> Result<Json<Value>, ApiError> {
     super::user::current_user(&state, &signed_in).await?;
-    let user = mail_store::by_id(&state.db, signed_in.user_id).await?.ok_or_else(AuthError::user_not_found)?;
+    let user =
+        mail_store::by_id(&state.db, signed_in.user_id).await?.ok_or_else(AuthError::user_not_found)?;
     if user.email.is_empty() {
-        return Err(AuthError::validation_failed("Reauthentication requires the user to have an email or a phone number").into());
+        return Err(AuthError::validation_failed(
+            "Reauthentication requires the user to have an email or a phone number",
+        )
+        .into());
     }
     paced(&state, &user.email).await?;
     ratelimit::take_email(&state).await?;
@@ -391,8 +416,14 @@ pub async fn reauthenticate(State(state): State<AppState>, signed_in: SignedIn) 
         .await?
         .map_err(|_| ApiError::internal("frequency"))?;
     let config = &state.config.auth.mail;
-    let values = Values { token: &otp.code, site_url: &state.config.site_url, email: &user.email, ..Values::default() };
-    let sent = mail::send(config, &user.email, &templates::render(config, Kind::Reauthentication, &values)).await;
+    let values = Values {
+        token: &otp.code,
+        site_url: &state.config.site_url,
+        email: &user.email,
+        ..Values::default()
+    };
+    let sent =
+        mail::send(config, &user.email, &templates::render(config, Kind::Reauthentication, &values)).await;
     if sent.is_err() {
         mail_store::forget(&state.db, user.id, Slot::Reauthentication).await?;
     }
@@ -456,7 +487,10 @@ pub async fn generate_link(
 ) -> Result<Json<Value>, ApiError> {
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     let site = &state.config.site_url;
-    let wanted = body.redirect_to.clone().or_else(|| headers.get("redirect_to").and_then(|v| v.to_str().ok()).map(str::to_owned));
+    let wanted = body
+        .redirect_to
+        .clone()
+        .or_else(|| headers.get("redirect_to").and_then(|v| v.to_str().ok()).map(str::to_owned));
     let redirect_to = redirect::checked(wanted.as_deref(), site, &state.config.auth.mail.uri_allow_list);
     let data = metadata(body.data, "data")?.unwrap_or_else(|| json!({}));
     let existing = mail_store::by_email(&state.db, &email).await?;
@@ -474,7 +508,9 @@ pub async fn generate_link(
                     let user = new_email_user(&state, &email, data, false).await?;
                     let hash = crate::auth::password::hash(&secret).await?;
                     let changes = store::Changes { password_hash: Some(hash), ..store::Changes::default() };
-                    store::update_user(&state.db, user.id, &changes).await?.map_err(|_| AuthError::email_exists())?;
+                    store::update_user(&state.db, user.id, &changes)
+                        .await?
+                        .map_err(|_| AuthError::email_exists())?;
                     user
                 }
             };
@@ -491,7 +527,8 @@ pub async fn generate_link(
         }
         kind @ ("magiclink" | "recovery") => {
             let user = existing.ok_or_else(AuthError::admin_user_not_found)?;
-            let verification = if kind == "magiclink" { Verification::MagicLink } else { Verification::Recovery };
+            let verification =
+                if kind == "magiclink" { Verification::MagicLink } else { Verification::Recovery };
             (user, verification, if kind == "magiclink" { "magiclink" } else { "recovery" })
         }
         kind @ ("email_change_current" | "email_change_new") => {
@@ -501,7 +538,11 @@ pub async fn generate_link(
                 return Err(AuthError::email_exists().into());
             }
             user.new_email = Some(new_email);
-            (user, Verification::EmailChange, if kind == "email_change_current" { "email_change_current" } else { "email_change_new" })
+            (
+                user,
+                Verification::EmailChange,
+                if kind == "email_change_current" { "email_change_current" } else { "email_change_new" },
+            )
         }
         _ => {
             return Err(AuthError::validation_failed(
@@ -515,7 +556,8 @@ pub async fn generate_link(
         ("email_change_new", Some((code, hash, link))) => (code.clone(), hash.clone(), link.clone()),
         _ => (prepared.code, prepared.hash, prepared.link),
     };
-    let mut answer = store::find_user(&state.db, user.id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
+    let mut answer =
+        store::find_user(&state.db, user.id).await?.ok_or_else(|| ApiError::internal("user vanished"))?;
     if let Value::Object(fields) = &mut answer {
         fields.insert("action_link".to_owned(), json!(link));
         fields.insert("email_otp".to_owned(), json!(code));

@@ -19,10 +19,10 @@ use uuid::Uuid;
 
 use super::mail::{self, Verification};
 use super::{login_of, metadata};
-use crate::auth::mail::store::MailUser;
 use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, ClientIp, UserAgent};
+use crate::auth::mail::store::MailUser;
 use crate::auth::ratelimit::{self, Bucket};
 use crate::auth::store::{self, Login, NewUser};
 use crate::auth::{password, tokens};
@@ -90,7 +90,8 @@ pub async fn signup(
                 if let Login::Email(email) = &user.login {
                     // The confirmation mail (`crate::auth::handlers::mail`).
                     let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
-                    let to = MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
+                    let to =
+                        MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
                     mail::send_verification(&state, &to, Verification::Signup, &redirect_to).await?;
                 }
                 Ok(Json(created))

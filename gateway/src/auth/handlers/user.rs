@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::mail::{self, Verification};
 use super::{metadata, valid_email};
-use crate::auth::mail::store as mail_store;
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, SignedIn};
+use crate::auth::mail::store as mail_store;
 use crate::auth::password;
 use crate::auth::store::{self, Changes};
 use crate::error::ApiError;
@@ -89,6 +89,7 @@ pub async fn update_user(
         ..Changes::default()
     };
     if let Some(new_email) = pending_email {
+        mail::paced(&state, &new_email).await?;
         if !mail_store::set_new_email(&state.db, signed_in.user_id, &new_email).await? {
             return Err(AuthError::email_exists().into());
         }
@@ -107,7 +108,7 @@ pub async fn update_user(
 
 /// `AUTH_SECURE_PASSWORD_CHANGE`: a new password needs the nonce mailed by
 /// `GET /reauthenticate` (GoTrue: 400 `reauthentication_needed` without one,
-/// 403 `reauthentication_not_valid` for a wrong or expired one).
+/// 422 `reauthentication_not_valid` for a wrong or expired one).
 async fn check_nonce(
     state: &AppState,
     signed_in: &SignedIn,
@@ -124,9 +125,11 @@ async fn check_nonce(
     };
     let email = current.get("email").and_then(Value::as_str).unwrap_or("");
     let hash = crate::auth::mail::token_hash(email, nonce);
-    if !mail_store::consume_nonce(&state.db, signed_in.user_id, &hash, state.config.auth.mail.mailer_otp_exp).await? {
+    if !mail_store::consume_nonce(&state.db, signed_in.user_id, &hash, state.config.auth.mail.mailer_otp_exp)
+        .await?
+    {
         return Err(AuthError::new(
-            StatusCode::FORBIDDEN,
+            StatusCode::UNPROCESSABLE_ENTITY,
             "reauthentication_not_valid",
             "Requested nonce is invalid or expired",
         )

@@ -85,9 +85,10 @@ pub async fn verify_get(
             }
             pairs.append_pair("type", &kind).append_pair("sb", "").finish()
         }
-        Ok(Verified::FirstOfTwo) => {
-            form_urlencoded::Serializer::new(String::new()).append_pair("message", SINGLE_CONFIRMATION).append_pair("sb", "").finish()
-        }
+        Ok(Verified::FirstOfTwo) => form_urlencoded::Serializer::new(String::new())
+            .append_pair("message", SINGLE_CONFIRMATION)
+            .append_pair("sb", "")
+            .finish(),
         Err(ApiError::Auth(error)) => {
             let mut pairs = form_urlencoded::Serializer::new(String::new());
             // GoTrue's `oauthErrorMap`.
@@ -134,7 +135,9 @@ pub async fn verify_post(
     let outcome = match (body.token_hash.as_deref().filter(|t| !t.is_empty()), body.token.as_deref()) {
         (Some(hash), _) => {
             if body.email.as_deref().is_some_and(|e| !e.is_empty()) {
-                return Err(AuthError::validation_failed("Only the token_hash and type should be provided").into());
+                return Err(
+                    AuthError::validation_failed("Only the token_hash and type should be provided").into()
+                );
             }
             verify(&state, &body.kind, hash, None, link_invalid, user_agent.as_deref(), ip).await?
         }
@@ -193,7 +196,8 @@ async fn verify(
     let (slot, amr) = chosen;
     match slot {
         Slot::EmailChange => {
-            if mail_store::consume_email_change(&mut session, user_id, hash).await? == EmailChange::FirstOfTwo {
+            if mail_store::consume_email_change(&mut session, user_id, hash).await? == EmailChange::FirstOfTwo
+            {
                 session.commit().await?;
                 return Ok(Verified::FirstOfTwo);
             }

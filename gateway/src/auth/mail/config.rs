@@ -51,7 +51,11 @@ pub struct MailConfig {
     pub smtp_tls: SmtpTls,
 
     /// The sender address (GoTrue's `SMTP_ADMIN_EMAIL`).
-    #[arg(long = "auth-smtp-admin-email", env = "AUTH_SMTP_ADMIN_EMAIL", default_value = "no-reply@localhost")]
+    #[arg(
+        long = "auth-smtp-admin-email",
+        env = "AUTH_SMTP_ADMIN_EMAIL",
+        default_value = "no-reply@localhost"
+    )]
     pub smtp_admin_email: String,
 
     /// The sender's display name (GoTrue's `SMTP_SENDER_NAME`).

@@ -109,7 +109,10 @@ mod tests {
             assert_eq!(otp.hash, token_hash("a@b.co", &otp.code));
         }
         // sha224("a@b.co123456"), computed independently with coreutils.
-        assert_eq!(token_hash("A@b.co", "123456"), "4911e82389643aeb3ce581cfa27b1630931b88c0206a90fed98a99cf");
+        assert_eq!(
+            token_hash("A@b.co", "123456"),
+            "4911e82389643aeb3ce581cfa27b1630931b88c0206a90fed98a99cf"
+        );
         assert_eq!(token_hash("a@b.co", "123456").len(), 56);
     }
 }

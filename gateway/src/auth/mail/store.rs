@@ -39,7 +39,12 @@ pub async fn by_email(db: &Db, email: &str) -> Result<Option<MailUser>, ApiError
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query(FIND, &[&email]).await?;
     session.commit().await?;
-    Ok(rows.first().map(|row| MailUser { id: row.get(0), email: row.get(1), confirmed: row.get(2), new_email: row.get(3) }))
+    Ok(rows.first().map(|row| MailUser {
+        id: row.get(0),
+        email: row.get(1),
+        confirmed: row.get(2),
+        new_email: row.get(3),
+    }))
 }
 
 pub async fn by_id(db: &Db, id: Uuid) -> Result<Option<MailUser>, ApiError> {
@@ -48,7 +53,12 @@ pub async fn by_id(db: &Db, id: Uuid) -> Result<Option<MailUser>, ApiError> {
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query(FIND, &[&id]).await?;
     session.commit().await?;
-    Ok(rows.first().map(|row| MailUser { id: row.get(0), email: row.get(1), confirmed: row.get(2), new_email: row.get(3) }))
+    Ok(rows.first().map(|row| MailUser {
+        id: row.get(0),
+        email: row.get(1),
+        confirmed: row.get(2),
+        new_email: row.get(3),
+    }))
 }
 
 /// Records a freshly mailed token (or two, for an e-mail change: `hash` for
@@ -64,7 +74,9 @@ pub async fn record(
     min_gap_secs: u64,
 ) -> Result<Result<(), u64>, ApiError> {
     let (sent_at, set) = match slot {
-        Slot::Confirmation => ("confirmation_sent_at", "confirmation_token = $2, confirmation_sent_at = now()"),
+        Slot::Confirmation => {
+            ("confirmation_sent_at", "confirmation_token = $2, confirmation_sent_at = now()")
+        }
         Slot::Recovery => ("recovery_sent_at", "recovery_token = $2, recovery_sent_at = now()"),
         Slot::EmailChange => (
             "email_change_sent_at",
@@ -100,10 +112,14 @@ pub async fn record(
 /// Forgets a token recorded for a mail that could not be sent.
 pub async fn forget(db: &Db, user_id: Uuid, slot: Slot) -> Result<(), ApiError> {
     let sql = match slot {
-        Slot::Confirmation => "update auth.users set confirmation_token = '', confirmation_sent_at = null where id = $1",
+        Slot::Confirmation => {
+            "update auth.users set confirmation_token = '', confirmation_sent_at = null where id = $1"
+        }
         Slot::Recovery => "update auth.users set recovery_token = '', recovery_sent_at = null where id = $1",
-        Slot::EmailChange => "update auth.users set email_change_token_current = '', email_change_token_new = '', \
-            email_change_sent_at = null where id = $1",
+        Slot::EmailChange => {
+            "update auth.users set email_change_token_current = '', email_change_token_new = '', \
+            email_change_sent_at = null where id = $1"
+        }
         Slot::Reauthentication => {
             "update auth.users set reauthentication_token = '', reauthentication_sent_at = null where id = $1"
         }
@@ -132,16 +148,24 @@ pub async fn find_token(
     otp_exp_secs: u64,
 ) -> Result<Found, ApiError> {
     let sql = match slot {
-        Slot::Confirmation => "select id, confirmation_sent_at > now() - $3 * interval '1 second' from auth.users \
-            where confirmation_token = $1 and ($2::text is null or lower(email) = lower($2)) for update",
-        Slot::Recovery => "select id, recovery_sent_at > now() - $3 * interval '1 second' from auth.users \
-            where recovery_token = $1 and ($2::text is null or lower(email) = lower($2)) for update",
-        Slot::EmailChange => "select id, email_change_sent_at > now() - $3 * interval '1 second' from auth.users \
+        Slot::Confirmation => {
+            "select id, confirmation_sent_at > now() - $3 * interval '1 second' from auth.users \
+            where confirmation_token = $1 and ($2::text is null or lower(email) = lower($2)) for update"
+        }
+        Slot::Recovery => {
+            "select id, recovery_sent_at > now() - $3 * interval '1 second' from auth.users \
+            where recovery_token = $1 and ($2::text is null or lower(email) = lower($2)) for update"
+        }
+        Slot::EmailChange => {
+            "select id, email_change_sent_at > now() - $3 * interval '1 second' from auth.users \
             where (email_change_token_current = $1 and ($2::text is null or lower(email) = lower($2))) \
-               or (email_change_token_new = $1 and ($2::text is null or lower(email_change) = lower($2))) for update",
-        Slot::Reauthentication => "select id, reauthentication_sent_at > now() - $3 * interval '1 second' \
+               or (email_change_token_new = $1 and ($2::text is null or lower(email_change) = lower($2))) for update"
+        }
+        Slot::Reauthentication => {
+            "select id, reauthentication_sent_at > now() - $3 * interval '1 second' \
             from auth.users where reauthentication_token = $1 and ($2::text is null or lower(email) = lower($2)) \
-            for update",
+            for update"
+        }
     };
     if hash.is_empty() {
         return Ok(Found::NotFound);
@@ -159,10 +183,14 @@ pub async fn find_token(
 /// confirmed (following a mailed link proves it).
 pub async fn consume_and_confirm(session: &mut Session, user_id: Uuid, slot: Slot) -> Result<(), ApiError> {
     let sql = match slot {
-        Slot::Recovery => "update auth.users set recovery_token = '', \
-            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() where id = $1",
-        _ => "update auth.users set confirmation_token = '', \
-            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() where id = $1",
+        Slot::Recovery => {
+            "update auth.users set recovery_token = '', \
+            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() where id = $1"
+        }
+        _ => {
+            "update auth.users set confirmation_token = '', \
+            email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now() where id = $1"
+        }
     };
     session.query(sql, &[&user_id]).await?;
     mark_identity_verified(session, user_id).await
@@ -187,7 +215,11 @@ pub enum EmailChange {
 
 /// Uses an e-mail-change token: with two pending (secure change), the first
 /// only empties itself; the last one moves `email_change` into `email`.
-pub async fn consume_email_change(session: &mut Session, user_id: Uuid, hash: &str) -> Result<EmailChange, ApiError> {
+pub async fn consume_email_change(
+    session: &mut Session,
+    user_id: Uuid,
+    hash: &str,
+) -> Result<EmailChange, ApiError> {
     const FIRST: &str = "update auth.users set \
           email_change_token_current = case when email_change_token_current = $2 then '' else email_change_token_current end, \
           email_change_token_new = case when email_change_token_new = $2 then '' else email_change_token_new end, \
@@ -227,7 +259,8 @@ pub async fn mark_invited(db: &Db, user_id: Uuid) -> Result<(), ApiError> {
 
 /// Records a pending e-mail change (`email_change`), before its mails go out.
 pub async fn set_new_email(db: &Db, user_id: Uuid, new_email: &str) -> Result<bool, ApiError> {
-    const TAKEN: &str = "select 1 from auth.users where lower(email) = lower($2) and id <> $1 and deleted_at is null";
+    const TAKEN: &str =
+        "select 1 from auth.users where lower(email) = lower($2) and id <> $1 and deleted_at is null";
     const SET: &str = "update auth.users set email_change = lower($2), updated_at = now() where id = $1";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     if !session.query(TAKEN, &[&user_id, &new_email]).await?.is_empty() {

@@ -188,7 +188,8 @@ mod tests {
 
     #[test]
     fn placeholders_are_filled_escaped_and_unknown_ones_kept() {
-        let values = Values { confirmation_url: "https://x/verify?a=1&b=2", token: "123456", ..Values::default() };
+        let values =
+            Values { confirmation_url: "https://x/verify?a=1&b=2", token: "123456", ..Values::default() };
         let cases = [
             ("{{ .ConfirmationURL }}", "https://x/verify?a=1&amp;b=2"),
             ("code {{.Token}}!", "code 123456!"),
