@@ -14,10 +14,12 @@ async fn the_routes_kong_leaves_open_need_no_api_key() {
     let bare = |path: &str| app.client.get(format!("{}/auth/v1{path}", app.address));
     let jwks = app.send(bare("/.well-known/jwks.json")).await;
     assert_eq!((jwks.status, jwks.body["keys"][0]["alg"].as_str()), (200, Some("ES256")));
-    for path in ["/verify", "/callback", "/authorize"] {
+    for path in ["/callback", "/authorize"] {
         let reply = app.send(bare(path)).await;
         assert_eq!((reply.status, reply.code()), (501, "not_implemented"), "{path}");
     }
+    let verify = app.send(bare("/verify")).await;
+    assert_eq!((verify.status, verify.code()), (400, "validation_failed"), "the mailed link's route is open");
     for path in ["/settings", "/health", "/user", "/admin/users", "/nowhere"] {
         let reply = app.send(bare(path)).await;
         assert_eq!(reply.status, 401, "{path}");

@@ -44,8 +44,8 @@ pub struct AuthConfig {
 
     /// Whether new e-mail users are confirmed at once and signed in by `/signup`
     /// (GoTrue's `MAILER_AUTOCONFIRM`). When false they get `confirmation_sent_at`
-    /// and cannot sign in until an administrator confirms them (this gateway
-    /// sends no e-mail).
+    /// and a confirmation mail (`crate::auth::mail`), and cannot sign in until
+    /// they follow it or an administrator confirms them.
     #[arg(long = "auth-autoconfirm", env = "AUTH_AUTOCONFIRM", default_value_t = true, action = ArgAction::Set)]
     pub autoconfirm: bool,
 

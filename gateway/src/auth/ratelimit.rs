@@ -20,9 +20,12 @@ use crate::state::AppState;
 
 const WINDOW_SECS: f64 = 300.0;
 
-/// Longer than any bucket takes to refill (at most the hour of
-/// [`Bucket::EmailSent`]).
-pub const IDLE: &str = "65 minutes";
+/// Longer than any bucket takes to refill (at most the 5-minute window).
+pub const IDLE: &str = "10 minutes";
+
+/// The mail counters (the hourly [`Bucket::EmailSent`] and the per-address
+/// pacing of `handlers::mail`) are kept longer than [`IDLE`].
+const MAIL_IDLE: &str = "65 minutes";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bucket {
@@ -125,10 +128,11 @@ pub async fn take_email(state: &AppState) -> Result<(), ApiError> {
 
 /// Deletes the buckets nobody used for [`IDLE`]: they are full anyway.
 pub async fn forget_idle(state: &AppState) -> Result<u64, ApiError> {
-    const SWEEP: &str =
-        "delete from auth.rate_limits where updated_at < now() - $1::text::interval returning 1";
+    const SWEEP: &str = "delete from auth.rate_limits where updated_at < now() - $1::text::interval \
+        and (not (key like 'email\\_sent:%' or key like 'email\\_frequency:%') \
+             or updated_at < now() - $2::text::interval) returning 1";
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
-    let rows = session.query(SWEEP, &[&IDLE]).await?;
+    let rows = session.query(SWEEP, &[&IDLE, &MAIL_IDLE]).await?;
     session.commit().await?;
     Ok(rows.len() as u64)
 }

@@ -111,12 +111,11 @@ impl Received {
         let bytes = joined.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i] == b'=' && i + 2 < bytes.len() + 1 {
-                if let Ok(byte) = u8::from_str_radix(joined.get(i + 1..i + 3).unwrap_or("zz"), 16) {
-                    out.push(byte);
-                    i += 3;
-                    continue;
-                }
+            let escaped = joined.get(i + 1..i + 3).and_then(|hex| u8::from_str_radix(hex, 16).ok());
+            if let (b'=', Some(byte)) = (bytes[i], escaped) {
+                out.push(byte);
+                i += 3;
+                continue;
             }
             out.push(bytes[i]);
             i += 1;

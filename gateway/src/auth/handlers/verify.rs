@@ -69,6 +69,9 @@ pub async fn verify_get(
     let redirect_to = redirect_of(&state, query, &headers);
     let token = query_param(query, "token").unwrap_or_default();
     let kind = query_param(query, "type").unwrap_or_default();
+    if token.is_empty() {
+        return Err(AuthError::validation_failed("Verify requires a token or a token hash").into());
+    }
     let outcome = match ratelimit::take(&state, Bucket::Verify, ip).await {
         Err(error) => Err(error),
         Ok(()) => verify(&state, &kind, &token, None, link_invalid, user_agent.as_deref(), ip).await,
@@ -146,7 +149,9 @@ pub async fn verify_post(
             let hash = token_hash(&email, code.trim());
             verify(&state, &body.kind, &hash, Some(&email), code_invalid, user_agent.as_deref(), ip).await?
         }
-        _ => return Err(AuthError::validation_failed("Verify requires a token or a token hash").into()),
+        _ => {
+            return Err(AuthError::validation_failed("Verify requires either a token or a token hash").into());
+        }
     };
     Ok(match outcome {
         Verified::Session(session) => Json(session).into_response(),
