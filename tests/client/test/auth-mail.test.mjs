@@ -190,7 +190,7 @@ test('updateUser({email}) is confirmed from both addresses; reauthenticate mails
   assert.equal(user.user.email, after)
 
   assert.equal((await supabase.auth.reauthenticate()).error, null)
-  assert.match(codeOf(await mailTo(before, 1)), /^\d{6}$/)
+  assert.match(codeOf(await mailTo(after, 1)), /^\d{6}$/, 'to the address now in use')
 })
 
 test('admin.generateLink and admin.inviteUserByEmail', async () => {
