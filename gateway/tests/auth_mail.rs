@@ -386,3 +386,16 @@ async fn english_templates_and_files_replace_the_spanish_defaults() {
     assert!(recovery.link().contains("type=recovery"));
     assert_eq!(sink.nth_to("t@example.com", 1).await.subject(), "Your Magic Link");
 }
+
+#[tokio::test]
+async fn a_signup_whose_mail_cannot_be_sent_is_undone_and_says_nothing_inside() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let (app, _sink) = mail_app(|auth| auth.mail.smtp_port = closed).await;
+    let body = json!({"email": "sin-correo@example.com", "password": "pw123456"});
+    let reply = app.send(app.auth(Method::POST, "/signup").json(&body)).await;
+    assert_eq!(reply.status, 500);
+    let text = reply.body.to_string().to_lowercase();
+    assert!(!text.contains("refused") && !text.contains("smtp") && !text.contains("127.0.0.1"), "{text}");
+    let listed = app.send(app.as_service(Method::GET, "/admin/users")).await;
+    assert_eq!(listed.body["users"], json!([]), "the user is not kept");
+}

@@ -92,7 +92,14 @@ pub async fn signup(
                     let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
                     let to =
                         MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
-                    mail::send_verification(&state, &to, Verification::Signup, &redirect_to).await?;
+                    // A sign-up whose mail failed is undone, as GoTrue's
+                    // transaction is: the address can sign up again.
+                    if let Err(error) =
+                        mail::send_verification(&state, &to, Verification::Signup, &redirect_to).await
+                    {
+                        store::delete_user(&state.db, user.id).await?;
+                        return Err(error);
+                    }
                 }
                 Ok(Json(created))
             }
