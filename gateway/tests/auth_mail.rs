@@ -399,3 +399,17 @@ async fn a_signup_whose_mail_cannot_be_sent_is_undone_and_says_nothing_inside() 
     let listed = app.send(app.as_service(Method::GET, "/admin/users")).await;
     assert_eq!(listed.body["users"], json!([]), "the user is not kept");
 }
+
+#[tokio::test]
+async fn without_secure_change_only_the_new_address_confirms() {
+    let (app, sink) = mail_app(|auth| auth.mail.secure_email_change_enabled = false).await;
+    app.confirmed_user("uno@example.com", "s3cret-pw").await;
+    let session = app.sign_in("uno@example.com", "s3cret-pw").await;
+    let change = json!({"email": "dos@example.com"});
+    let reply = app.send(app.as_user(Method::PUT, "/user", access_token(&session)).json(&change)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    let landed = fragment(&open_link(&app, &sink.nth_to("dos@example.com", 0).await.link()).await);
+    assert_eq!(landed["type"], "email_change");
+    assert_eq!(sink.count_to("uno@example.com"), 0, "the old address gets no link");
+    assert_eq!(app.password_grant("dos@example.com", "s3cret-pw").await.status, 200);
+}

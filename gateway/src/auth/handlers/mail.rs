@@ -155,9 +155,7 @@ pub(crate) async fn prepare(
             } else {
                 // Only the new address confirms: its token is the one recorded.
                 let prepared = Prepared { code: new.code, hash: new.hash, link: new_link, second: None };
-                let none =
-                    mail_store::record(&state.db, user.id, Slot::EmailChange, "", Some(&prepared.hash), 0);
-                none.await?.map_err(|_| ApiError::internal("frequency"))?;
+                mail_store::record(&state.db, user.id, Slot::EmailChange, "", Some(&prepared.hash)).await?;
                 return Ok(prepared);
             }
         }
@@ -165,9 +163,7 @@ pub(crate) async fn prepare(
     };
     let otp = mail::otp(address, length)?;
     let second_hash = second.as_ref().map(|(_, hash, _)| hash.as_str());
-    mail_store::record(&state.db, user.id, verification.slot(), &otp.hash, second_hash, 0)
-        .await?
-        .map_err(|_| ApiError::internal("frequency"))?;
+    mail_store::record(&state.db, user.id, verification.slot(), &otp.hash, second_hash).await?;
     let link = link(state, &otp.hash, verification, redirect_to);
     Ok(Prepared { code: otp.code, hash: otp.hash, link, second })
 }
@@ -412,9 +408,7 @@ pub async fn reauthenticate(
     paced(&state, &user.email).await?;
     ratelimit::take_email(&state).await?;
     let otp = mail::otp(&user.email, state.config.auth.mail.mailer_otp_length)?;
-    mail_store::record(&state.db, user.id, Slot::Reauthentication, &otp.hash, None, 0)
-        .await?
-        .map_err(|_| ApiError::internal("frequency"))?;
+    mail_store::record(&state.db, user.id, Slot::Reauthentication, &otp.hash, None).await?;
     let config = &state.config.auth.mail;
     let values = Values {
         token: &otp.code,

@@ -62,51 +62,32 @@ pub async fn by_id(db: &Db, id: Uuid) -> Result<Option<MailUser>, ApiError> {
 }
 
 /// Records a freshly mailed token (or two, for an e-mail change: `hash` for
-/// the current address, `second` for the new one), unless the previous mail
-/// of this slot went out less than `min_gap_secs` ago: then `Err(seconds to
-/// wait)`, and nothing changes (GoTrue's `SMTP_MAX_FREQUENCY`).
+/// the current address, `second` for the new one), replacing any pending one
+/// of the same slot. Pacing is the callers' (`handlers::mail::paced`).
 pub async fn record(
     db: &Db,
     user_id: Uuid,
     slot: Slot,
     hash: &str,
     second: Option<&str>,
-    min_gap_secs: u64,
-) -> Result<Result<(), u64>, ApiError> {
-    let (sent_at, set) = match slot {
-        Slot::Confirmation => {
-            ("confirmation_sent_at", "confirmation_token = $2, confirmation_sent_at = now()")
-        }
-        Slot::Recovery => ("recovery_sent_at", "recovery_token = $2, recovery_sent_at = now()"),
-        Slot::EmailChange => (
-            "email_change_sent_at",
-            "email_change_token_current = $2, email_change_token_new = coalesce($3, ''), \
-             email_change_confirm_status = 0, email_change_sent_at = now()",
-        ),
-        Slot::Reauthentication => {
-            ("reauthentication_sent_at", "reauthentication_token = $2, reauthentication_sent_at = now()")
-        }
-    };
-    // Fixed column names from the match above; the values are bound.
-    let wait = format!(
-        "select ceil(greatest(0, $2::float8 - extract(epoch from now() - {sent_at})::float8))::bigint \
-         from auth.users where id = $1 for update"
-    );
-    let update = format!("update auth.users set {set}, updated_at = now() where id = $1");
+) -> Result<(), ApiError> {
+    const CONFIRMATION: &str = "update auth.users set confirmation_token = $2, confirmation_sent_at = now(), \
+        updated_at = now() where id = $1";
+    const RECOVERY: &str = "update auth.users set recovery_token = $2, recovery_sent_at = now(), \
+        updated_at = now() where id = $1";
+    const EMAIL_CHANGE: &str = "update auth.users set email_change_token_current = $2, \
+        email_change_token_new = coalesce($3, ''), email_change_confirm_status = 0, \
+        email_change_sent_at = now(), updated_at = now() where id = $1";
+    const REAUTHENTICATION: &str = "update auth.users set reauthentication_token = $2, \
+        reauthentication_sent_at = now(), updated_at = now() where id = $1";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
-    let gap = min_gap_secs as f64;
-    let rows = session.query(&wait, &[&user_id, &gap]).await?;
-    let remaining: Option<i64> = rows.first().and_then(|row| row.get(0));
-    if let Some(remaining) = remaining.filter(|r| *r > 0) {
-        session.rollback().await?;
-        return Ok(Err(remaining as u64));
-    }
     match slot {
-        Slot::EmailChange => session.query(&update, &[&user_id, &hash, &second]).await?,
-        _ => session.query(&update, &[&user_id, &hash]).await?,
+        Slot::Confirmation => session.query(CONFIRMATION, &[&user_id, &hash]).await?,
+        Slot::Recovery => session.query(RECOVERY, &[&user_id, &hash]).await?,
+        Slot::EmailChange => session.query(EMAIL_CHANGE, &[&user_id, &hash, &second]).await?,
+        Slot::Reauthentication => session.query(REAUTHENTICATION, &[&user_id, &hash]).await?,
     };
-    session.commit().await?;
-    Ok(Ok(()))
+    session.commit().await
 }
 
 /// Forgets a token recorded for a mail that could not be sent.
