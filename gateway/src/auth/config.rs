@@ -44,8 +44,8 @@ pub struct AuthConfig {
 
     /// Whether new e-mail users are confirmed at once and signed in by `/signup`
     /// (GoTrue's `MAILER_AUTOCONFIRM`). When false they get `confirmation_sent_at`
-    /// and cannot sign in until an administrator confirms them (this gateway
-    /// sends no e-mail).
+    /// and a confirmation mail (`crate::auth::mail`), and cannot sign in until
+    /// they follow it or an administrator confirms them.
     #[arg(long = "auth-autoconfirm", env = "AUTH_AUTOCONFIRM", default_value_t = true, action = ArgAction::Set)]
     pub autoconfirm: bool,
 
@@ -148,9 +148,10 @@ pub struct AuthConfig {
     #[arg(id = "auth_site_url", long = "auth-site-url", env = "AUTH_SITE_URL")]
     pub site_url: Option<String>,
 
-    /// Further URLs `redirect_to` may name, comma-separated (GoTrue's
-    /// `URI_ALLOW_LIST`): an entry allows itself and any URL below it; `*`
-    /// matches within one host label or path segment, `**` anything.
+    /// Further URLs `redirect_to` may name, for mailed links and sign-in
+    /// flows alike, comma-separated globs (GoTrue's `URI_ALLOW_LIST`): an
+    /// entry without wildcards allows that address only; `*` matches within
+    /// one host label or path segment, `**` anything (`crate::auth::redirect`).
     #[arg(long = "auth-uri-allow-list", env = "AUTH_URI_ALLOW_LIST", value_delimiter = ',')]
     pub uri_allow_list: Vec<String>,
 
@@ -176,6 +177,8 @@ pub struct AuthConfig {
         action = ArgAction::Set
     )]
     pub manual_linking_enabled: bool,
+    #[command(flatten)]
+    pub mail: super::mail::config::MailConfig,
 }
 
 /// Codes one TOTP challenge accepts before it is used up (GoTrue has no such

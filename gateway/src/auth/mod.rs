@@ -18,6 +18,9 @@
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
+//! | `POST /recover`, `/otp`, `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
+//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
+//! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
 
 pub mod claims;
@@ -27,11 +30,13 @@ pub mod external;
 pub mod extract;
 pub mod handlers;
 pub mod hooks;
+pub mod mail;
 pub mod mfa;
 pub mod mfa_store;
 pub mod oidc;
 pub mod password;
 pub mod ratelimit;
+pub mod redirect;
 pub mod store;
 pub mod tokens;
 pub mod users;
@@ -47,6 +52,14 @@ use crate::caller::require_apikey;
 use crate::error::{ApiError, Shape, render_as};
 use crate::state::AppState;
 use handlers::{admin, disabled, factors, info, logout, oauth, signup, token, user};
+use handlers::{mail as mail_flows, verify};
+
+/// GoTrue's `SITE_URL`, where mailed links and sign-in flows end when
+/// `redirect_to` is absent or not allowed: `AUTH_SITE_URL`, else the
+/// gateway's `SITE_URL`.
+pub fn site_url(state: &AppState) -> &str {
+    state.config.auth.site_url.as_deref().unwrap_or(&state.config.site_url)
+}
 
 pub fn router(state: AppState) -> Router<AppState> {
     let keyed = Router::new()
@@ -65,11 +78,17 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/user/identities/authorize", get(oauth::link_identity))
         .route("/user/identities/{id}", delete(oauth::unlink_identity))
         .route("/sso", post(disabled::sso))
+        .route("/recover", post(mail_flows::recover))
+        .route("/otp", post(mail_flows::otp))
+        .route("/resend", post(mail_flows::resend))
+        .route("/reauthenticate", get(mail_flows::reauthenticate))
+        .route("/invite", post(mail_flows::invite))
+        .route("/admin/generate_link", post(mail_flows::generate_link))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state.clone(), require_apikey));
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
-        .route("/verify", get(info::not_implemented).post(info::not_implemented))
+        .route("/verify", get(verify::verify_get).post(verify::verify_post))
         .route("/callback", get(oauth::callback).post(oauth::callback))
         .route("/authorize", get(oauth::authorize))
         // Called by an identity provider, which holds no API key.

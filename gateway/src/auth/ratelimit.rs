@@ -23,7 +23,8 @@ const WINDOW_SECS: f64 = 300.0;
 /// Longer than a bucket of a 5-minute (or shorter) window takes to refill.
 pub const IDLE: &str = "10 minutes";
 
-/// The same for the buckets of a one-hour window (anonymous sign-ins), which
+/// The same for the buckets of a one-hour window (anonymous sign-ins, every
+/// mail sent) and the per-address mail pacing of `handlers::mail`, which
 /// would otherwise be forgotten before they are full again.
 pub const IDLE_HOURLY: &str = "70 minutes";
 
@@ -38,6 +39,13 @@ pub enum Bucket {
     /// `/factors/{id}/challenge` and `/verify`, per minute (GoTrue's
     /// `FactorChallenge` and `FactorVerify`, one bucket here).
     MfaChallengeVerify,
+    /// `/otp` and `/recover` (GoTrue's `RATE_LIMIT_OTP`).
+    Otp,
+    /// `/verify` (GoTrue's `RATE_LIMIT_VERIFY`).
+    Verify,
+    /// Every mail sent, per hour and for all addresses together (GoTrue's
+    /// `RATE_LIMIT_EMAIL_SENT`); taken with no address.
+    EmailSent,
 }
 
 impl Bucket {
@@ -47,14 +55,17 @@ impl Bucket {
             Bucket::TokenRefresh => "token_refresh",
             Bucket::AnonymousSignIn => "anonymous_users",
             Bucket::MfaChallengeVerify => "mfa_challenge_verify",
+            Bucket::Otp => "otp",
+            Bucket::Verify => "verify",
+            Bucket::EmailSent => "email_sent",
         }
     }
 
     /// The window `per_window` counts in.
     fn window_secs(self) -> f64 {
         match self {
-            Bucket::SignInSignUp | Bucket::TokenRefresh => WINDOW_SECS,
-            Bucket::AnonymousSignIn => 3600.0,
+            Bucket::SignInSignUp | Bucket::TokenRefresh | Bucket::Otp | Bucket::Verify => WINDOW_SECS,
+            Bucket::AnonymousSignIn | Bucket::EmailSent => 3600.0,
             Bucket::MfaChallengeVerify => 60.0,
         }
     }
@@ -65,6 +76,17 @@ impl Bucket {
             Bucket::TokenRefresh => config.rate_limit_token_refresh,
             Bucket::AnonymousSignIn => config.rate_limit_anonymous_users,
             Bucket::MfaChallengeVerify => config.mfa_rate_limit_challenge_and_verify,
+            Bucket::Otp => config.mail.rate_limit_otp,
+            Bucket::Verify => config.mail.rate_limit_verify,
+            Bucket::EmailSent => config.mail.rate_limit_email_sent,
+        }
+    }
+
+    fn capacity(self, config: &AuthConfig) -> f64 {
+        match self {
+            // A count per hour, not a burst-limited rate.
+            Bucket::EmailSent => f64::from(config.mail.rate_limit_email_sent),
+            _ => f64::from(self.per_window(config).min(config.rate_limit_burst.max(1))),
         }
     }
 }
@@ -85,7 +107,7 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
     if per_window == 0 {
         return Ok(());
     }
-    let capacity = f64::from(per_window.min(config.rate_limit_burst.max(1)));
+    let capacity = bucket.capacity(config);
     let refill_per_sec = f64::from(per_window) / bucket.window_secs();
     let address = ip.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     let key = format!("{}:{address}", bucket.name());
@@ -102,11 +124,26 @@ pub async fn take(state: &AppState, bucket: Bucket, ip: Option<IpAddr>) -> Resul
     Ok(())
 }
 
-/// Deletes the buckets nobody used for [`IDLE`] ([`IDLE_HOURLY`] for
-/// hourly ones): they are full anyway.
+/// Takes one mail from the hourly `AUTH_RATE_LIMIT_EMAIL_SENT` budget, or
+/// refuses with GoTrue's 429 `over_email_send_rate_limit`.
+pub async fn take_email(state: &AppState) -> Result<(), ApiError> {
+    match take(state, Bucket::EmailSent, None).await {
+        Err(ApiError::Auth(e)) if e.code == "over_request_rate_limit" => Err(AuthError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            "over_email_send_rate_limit",
+            "Email rate limit exceeded",
+        )
+        .into()),
+        other => other,
+    }
+}
+
+/// Deletes the buckets nobody used for [`IDLE`] ([`IDLE_HOURLY`] for hourly
+/// ones and the mail pacing): they are full anyway.
 pub async fn forget_idle(state: &AppState) -> Result<u64, ApiError> {
     const SWEEP: &str = "delete from auth.rate_limits where updated_at < now() - \
-        case when key like 'anonymous_users:%' then $2::text::interval else $1::text::interval end returning 1";
+        case when key like 'anonymous\\_users:%' or key like 'email\\_sent:%' or key like 'email\\_frequency:%' \
+        then $2::text::interval else $1::text::interval end returning 1";
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
     let rows = session.query(SWEEP, &[&IDLE, &IDLE_HOURLY]).await?;
     session.commit().await?;

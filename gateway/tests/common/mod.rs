@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod oidc;
+pub mod smtp;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

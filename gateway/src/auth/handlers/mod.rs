@@ -7,9 +7,11 @@ pub mod factors;
 pub mod info;
 pub mod logout;
 pub mod oauth;
+pub mod mail;
 pub mod signup;
 pub mod token;
 pub mod user;
+pub mod verify;
 
 use serde_json::Value;
 

@@ -53,75 +53,21 @@ fn provider<'a>(state: &'a AppState, name: &str) -> Option<&'a ProviderConfig> {
     state.config.auth.oidc_providers.iter().find(|p| p.name == name)
 }
 
-/// Where flows end when `redirect_to` is missing or not allowed.
-fn site_url(state: &AppState) -> &str {
-    state.config.auth.site_url.as_deref().unwrap_or(&state.config.site_url)
-}
-
 /// `<AUTH_EXTERNAL_URL>/callback`, registered with every provider.
 fn callback_url(state: &AppState) -> String {
     let base = state.config.auth.external_url.as_deref().unwrap_or(&state.config.auth.jwt_issuer);
     format!("{}/callback", base.trim_end_matches('/'))
 }
 
-/// GoTrue's `IsRedirectURLValid` (`internal/utilities/request.go`): the site's
-/// own scheme, host and port (any port on loopback), a loopback address, or
-/// an `AUTH_URI_ALLOW_LIST` entry; anything else is an open redirect.
-pub(crate) fn redirect_allowed(site: &str, allow_list: &[String], candidate: &str) -> bool {
-    let (Ok(base), Ok(url)) = (Url::parse(site), Url::parse(candidate)) else {
-        return false;
-    };
-    let host = url.host_str().unwrap_or("");
-    let loopback_name = host == "localhost" || host.ends_with(".localhost");
-    if base.host_str() == Some(host)
-        && base.scheme() == url.scheme()
-        && (base.port_or_known_default() == url.port_or_known_default() || loopback_name)
-    {
-        return true;
-    }
-    if let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
-        return ip.is_loopback();
-    }
-    allow_list
-        .iter()
-        .map(|e| e.trim())
-        .filter(|e| !e.is_empty())
-        .any(|entry| if entry.contains('*') { glob(entry, candidate) } else { below(entry, &url) })
-}
-
-/// `candidate` is `entry` or a path under it, on the same origin.
-fn below(entry: &str, url: &Url) -> bool {
-    let Ok(entry) = Url::parse(entry) else { return false };
-    entry.origin() == url.origin() && {
-        let base = entry.path().trim_end_matches('/');
-        let path = url.path();
-        path == base || path.starts_with(&format!("{base}/")) || base.is_empty()
-    }
-}
-
-/// `*` matches within one host label or path segment, `**` anything.
-fn glob(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match p {
-            [] => t.is_empty(),
-            [b'*', b'*', rest @ ..] => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            [b'*', rest @ ..] => (0..=t.len())
-                .take_while(|&i| i == 0 || !matches!(t[i - 1], b'.' | b'/'))
-                .any(|i| go(rest, &t[i..])),
-            [c, rest @ ..] => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
 
 fn referrer(state: &AppState, query: Option<&str>, headers: &HeaderMap) -> String {
     let allowed =
-        |candidate: &str| redirect_allowed(site_url(state), &state.config.auth.uri_allow_list, candidate);
+        |candidate: &str| crate::auth::redirect::allowed(candidate, crate::auth::site_url(state), &state.config.auth.uri_allow_list);
     let requested = query_param(query, "redirect_to").filter(|r| allowed(r));
     let referer = || {
         headers.get(header::REFERER).and_then(|v| v.to_str().ok()).filter(|r| allowed(r)).map(str::to_owned)
     };
-    requested.or_else(referer).unwrap_or_else(|| site_url(state).to_owned())
+    requested.or_else(referer).unwrap_or_else(|| crate::auth::site_url(state).to_owned())
 }
 
 /// The `state` sent to the provider: the flow's id and an HMAC of it under
@@ -296,7 +242,7 @@ pub async fn callback(
     let param = |name: &str| query_param(Some(&form), name).filter(|v| !v.is_empty());
     // Until the flow is known there is nowhere else to go: the site, as
     // GoTrue's `loadFlowState` does (303).
-    let to_site = |error: AuthError| error_redirect(site_url(&state), &error, StatusCode::SEE_OTHER);
+    let to_site = |error: AuthError| error_redirect(crate::auth::site_url(&state), &error, StatusCode::SEE_OTHER);
     let Some(text) = param("state") else {
         return to_site(AuthError::bad_oauth_callback("OAuth state parameter missing"));
     };
@@ -314,7 +260,7 @@ pub async fn callback(
         Ok(Claimed::Used) => return to_site(AuthError::flow_state_already_used()),
         Err(e) => return e.into_response(),
     };
-    let back = flow.referrer.clone().unwrap_or_else(|| site_url(&state).to_owned());
+    let back = flow.referrer.clone().unwrap_or_else(|| crate::auth::site_url(&state).to_owned());
     match finish(&state, &flow, param("code"), param("error"), param("error_description"), ip, user_agent)
         .await
     {
@@ -405,7 +351,7 @@ async fn finish(
         .await?
         .ok_or_else(AuthError::flow_state_already_used)?;
         let mut url =
-            Url::parse(flow.referrer.as_deref().unwrap_or(site_url(state))).map_err(ApiError::internal)?;
+            Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state))).map_err(ApiError::internal)?;
         url.query_pairs_mut().append_pair("code", &auth_code);
         return Ok(url.into());
     }
@@ -424,7 +370,7 @@ async fn finish(
         fragment.append_pair("provider_refresh_token", refresh);
     }
     let mut url =
-        Url::parse(flow.referrer.as_deref().unwrap_or(site_url(state))).map_err(ApiError::internal)?;
+        Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state))).map_err(ApiError::internal)?;
     url.set_fragment(Some(&fragment.finish()));
     Ok(url.into())
 }
@@ -679,31 +625,6 @@ pub async fn id_token_grant(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn redirects_go_only_to_the_site_loopback_and_the_allow_list() {
-        let site = "https://shop.example.com";
-        let list = ["https://app.example.org/auth".to_owned(), "https://*.preview.example.net/**".to_owned()];
-        let cases = [
-            ("https://shop.example.com/account", true),
-            ("https://shop.example.com:8443/x", false),
-            ("http://shop.example.com/x", false),
-            ("http://127.0.0.1:3000/cb", true),
-            ("http://localhost:3000/cb", false),
-            ("https://app.example.org/auth/done", true),
-            ("https://app.example.org/authx", false),
-            ("https://app.example.org/other", false),
-            ("https://pr-1.preview.example.net/a/b", true),
-            ("https://a.b.preview.example.net/a", false),
-            ("https://evil.example/?https://shop.example.com", false),
-            ("https://shop.example.com.evil.example/", false),
-            ("javascript:alert(1)", false),
-            ("", false),
-        ];
-        for (url, allowed) in cases {
-            assert_eq!(redirect_allowed(site, &list, url), allowed, "{url}");
-        }
-    }
 
     #[test]
     fn pkce_parameters_are_checked_as_gotrue_checks_them() {

@@ -2,21 +2,28 @@
 //!
 //! - Autoconfirm on: the user is confirmed and signed in; 200 with a session.
 //!   An e-mail already registered is 422 `user_already_exists`, as GoTrue says.
-//! - Autoconfirm off: 200 with the bare user and `confirmation_sent_at`. An
+//! - Autoconfirm off: 200 with the bare user and `confirmation_sent_at`, and
+//!   the confirmation mail sent (its link leads to `GET /verify`). An
 //!   e-mail already registered gets a look-alike user that exists nowhere, so
 //!   the answer does not reveal who has an account (GoTrue does the same).
 //! - Sign-ups disabled: 422 `signup_disabled`.
 //! - Neither e-mail nor phone: an anonymous sign-in ([`anonymous`]).
 
-use axum::{Json, extract::State};
+use axum::{
+    Json,
+    extract::{RawQuery, State},
+    http::HeaderMap,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::mail::{self, Verification};
 use super::{login_of, metadata};
 use crate::auth::claims::{Grant, session_response};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, ClientIp, UserAgent};
+use crate::auth::mail::store::MailUser;
 use crate::auth::ratelimit::{self, Bucket};
 use crate::auth::store::{self, Login, NewUser};
 use crate::auth::{password, tokens};
@@ -36,6 +43,8 @@ pub async fn signup(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
     UserAgent(user_agent): UserAgent,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
     Body(body): Body<SignupBody>,
 ) -> Result<Json<Value>, ApiError> {
     let config = &state.config.auth;
@@ -77,7 +86,23 @@ pub async fn signup(
 
     if !config.autoconfirm {
         return match store::create_user(&state.db, &user, None).await? {
-            Ok((created, _)) => Ok(Json(created)),
+            Ok((created, _)) => {
+                if let Login::Email(email) = &user.login {
+                    // The confirmation mail (`crate::auth::handlers::mail`).
+                    let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
+                    let to =
+                        MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
+                    // A sign-up whose mail failed is undone, as GoTrue's
+                    // transaction is: the address can sign up again.
+                    if let Err(error) =
+                        mail::send_verification(&state, &to, Verification::Signup, &redirect_to).await
+                    {
+                        store::delete_user(&state.db, user.id).await?;
+                        return Err(error);
+                    }
+                }
+                Ok(Json(created))
+            }
             Err(_) => already_registered(false, &user.login, &user.user_metadata),
         };
     }

@@ -1,14 +1,20 @@
 //! `GET /user` and `PUT /user` (supabase/auth `internal/api/user.go`;
 //! wire-protocol.md §3.5): the bare user object.
 
-use axum::{Json, extract::State, http::StatusCode};
+use axum::{
+    Json,
+    extract::{RawQuery, State},
+    http::{HeaderMap, StatusCode},
+};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::mail::{self, Verification};
 use super::{metadata, valid_email};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Body, SignedIn};
 use crate::auth::mfa_store;
+use crate::auth::mail::store as mail_store;
 use crate::auth::password;
 use crate::auth::store::{self, Changes};
 use crate::error::ApiError;
@@ -36,6 +42,7 @@ pub struct UserUpdate {
     phone: Option<String>,
     password: Option<String>,
     data: Option<Value>,
+    nonce: Option<String>,
 }
 
 /// `data` is merged into `user_metadata` (a null value removes a key); a new
@@ -44,6 +51,8 @@ pub struct UserUpdate {
 pub async fn update_user(
     State(state): State<AppState>,
     signed_in: SignedIn,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
     Body(update): Body<UserUpdate>,
 ) -> Result<Json<Value>, ApiError> {
     let current = current_user(&state, &signed_in).await?;
@@ -77,10 +86,19 @@ pub async fn update_user(
     }
     let password_hash = match update.password.as_deref() {
         Some(new) => {
+            if state.config.auth.mail.secure_password_change {
+                check_nonce(&state, &signed_in, &current, update.nonce.as_deref()).await?;
+            }
             password::check_new(new, state.config.auth.password_min_length)?;
             Some(password::hash(new).await?)
         }
         None => None,
+    };
+    // Without autoconfirm, a new address is confirmed by mail
+    // (`crate::auth::handlers::mail`): recorded as pending, then mailed.
+    let (email, pending_email) = match email {
+        Some(email) if !state.config.auth.autoconfirm => (None, Some(email)),
+        other => (other, None),
     };
     let changes = Changes {
         email,
@@ -90,6 +108,17 @@ pub async fn update_user(
         ..Changes::default()
     };
     let converted = anonymous && changes.email.is_some() && changes.email_confirmed_now;
+    if let Some(new_email) = pending_email {
+        mail::paced(&state, &new_email).await?;
+        if !mail_store::set_new_email(&state.db, signed_in.user_id, &new_email).await? {
+            return Err(AuthError::email_exists().into());
+        }
+        let mut user =
+            mail_store::by_id(&state.db, signed_in.user_id).await?.ok_or_else(AuthError::user_not_found)?;
+        user.new_email = Some(new_email);
+        let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
+        mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to).await?;
+    }
     match store::update_user(&state.db, signed_in.user_id, &changes).await? {
         // An anonymous user with a confirmed e-mail is permanent now
         // (GoTrue's `emailChangeVerify` on autoconfirm); without autoconfirm
@@ -102,4 +131,36 @@ pub async fn update_user(
         Ok(None) => Err(AuthError::user_not_found().into()),
         Err(_) => Err(AuthError::email_exists().into()),
     }
+}
+
+/// `AUTH_SECURE_PASSWORD_CHANGE`: a new password needs the nonce mailed by
+/// `GET /reauthenticate` (GoTrue: 400 `reauthentication_needed` without one,
+/// 422 `reauthentication_not_valid` for a wrong or expired one).
+async fn check_nonce(
+    state: &AppState,
+    signed_in: &SignedIn,
+    current: &Value,
+    nonce: Option<&str>,
+) -> Result<(), ApiError> {
+    let Some(nonce) = nonce.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Err(AuthError::new(
+            StatusCode::BAD_REQUEST,
+            "reauthentication_needed",
+            "Password update requires reauthentication",
+        )
+        .into());
+    };
+    let email = current.get("email").and_then(Value::as_str).unwrap_or("");
+    let hash = crate::auth::mail::token_hash(email, nonce);
+    if !mail_store::consume_nonce(&state.db, signed_in.user_id, &hash, state.config.auth.mail.mailer_otp_exp)
+        .await?
+    {
+        return Err(AuthError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reauthentication_not_valid",
+            "Requested nonce is invalid or expired",
+        )
+        .into());
+    }
+    Ok(())
 }
