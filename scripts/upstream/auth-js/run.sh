@@ -106,6 +106,8 @@ start_gateway() {
 
 # The settings every GoTrue of the suites shares that differ from the gateway's
 # defaults: no client-address rate limit in the way of a test run's burst.
+# Mail goes nowhere (no AUTH_SMTP_HOST: each is logged, as GoTrue's no-op
+# mailer); no test reads it back.
 COMMON=(AUTH_RATE_LIMIT_BURST=1000)
 
 run_jest() {
@@ -142,6 +144,8 @@ for set in $SETS; do
         AUTH_AUTOCONFIRM=true AUTH_SIGNUP_ENABLED=true \
         AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=100 AUTH_RATE_LIMIT_TOKEN_REFRESH=300 \
         AUTH_ANONYMOUS_USERS_ENABLED=true AUTH_RATE_LIMIT_ANONYMOUS_USERS=100 \
+        AUTH_RATE_LIMIT_EMAIL_SENT=100 AUTH_RATE_LIMIT_VERIFY=100 AUTH_RATE_LIMIT_OTP=100 \
+        AUTH_SMTP_MAX_FREQUENCY=1 AUTH_MAILER_LANGUAGE=en \
         AUTH_SITE_URL=http://127.0.0.1:3000 \
         AUTH_URI_ALLOW_LIST=https://127.0.0.1:3000,http://localhost:5173 \
         AUTH_SECURITY_MANUAL_LINKING_ENABLED=false
@@ -150,7 +154,8 @@ for set in $SETS; do
     docker)
       routes=()
       start_gateway off 127.0.0.1:55999 "${COMMON[@]}" JWT_SECRET=37c304f8-51aa-419a-a1af-06154e63707a \
-        AUTH_AUTOCONFIRM=false AUTH_SITE_URL=http://localhost:9999 AUTH_URI_ALLOW_LIST=https://supabase.io/docs
+        AUTH_AUTOCONFIRM=false AUTH_SITE_URL=http://localhost:9999 AUTH_URI_ALLOW_LIST=https://supabase.io/docs \
+        AUTH_EXTERNAL_URL=http://localhost:9999
       routes+=("9999=127.0.0.1:55999=$ANON_KEY")
       start_gateway on 127.0.0.1:55998 "${COMMON[@]}" JWT_SECRET=37c304f8-51aa-419a-a1af-06154e63707a \
         AUTH_AUTOCONFIRM=true AUTH_ANONYMOUS_USERS_ENABLED=true AUTH_SITE_URL=http://localhost:9998

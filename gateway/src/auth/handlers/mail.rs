@@ -21,11 +21,11 @@ use uuid::Uuid;
 use super::{metadata, query_param, valid_email};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Admin, Body, ClientIp, SignedIn};
+use crate::auth::mail;
 use crate::auth::mail::store::{self as mail_store, MailUser, Slot};
 use crate::auth::mail::templates::{self, Kind, Values};
-use crate::auth::mail;
-use crate::auth::redirect;
 use crate::auth::ratelimit::{self, Bucket};
+use crate::auth::redirect;
 use crate::auth::store::{self, Login, NewUser};
 use crate::db::Access;
 use crate::error::ApiError;
@@ -74,7 +74,7 @@ impl Verification {
 /// `redirect_to` from the query (auth-js puts it there) or the `Referer`,
 /// checked against the allow-list; otherwise the site URL.
 pub(crate) fn redirect_of(state: &AppState, query: Option<&str>, headers: &HeaderMap) -> String {
-    let site = crate::auth::site_url(&state);
+    let site = crate::auth::site_url(state);
     let allow = &state.config.auth.uri_allow_list;
     let wanted = headers
         .get("redirect_to")
@@ -184,7 +184,7 @@ pub(crate) async fn send_verification(
     ratelimit::take_email(state).await?;
     let prepared = prepare(state, user, verification, redirect_to).await?;
     let config = &state.config.auth.mail;
-    let site_url = crate::auth::site_url(&state);
+    let site_url = crate::auth::site_url(state);
     let new_email = user.new_email.as_deref().unwrap_or("");
     let mail_for = |code: &str, hash: &str, link: &str| {
         templates::render(

@@ -59,10 +59,14 @@ fn callback_url(state: &AppState) -> String {
     format!("{}/callback", base.trim_end_matches('/'))
 }
 
-
 fn referrer(state: &AppState, query: Option<&str>, headers: &HeaderMap) -> String {
-    let allowed =
-        |candidate: &str| crate::auth::redirect::allowed(candidate, crate::auth::site_url(state), &state.config.auth.uri_allow_list);
+    let allowed = |candidate: &str| {
+        crate::auth::redirect::allowed(
+            candidate,
+            crate::auth::site_url(state),
+            &state.config.auth.uri_allow_list,
+        )
+    };
     let requested = query_param(query, "redirect_to").filter(|r| allowed(r));
     let referer = || {
         headers.get(header::REFERER).and_then(|v| v.to_str().ok()).filter(|r| allowed(r)).map(str::to_owned)
@@ -242,7 +246,8 @@ pub async fn callback(
     let param = |name: &str| query_param(Some(&form), name).filter(|v| !v.is_empty());
     // Until the flow is known there is nowhere else to go: the site, as
     // GoTrue's `loadFlowState` does (303).
-    let to_site = |error: AuthError| error_redirect(crate::auth::site_url(&state), &error, StatusCode::SEE_OTHER);
+    let to_site =
+        |error: AuthError| error_redirect(crate::auth::site_url(&state), &error, StatusCode::SEE_OTHER);
     let Some(text) = param("state") else {
         return to_site(AuthError::bad_oauth_callback("OAuth state parameter missing"));
     };
@@ -350,8 +355,8 @@ async fn finish(
         )
         .await?
         .ok_or_else(AuthError::flow_state_already_used)?;
-        let mut url =
-            Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state))).map_err(ApiError::internal)?;
+        let mut url = Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state)))
+            .map_err(ApiError::internal)?;
         url.query_pairs_mut().append_pair("code", &auth_code);
         return Ok(url.into());
     }
@@ -369,8 +374,8 @@ async fn finish(
     if let Some(refresh) = &exchanged.refresh_token {
         fragment.append_pair("provider_refresh_token", refresh);
     }
-    let mut url =
-        Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state))).map_err(ApiError::internal)?;
+    let mut url = Url::parse(flow.referrer.as_deref().unwrap_or(crate::auth::site_url(state)))
+        .map_err(ApiError::internal)?;
     url.set_fragment(Some(&fragment.finish()));
     Ok(url.into())
 }
