@@ -322,6 +322,10 @@ async fn generated_links_carry_gotrues_properties_and_sign_in() {
     assert_eq!(sink.count_to("g@example.com"), 0, "generate_link sends nothing");
     let anon = app.send(app.auth(Method::POST, "/admin/generate_link").json(&body)).await;
     assert_eq!(anon.status, 403);
+    let signup = json!({"type": "signup", "email": "new@example.com", "password": "s3cret-pw", "data": {"plan": "alpha"}});
+    let reply = app.send(app.as_service(Method::POST, "/admin/generate_link").json(&signup)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    assert_eq!(reply.body["user_metadata"], json!({"plan": "alpha"}), "the data as given, nothing merged in");
 }
 
 #[tokio::test]
@@ -335,6 +339,7 @@ async fn an_invited_user_accepts_through_the_mailed_link() {
         .await;
     assert_eq!(reply.status, 200, "{:?}", reply.body);
     assert!(reply.body["invited_at"].is_string());
+    assert_eq!(reply.body["user_metadata"], json!({"rol": "editor"}), "the data as given, nothing merged in");
     let mail = sink.nth_to("inv@example.com", 0).await;
     assert_eq!(mail.subject(), "Te han invitado");
     let session = fragment(&open_link(&app, &mail.link()).await);

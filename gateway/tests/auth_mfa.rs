@@ -325,3 +325,34 @@ async fn row_level_security_can_require_aal2() {
         assert_eq!(answer.json::<Value>().await.expect("json"), rows);
     }
 }
+
+#[tokio::test]
+async fn the_admin_api_lists_and_deletes_a_users_factors_and_the_session_drops_to_aal1() {
+    let app = spawn_auth_app(|_| {}).await;
+    let (_, aal2, factor) = with_verified_factor(&app, "ana@example.com").await;
+    let user_id = claims(&app, access_token(&aal2))["sub"].as_str().expect("sub").to_owned();
+    let listed = app.send(app.as_service(Method::GET, &format!("/admin/users/{user_id}/factors"))).await;
+    assert_eq!(listed.status, 200, "{:?}", listed.body);
+    assert_eq!(listed.body.as_array().map(Vec::len), Some(1));
+    assert_eq!(listed.body[0]["id"], factor.id.as_str());
+    assert_eq!(listed.body[0]["status"], "verified");
+
+    let path = format!("/admin/users/{user_id}/factors/{}", factor.id);
+    let as_user = app.send(app.as_user(Method::DELETE, &path, access_token(&aal2))).await;
+    assert_eq!(as_user.status, 403, "only service_role: {:?}", as_user.body);
+    let deleted = app.send(app.as_service(Method::DELETE, &path)).await;
+    assert_eq!(deleted.status, 200, "{:?}", deleted.body);
+    assert_eq!(deleted.body["id"], factor.id.as_str());
+    let again = app.send(app.as_service(Method::DELETE, &path)).await;
+    assert_eq!((again.status, again.code()), (404, "mfa_factor_not_found"));
+    let listed = app.send(app.as_service(Method::GET, &format!("/admin/users/{user_id}/factors"))).await;
+    assert_eq!(listed.body, json!([]));
+
+    let refreshed = app.refresh(refresh_token(&aal2)).await;
+    assert_eq!(refreshed.status, 200, "{:?}", refreshed.body);
+    let claims = claims(&app, access_token(&refreshed.body));
+    assert_eq!(claims["aal"], "aal1", "the session the factor raised is aal1 again");
+    let unknown = "7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11";
+    let missing = app.send(app.as_service(Method::GET, &format!("/admin/users/{unknown}/factors"))).await;
+    assert_eq!((missing.status, missing.code()), (404, "user_not_found"));
+}

@@ -233,11 +233,6 @@ pub async fn verify(
 pub async fn unenroll(db: &Db, user_id: Uuid, factor_id: Uuid, session_aal: &str) -> Result<bool, ApiError> {
     const LOCK: &str =
         "select status = 'verified' from auth.mfa_factors where id = $1 and user_id = $2 for update";
-    const DELETE: &str = "\
-        with d as (update auth.sessions set aal = 'aal1', factor_id = null where factor_id = $1 returning id), \
-        a as (delete from auth.mfa_amr_claims where session_id in (select id from d) \
-              and authentication_method = 'totp') \
-        delete from auth.mfa_factors where id = $1";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     let rows = session.query(LOCK, &[&factor_id, &user_id]).await?;
     let Some(verified) = rows.first().map(|row| row.get::<_, bool>(0)) else {
@@ -249,7 +244,48 @@ pub async fn unenroll(db: &Db, user_id: Uuid, factor_id: Uuid, session_aal: &str
         let message = "AAL2 required to unenroll verified factor";
         return Err(AuthError::insufficient_aal(StatusCode::UNPROCESSABLE_ENTITY, message).into());
     }
-    session.query(DELETE, &[&factor_id]).await?;
+    session.query(DELETE_FACTOR, &[&factor_id]).await?;
     session.commit().await?;
     Ok(true)
+}
+
+/// Deletes a factor, and takes the sessions it raised back to `aal1`
+/// without their `totp` amr entry (GoTrue's `DowngradeSessionsToAAL1`).
+const DELETE_FACTOR: &str = "\
+    with d as (update auth.sessions set aal = 'aal1', factor_id = null where factor_id = $1 returning id), \
+    a as (delete from auth.mfa_amr_claims where session_id in (select id from d) \
+          and authentication_method = 'totp') \
+    delete from auth.mfa_factors where id = $1";
+
+/// A user's factors as GoTrue's admin API lists them (`adminUserGetFactors`):
+/// `None` when there is no such user.
+pub async fn list(db: &Db, user_id: Uuid) -> Result<Option<serde_json::Value>, ApiError> {
+    const LIST: &str = "select coalesce((select jsonb_agg(auth.gateway_factor_json(f) order by f.created_at) \
+          from auth.mfa_factors f where f.user_id = u.id), '[]'::jsonb) \
+        from auth.users u where u.id = $1";
+    let mut session = db.as_service_role(Access::ReadOnly).await?;
+    let rows = session.query(LIST, &[&user_id]).await?;
+    session.commit().await?;
+    Ok(rows.first().map(|row| row.get(0)))
+}
+
+/// Deletes one of a user's factors, verified or not, as the admin API does
+/// (`adminUserDeleteFactor`), and returns it; `None` when it is not that
+/// user's.
+pub async fn delete_as_admin(
+    db: &Db,
+    user_id: Uuid,
+    factor_id: Uuid,
+) -> Result<Option<serde_json::Value>, ApiError> {
+    const LOCK: &str = "select auth.gateway_factor_json(f) from auth.mfa_factors f \
+        where f.id = $1 and f.user_id = $2 for update";
+    let mut session = db.as_service_role(Access::ReadWrite).await?;
+    let rows = session.query(LOCK, &[&factor_id, &user_id]).await?;
+    let Some(factor) = rows.first().map(|row| row.get::<_, serde_json::Value>(0)) else {
+        session.rollback().await?;
+        return Ok(None);
+    };
+    session.query(DELETE_FACTOR, &[&factor_id]).await?;
+    session.commit().await?;
+    Ok(Some(factor))
 }

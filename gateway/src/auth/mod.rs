@@ -14,6 +14,7 @@
 //! | `POST /logout?scope=` | signed in | end sessions, 204 |
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
+//! | `GET /admin/users/{id}/factors`, `DELETE …/factors/{factor_id}` | service_role | a user's MFA factors |
 //! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP MFA (`handlers::factors`) |
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
@@ -71,6 +72,8 @@ pub fn router(state: AppState) -> Router<AppState> {
         .route("/health", get(info::health))
         .route("/admin/users", get(admin::list).post(admin::create))
         .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
+        .route("/admin/users/{id}/factors", get(admin::factors))
+        .route("/admin/users/{id}/factors/{factor_id}", delete(admin::delete_factor))
         .route("/factors", post(factors::enroll))
         .route("/factors/{id}", delete(factors::unenroll))
         .route("/factors/{id}/challenge", post(factors::challenge))

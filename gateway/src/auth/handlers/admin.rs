@@ -18,8 +18,8 @@ use uuid::Uuid;
 use super::{login_of, metadata, query_param, valid_email, valid_phone};
 use crate::auth::error::AuthError;
 use crate::auth::extract::{Admin, Body};
-use crate::auth::password;
 use crate::auth::store::{self, Changes, Conflict, Login, NewUser};
+use crate::auth::{mfa_store, password};
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -202,6 +202,36 @@ pub async fn delete(
         return Err(AuthError::admin_user_not_found().into());
     }
     Ok(Json(json!({})))
+}
+
+/// `GET /admin/users/{id}/factors` (`auth.admin.mfa.listFactors`): the
+/// user's factors, as GoTrue's `adminUserGetFactors`.
+pub async fn factors(
+    State(state): State<AppState>,
+    _: Admin,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = user_id(&id)?;
+    mfa_store::list(&state.db, id).await?.map(Json).ok_or_else(|| AuthError::admin_user_not_found().into())
+}
+
+/// `DELETE /admin/users/{id}/factors/{factor_id}` (`auth.admin.mfa.deleteFactor`):
+/// the factor goes, verified or not, and the sessions it raised drop to
+/// `aal1`; the answer is the factor (GoTrue's `adminUserDeleteFactor`).
+pub async fn delete_factor(
+    State(state): State<AppState>,
+    _: Admin,
+    Path((id, factor_id)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let id = user_id(&id)?;
+    let factor_id = Uuid::parse_str(&factor_id).map_err(|_| AuthError::mfa_factor_not_found())?;
+    if store::find_user(&state.db, id).await?.is_none() {
+        return Err(AuthError::admin_user_not_found().into());
+    }
+    mfa_store::delete_as_admin(&state.db, id, factor_id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| AuthError::mfa_factor_not_found().into())
 }
 
 fn user_id(id: &str) -> Result<Uuid, AuthError> {

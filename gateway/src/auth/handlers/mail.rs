@@ -307,7 +307,10 @@ async fn new_email_user(
     data: Value,
     invited: bool,
 ) -> Result<MailUser, ApiError> {
-    let mut user = NewUser {
+    // `user_metadata` is the `data` given: GoTrue's `Invite` and
+    // `adminGenerateLink` give the identity its data but, unlike a sign-up,
+    // do not copy it into the user's metadata.
+    let user = NewUser {
         id: Uuid::new_v4(),
         login: Login::Email(email.to_owned()),
         password_hash: None,
@@ -317,10 +320,6 @@ async fn new_email_user(
         app_metadata: json!({ "provider": "email", "providers": ["email"] }),
         banned_until: None,
     };
-    let identity = store::identity_data(&user);
-    if let (Value::Object(target), Value::Object(extra)) = (&mut user.user_metadata, identity) {
-        target.extend(extra);
-    }
     match store::create_user(&state.db, &user, None).await? {
         Ok(_) => {}
         Err(_) => return Err(AuthError::email_exists().into()),
