@@ -418,3 +418,18 @@ async fn without_secure_change_only_the_new_address_confirms() {
     assert_eq!(sink.count_to("uno@example.com"), 0, "the old address gets no link");
     assert_eq!(app.password_grant("dos@example.com", "s3cret-pw").await.status, 200);
 }
+
+#[tokio::test]
+async fn a_phone_code_is_never_valid_without_sms_and_a_malformed_number_is_refused_first() {
+    let (app, _sink) = mail_app(|_| {}).await;
+    let cases = [
+        ("12", 400, "validation_failed", "Invalid phone number format (E.164 required)"),
+        ("+15555550100", 403, "otp_expired", "Token has expired or is invalid"),
+    ];
+    for (phone, status, code, message) in cases {
+        let body = json!({"type": "sms", "phone": phone, "token": "123456"});
+        let reply = app.send(app.auth(Method::POST, "/verify").json(&body)).await;
+        assert_eq!((reply.status, reply.code()), (status, code), "{phone}: {:?}", reply.body);
+        assert_eq!(reply.body["msg"], message, "{phone}");
+    }
+}

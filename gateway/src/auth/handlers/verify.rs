@@ -132,7 +132,10 @@ pub async fn verify_post(
     Body(body): Body<VerifyBody>,
 ) -> Result<Response, ApiError> {
     ratelimit::take(&state, Bucket::Verify, ip).await?;
-    if body.phone.as_deref().is_some_and(|p| !p.is_empty()) {
+    // No SMS is sent, so no phone code can be valid; a malformed number is
+    // still refused first, as GoTrue's `verifyPost` validates it.
+    if let Some(phone) = body.phone.as_deref().filter(|p| !p.is_empty()) {
+        super::valid_phone(phone)?;
         return Err(code_invalid().into());
     }
     let outcome = match (body.token_hash.as_deref().filter(|t| !t.is_empty()), body.token.as_deref()) {
