@@ -117,17 +117,7 @@ run_jest() {
   (cd "$HERE" && SET=$set AUTH_JS=$PKG npx jest --config "$HERE/jest.config.js" --ci --runInBand --verbose \
     --json --outputFile="$RESULTS/jest.json" "$@" >"$RESULTS/jest-output.txt" 2>&1)
   local status=$?
-  node -e '
-const r = require(process.argv[1]);
-const rows = r.testResults.map(f => {
-  const c = {passed:0, failed:0, pending:0};
-  for (const a of f.assertionResults) c[a.status === "passed" ? "passed" : a.status === "failed" ? "failed" : "pending"]++;
-  return [require("path").basename(f.name), c.passed, c.failed, c.pending, f.assertionResults.length, f.status === "failed" && !f.assertionResults.length ? "SUITE FAILED: " + (f.message||"").split("\n").slice(0,3).join(" ") : ""];
-}).sort((a,b)=>a[0].localeCompare(b[0]));
-console.log(["FILE","PASSED","FAILED","SKIPPED","TOTAL"].join("\t"));
-for (const x of rows) console.log(x.join("\t"));
-console.log(["TOTAL", r.numPassedTests, r.numFailedTests, r.numPendingTests+r.numTodoTests, r.numTotalTests].join("\t"));
-' "$RESULTS/jest.json" | column -t -s $'\t' | tee "$RESULTS/score.txt"
+  node "$HERE/../score.js" "$RESULTS/jest.json" | column -t -s $'\t' | tee "$RESULTS/score.txt"
   grep -E '^\s+✕' "$RESULTS/jest-output.txt" >"$RESULTS/failures.txt"
   return $status
 }
