@@ -16,7 +16,8 @@ const STAFF_A: &str = "00000000-0000-0000-0000-0000000000a1";
 const STAFF_B: &str = "00000000-0000-0000-0000-0000000000b1";
 
 /// A gateway whose database publishes `public.notes` (no RLS, replica
-/// identity full), the shop's products (RLS, replica identity full) and
+/// identity full), the shop's products (RLS, replica identity full here;
+/// `sql/102_shop_realtime.sql` publishes them) and
 /// companies (RLS: each staff member reads their own), with two companies
 /// and one staff member in each.
 async fn feed() -> TestApp {
@@ -30,7 +31,7 @@ async fn feed() -> TestApp {
              grant select, insert, update, delete on public.notes to anon, authenticated;
              create table public.hidden (id bigint primary key);
              alter table public.products replica identity full;
-             alter publication supabase_realtime add table public.notes, public.products, public.companies;
+             alter publication supabase_realtime add table public.notes, public.companies;
              insert into auth.users (id, email) values ('{STAFF_A}', 'a@example.com'), ('{STAFF_B}', 'b@example.com');
              insert into public.companies (id, name) values (1, 'A'), (2, 'B');
              insert into public.profiles (user_id, company_id) values ('{STAFF_A}', 1), ('{STAFF_B}', 2);"
