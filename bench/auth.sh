@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 SECONDS_RUN=${DURATION%s}
 if [ -z "${GATEWAY_BIN:-}" ]; then
-  cargo build --release --locked -q -p gateway --bin gateway --example bcrypt_ceiling
+  cargo build --release --locked -q -p gateway --bin gateway && cargo build --release --locked -q -p gateway-auth --example bcrypt_ceiling
   GATEWAY_BIN=target/release/gateway
 fi
 CEILING_BIN=${CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/bcrypt_ceiling}

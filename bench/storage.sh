@@ -12,7 +12,7 @@
 # /render/image/public, every request a variant not made before (bench/render.lua; the
 # memory cache is off too), so every request transforms,
 # beside the decoder, the resizer and the encoder alone on one core
-# (gateway/examples/image_ceiling.rs) in the same run, and REST's p99 (a
+# (gateway/crates/storage/examples/image_ceiling.rs) in the same run, and REST's p99 (a
 # one-row select) alone and while the transforms run.
 # Usage: bench/storage.sh   (DURATION=10s, CONNECTIONS=8; GATEWAY_BIN=... skips the build;
 #        SCENARIOS=transforms runs only the transforms)
@@ -24,8 +24,8 @@ CONNECTIONS=${CONNECTIONS:-8}
 SCENARIOS=${SCENARIOS:-all}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 if [ -z "${GATEWAY_BIN:-}" ]; then
-  cargo build --release --locked -q -p gateway --bin gateway --example http_ceiling --example file_ceiling \
-    --example image_ceiling
+  cargo build --release --locked -q -p gateway --bin gateway --example http_ceiling --example file_ceiling
+  cargo build --release --locked -q -p gateway-storage --example image_ceiling
   GATEWAY_BIN=target/release/gateway
 fi
 IMAGE_CEILING_BIN=${IMAGE_CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/image_ceiling}

@@ -86,9 +86,9 @@ async fn prepare(cluster: &Cluster) -> Result<(Router, Tokens), BoxError> {
 
     let config = config(&root)?;
     let state = gateway::startup::state(config, cluster.pg_config("authenticator"), &Secret::new(SECRET))?;
-    let (anon, _) = gateway::startup::api_keys(&state.jwt)?;
+    let (anon, _) = gateway::startup::api_keys(&state.credentials.jwt)?;
     let exp = gateway::jwt::now() + 86_400;
-    let user = state.jwt.sign(&serde_json::json!({
+    let user = state.credentials.jwt.sign(&serde_json::json!({
         "sub": "7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11", "role": "authenticated",
         "aud": "authenticated", "exp": exp,
     }))?;

@@ -9,6 +9,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tokio::net::TcpListener;
 
+use axum::extract::FromRef;
+use gateway_auth::AuthState;
+
 use crate::config::Config;
 use crate::jwt::JwtKeys;
 use crate::startup::{self, BoxError};
@@ -226,18 +229,18 @@ async fn serve_on(
         (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
         (_, false) => None,
     };
-    let created = crate::keys::init(&state, state.config.jwt_signing_algorithm).await.map_err(|e| {
+    let created = startup::init_keys(&state).await.map_err(|e| {
         format!(
             "could not set up the API and signing keys: {e} (a database migrated by an older gateway \
              needs sql/012_auth_keys.sql: run `gateway migrate` or set --database-admin-url)"
         )
     })?;
-    let (anon, service) = startup::api_keys(&state.jwt)?;
+    let (anon, service) = startup::api_keys(&state.credentials.jwt)?;
     let (anon, service) = match state.config.legacy_api_keys {
         true => (anon, service),
         false => ("(legacy keys turned off)".to_owned(), "(legacy keys turned off)".to_owned()),
     };
-    let publishable = state.api_keys.publishable().unwrap_or_else(|| {
+    let publishable = state.credentials.api_keys.publishable().unwrap_or_else(|| {
         "(none in use: `gateway keys create --kind publishable --name <name>`)".to_owned()
     });
     let secret = created.secret.unwrap_or_else(|| {
@@ -396,11 +399,11 @@ async fn users(command: UsersCommand) -> Result<(), BoxError> {
         match command {
             UsersCommand::Add { email, password, name, .. } => {
                 let user =
-                    crate::auth::users::add(&state, &email, password.expose(), name.as_deref()).await?;
+                    crate::auth::users::add(&AuthState::from_ref(&state), &email, password.expose(), name.as_deref()).await?;
                 println!("created {} {}", text(&user, "id"), text(&user, "email"));
             }
             UsersCommand::List { .. } => {
-                for user in crate::auth::users::list(&state).await? {
+                for user in crate::auth::users::list(&AuthState::from_ref(&state)).await? {
                     println!(
                         "{}\t{}\t{}\t{}",
                         text(&user, "id"),

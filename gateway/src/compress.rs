@@ -27,7 +27,7 @@ use axum::http::{HeaderName, Response, header};
 use tower::Service;
 use tower_http::compression::{CompressionLayer, CompressionLevel, predicate::Predicate};
 
-use crate::storage::config::parse_size;
+use crate::config::parse_size;
 
 /// Compression settings, flattened into [`crate::config::Config`].
 #[derive(Clone, Debug, clap::Args)]

@@ -4,64 +4,8 @@
 //! Secrets are [`Secret`]s: their `Debug` and `Display` print `[redacted]`, so a
 //! config dumped into a log line never leaks them.
 
-use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr, time::Duration};
-
-/// A value that must never appear in logs or error messages.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The only way to read the value; grep for it to audit where secrets go.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
-impl FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(Self(s.to_owned()))
-    }
-}
-
-/// A duration written as `500ms`, `3s`, `2min`, `6h` or a bare number of seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span(pub Duration);
-
-impl FromStr for Span {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-        let (number, unit) = s.split_at(split);
-        let n: u64 =
-            number.parse().map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 3s or 2min"))?;
-        let duration = match unit.trim() {
-            "ms" => Duration::from_millis(n),
-            "" | "s" => Duration::from_secs(n),
-            "min" | "m" => Duration::from_secs(n * 60),
-            "h" => Duration::from_secs(n * 3600),
-            other => return Err(format!("invalid duration unit {other:?} in {s:?}: use ms, s, min or h")),
-        };
-        Ok(Self(duration))
-    }
-}
+pub use gateway_core::config::{Secret, Span, parse_size};
+use std::{net::SocketAddr, path::PathBuf};
 
 /// Everything the gateway can be told. Each field is a flag (`--listen`) and an
 /// environment variable (`GATEWAY_LISTEN`); the flag wins.
@@ -195,34 +139,5 @@ impl Config {
 
     pub fn storage_root(&self) -> PathBuf {
         self.storage_root.clone().unwrap_or_else(|| self.data_dir.join("storage"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_never_print() {
-        let secret = Secret::new("super-secret-value");
-        assert_eq!(format!("{secret}"), "[redacted]");
-        assert_eq!(format!("{secret:?}"), "[redacted]");
-        assert_eq!(secret.expose(), "super-secret-value");
-    }
-
-    #[test]
-    fn durations_parse_with_units() {
-        let cases = [
-            ("500ms", Some(Duration::from_millis(500))),
-            ("3s", Some(Duration::from_secs(3))),
-            ("3", Some(Duration::from_secs(3))),
-            ("2min", Some(Duration::from_secs(120))),
-            ("2h", Some(Duration::from_secs(7200))),
-            ("2d", None),
-            ("s", None),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(input.parse::<Span>().ok().map(|s| s.0), expected, "{input}");
-        }
     }
 }

@@ -191,14 +191,14 @@ async fn runtime_config(State(state): State<AppState>) -> Result<Response, ApiEr
 fn shop_config(state: &AppState) -> Result<Value, ApiError> {
     let frontend = &state.config.frontend;
     let anon_key = match state.config.legacy_api_keys {
-        true => Some(crate::jwt::api_key(&state.jwt, Role::Anon).map_err(ApiError::internal)?),
+        true => Some(crate::jwt::api_key(&state.credentials.jwt, Role::Anon).map_err(ApiError::internal)?),
         false => None,
     };
     // supabase-js appends `/rest/v1` and friends to it.
     let url = frontend.public_url.as_deref().unwrap_or("").trim_end_matches('/');
     Ok(json!({
         "supabaseUrl": url,
-        "publishableKey": state.api_keys.publishable(),
+        "publishableKey": state.credentials.api_keys.publishable(),
         "anonKey": anon_key,
         "whatsappNumber": frontend.whatsapp_number,
         "contactEmail": frontend.contact_email,

@@ -1,33 +1,33 @@
-//! A self-hosted gateway that speaks the three APIs of `@supabase/supabase-js`
-//! (`/rest/v1`, `/auth/v1`, `/storage/v1`) over PostgreSQL, with row-level
-//! security deciding who sees what, and serves the shop's frontend at `/`.
+//! A self-hosted gateway that speaks the APIs of `@supabase/supabase-js`
+//! (`/rest/v1`, `/auth/v1`, `/storage/v1`, `/realtime/v1`) over PostgreSQL,
+//! with row-level security deciding who sees what, and serves the shop's
+//! frontend at `/`.
+//!
+//! This crate composes the others: the kernel (`gateway-core`) and one crate
+//! per service, each owning its router, configuration section, state and
+//! error shape. Here live the command line, start-up, the embedded
+//! PostgreSQL, the frontend and the wiring of the routers.
 
-pub mod auth;
-pub mod body;
-pub mod caller;
 pub mod cli;
 pub mod compress;
 pub mod config;
-pub mod db;
 pub mod embedded;
-pub mod error;
 pub mod frontend;
 pub mod health;
-pub mod jwt;
-pub mod keys;
-pub mod logs;
-pub mod realtime;
-pub mod rest;
-pub mod role;
-pub mod server;
 pub mod startup;
 pub mod state;
-pub mod storage;
+
+pub use gateway_auth as auth;
+pub use gateway_core::{body, caller, db, error, jwt, keys, logs, role, server, sql};
+pub use gateway_realtime as realtime;
+pub use gateway_rest as rest;
+pub use gateway_storage as storage;
 
 use std::time::Duration;
 
 use axum::{
     Router,
+    extract::FromRef,
     http::{HeaderName, Method},
     response::{IntoResponse, Response},
     routing::{any, get},
@@ -38,21 +38,12 @@ use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 pub use state::AppState;
 
-/// The whole HTTP surface; `main` serves it and tests drive it.
+/// The whole HTTP surface; `main` serves it and tests drive it. Each
+/// service's router gets its own state, cut from the composition's.
 pub fn app(state: AppState) -> Router {
     let routes = Router::new()
         .route("/health", get(health::live))
         .route("/ready", get(health::ready))
-        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
-        .route(
-            "/rest/v1/",
-            get(rest::describe)
-                .layer(axum::middleware::from_fn_with_state(state.clone(), caller::require_apikey)),
-        )
-        .nest("/rest/v1", rest::router(state.clone()))
-        .nest("/auth/v1", auth::router(state.clone()))
-        .nest("/storage/v1", storage::router(state.clone()))
-        .nest("/realtime/v1", realtime::router(state.clone()))
         // Services Supabase has and this gateway does not: their own 404s,
         // never the frontend's page.
         .route("/functions/v1", any(no_function))
@@ -61,7 +52,16 @@ pub fn app(state: AppState) -> Router {
         .route("/graphql/v1/{*path}", any(no_graphql))
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
-        .with_state(state.clone());
+        .with_state(state.clone())
+        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
+        .route("/rest/v1/", rest::root(FromRef::from_ref(&state)))
+        .nest("/rest/v1", rest::router(FromRef::from_ref(&state)))
+        .nest("/auth/v1", auth::router(FromRef::from_ref(&state)))
+        .nest("/storage/v1", storage::router(FromRef::from_ref(&state)))
+        .nest("/realtime/v1", realtime::router(FromRef::from_ref(&state)))
+        // What no service owns answers in PostgREST's shape, as the hosted
+        // service's API gateway does.
+        .layer(error::shaped::<rest::PostgRest>());
     let with_cors = cors().layer(routes.clone());
     let app = Router::new()
         .fallback_service(tower::service_fn(move |request: axum::extract::Request| {

@@ -9,11 +9,14 @@ use tokio::net::TcpListener;
 use tokio_postgres::NoTls;
 
 use crate::config::{Config, Secret};
-use crate::db::{Db, migrate};
+use crate::db::{Db, PoolSettings, migrate};
 use crate::embedded::{self, Cluster};
 use crate::jwt::{self, JwtKeys};
 use crate::role::Role;
 use crate::state::AppState;
+use axum::extract::FromRef;
+use gateway_auth::AuthState;
+use gateway_core::caller::Credentials;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -203,11 +206,11 @@ pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState)
     let exists =
         client.query_opt("select 1 from auth.users where email = $1", &[&STAFF_EMAIL]).await?.is_some();
     if !exists {
-        crate::auth::users::add(state, STAFF_EMAIL, password.expose(), Some("Administrador"))
+        crate::auth::users::add(&AuthState::from_ref(state), STAFF_EMAIL, password.expose(), Some("Administrador"))
             .await
             .map_err(|e| format!("could not create the staff user: {e}"))?;
     } else if created {
-        crate::auth::users::set_password(state, STAFF_EMAIL, password.expose())
+        crate::auth::users::set_password(&AuthState::from_ref(state), STAFF_EMAIL, password.expose())
             .await
             .map_err(|e| format!("could not set the staff user's password: {e}"))?;
     }
@@ -228,7 +231,18 @@ pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState)
 /// The application state over a database reached through `api`.
 pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
     let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;
-    let db = Db::new(api, &config)?;
+    let pool = PoolSettings {
+        size: config.pool_size,
+        timeout: config.pool_timeout,
+        statement_timeout: config.statement_timeout,
+    };
+    let db = Db::new(api, pool)?;
+    let credentials = Arc::new(Credentials {
+        jwt,
+        api_keys: Default::default(),
+        legacy_api_keys: config.legacy_api_keys,
+        operator_jwks: config.jwt_keys.clone(),
+    });
     let schema = crate::rest::cache::SchemaHandle::new(config.rest.db_schemas.clone());
     let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
     let workers = config
@@ -245,8 +259,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     Ok(AppState {
         config: Arc::new(config),
         db,
-        jwt: Arc::new(jwt),
-        api_keys: Default::default(),
+        credentials,
         schema,
         timezones: Default::default(),
         store,
@@ -268,7 +281,11 @@ pub async fn serve(
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
     state.realtime.changes.check_at_start();
     let realtime = state.realtime.clone();
-    let keys_task = crate::keys::spawn_refresher(state.clone(), state.config.keys_refresh_interval.0);
+    let keys_task = crate::keys::spawn_refresher(
+        state.db.clone(),
+        state.credentials.clone(),
+        state.config.keys_refresh_interval.0,
+    );
     let storage = &state.config.storage;
     let sweeper = storage.sweep_interval.map(|every| {
         crate::storage::sweep::spawn_periodic(
@@ -289,6 +306,12 @@ pub async fn serve(
         sweeper.abort();
     }
     result
+}
+
+/// Makes the first keys on a first start and loads them all
+/// (`gateway_core::keys::init`).
+pub async fn init_keys(state: &AppState) -> Result<crate::keys::Created, BoxError> {
+    crate::keys::init(&state.db, &state.credentials, state.config.jwt_signing_algorithm).await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -1,28 +1,97 @@
-//! What every handler can reach.
+//! The composition's state: what the services share, from which each
+//! service's own state is cut (axum's `FromRef`), so that its handlers see
+//! only their service's part.
 
 use std::sync::Arc;
 
+use axum::extract::FromRef;
+use gateway_auth::AuthState;
+use gateway_core::body::Limits;
+use gateway_core::caller::Credentials;
+use gateway_core::db::Db;
+use gateway_realtime::{Realtime, RealtimeState};
+use gateway_rest::RestState;
+use gateway_rest::cache::SchemaHandle;
+use gateway_rest::timezones::Timezones;
+use gateway_storage::{Backend, StorageState, images::Images};
+
 use crate::config::Config;
-use crate::db::Db;
-use crate::jwt::JwtKeys;
-use crate::rest::cache::SchemaHandle;
-use crate::storage::Backend;
 
 #[derive(Clone)]
 pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
-    pub jwt: Arc<JwtKeys>,
-    /// The publishable and secret API keys (`crate::keys`).
-    pub api_keys: Arc<crate::keys::ApiKeys>,
+    /// The keys that verify callers (`gateway_core::caller`).
+    pub credentials: Arc<Credentials>,
     /// The REST API's schema cache.
     pub schema: SchemaHandle,
     /// The time zones `Prefer: timezone=` may name.
-    pub timezones: crate::rest::timezones::Timezones,
+    pub timezones: Timezones,
     /// Where stored objects' bytes live (local disk or S3).
     pub store: Backend,
-    /// Image transformations' pool and variants (`storage::images`).
-    pub images: Arc<crate::storage::images::Images>,
-    /// Realtime's channels and change feed (`crate::realtime`).
-    pub realtime: Arc<crate::realtime::Realtime>,
+    /// Image transformations' pool and variants.
+    pub images: Arc<Images>,
+    /// Realtime's channels and change feed.
+    pub realtime: Arc<Realtime>,
+}
+
+impl AppState {
+    fn limits(&self) -> Limits {
+        Limits::of(&self.config.server)
+    }
+}
+
+impl FromRef<AppState> for RestState {
+    fn from_ref(app: &AppState) -> Self {
+        RestState {
+            db: app.db.clone(),
+            credentials: app.credentials.clone(),
+            config: Arc::new(app.config.rest.clone()),
+            schema: app.schema.clone(),
+            timezones: app.timezones.clone(),
+            limits: app.limits(),
+        }
+    }
+}
+
+impl FromRef<AppState> for AuthState {
+    fn from_ref(app: &AppState) -> Self {
+        AuthState {
+            db: app.db.clone(),
+            credentials: app.credentials.clone(),
+            config: Arc::new(app.config.auth.clone()),
+            gateway_site_url: app.config.site_url.as_str().into(),
+            limits: app.limits(),
+        }
+    }
+}
+
+impl FromRef<AppState> for StorageState {
+    fn from_ref(app: &AppState) -> Self {
+        StorageState {
+            db: app.db.clone(),
+            credentials: app.credentials.clone(),
+            config: Arc::new(app.config.storage.clone()),
+            store: app.store.clone(),
+            images: app.images.clone(),
+            limits: app.limits(),
+        }
+    }
+}
+
+impl FromRef<AppState> for RealtimeState {
+    fn from_ref(app: &AppState) -> Self {
+        RealtimeState {
+            db: app.db.clone(),
+            credentials: app.credentials.clone(),
+            config: Arc::new(app.config.realtime.clone()),
+            realtime: app.realtime.clone(),
+        }
+    }
+}
+
+impl FromRef<AppState> for Arc<Credentials> {
+    fn from_ref(app: &AppState) -> Self {
+        app.credentials.clone()
+    }
 }

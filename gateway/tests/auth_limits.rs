@@ -192,7 +192,7 @@ async fn idle_buckets_are_forgotten_since_they_are_full_anyway() {
     let app = spawn_app().await;
     attempt(&app, None).await;
     let admin = app.admin().await;
-    let sweep = || gateway::auth::ratelimit::forget_idle(&app.state);
+    let sweep = || gateway::auth::ratelimit::forget_idle(&app.state.db);
     assert_eq!(sweep().await.expect("sweep"), 0, "a bucket in use stays");
     admin
         .execute("update auth.rate_limits set updated_at = now() - interval '11 minutes'", &[])

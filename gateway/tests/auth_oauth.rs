@@ -96,7 +96,7 @@ async fn exchange(app: &TestApp, auth_code: &str, verifier: &str) -> Reply {
 }
 
 fn claims_of(app: &TestApp, token: &str) -> Value {
-    Value::Object(app.state.jwt.verify(token).expect("valid token").claims)
+    Value::Object(app.state.credentials.jwt.verify(token).expect("valid token").claims)
 }
 
 fn encode(text: &str) -> String {

@@ -32,7 +32,7 @@ async fn each_refresh_rotates_the_token_and_keeps_the_session() {
     assert_eq!(second["token_type"], "bearer");
     assert_eq!(second["expires_in"], 3600);
     assert_eq!(second["user"]["email"], "ana@example.com");
-    let claims = |session: &Value| app.state.jwt.verify(access_token(session)).expect("valid token").claims;
+    let claims = |session: &Value| app.state.credentials.jwt.verify(access_token(session)).expect("valid token").claims;
     assert_eq!(claims(&second)["session_id"], claims(&first)["session_id"]);
     assert_eq!(claims(&second)["sub"], claims(&first)["sub"]);
     let third = app.refresh(refresh_token(&second)).await;

@@ -42,7 +42,7 @@ async fn signing_in_returns_gotrues_session_object_with_its_claims() {
     assert_eq!(identity["user_id"], id.as_str());
     assert_eq!(identity["identity_data"]["email"], "ana@example.com");
 
-    let claims = app.state.jwt.verify(access_token(&session)).expect("a token the gateway accepts").claims;
+    let claims = app.state.credentials.jwt.verify(access_token(&session)).expect("a token the gateway accepts").claims;
     assert_eq!(claims["sub"], id.as_str());
     assert_eq!(claims["aud"], "authenticated", "aud is a plain string");
     assert_eq!(claims["role"], "authenticated");
@@ -229,7 +229,7 @@ async fn phone_users_sign_in_with_their_number() {
         .json(&json!({"phone":"+15551234567","password":"s3cret-pw"}));
     let reply = app.send(request).await;
     assert_eq!(reply.status, 200, "{:?}", reply.body);
-    let claims = app.state.jwt.verify(access_token(&reply.body)).expect("token").claims;
+    let claims = app.state.credentials.jwt.verify(access_token(&reply.body)).expect("token").claims;
     assert_eq!(claims["phone"], "15551234567");
     assert_eq!(claims["email"], "");
 }

@@ -75,7 +75,7 @@ async fn put_user_merges_data_into_user_metadata() {
     assert_eq!(metadata["email_verified"], true, "identity data is kept");
     // The next token carries the new metadata.
     let refreshed = app.refresh(refresh_token(&session)).await.body;
-    let claims = app.state.jwt.verify(access_token(&refreshed)).expect("token").claims;
+    let claims = app.state.credentials.jwt.verify(access_token(&refreshed)).expect("token").claims;
     assert_eq!(claims["user_metadata"]["city"], "Vigo");
 }
 

@@ -158,9 +158,9 @@ async fn the_runtime_config_gives_the_api_the_publishable_key_and_the_shop_conta
     assert_eq!(header(&config, "cache-control"), "no-cache");
     assert_eq!(config.json(), expected_config(&app));
     let key = config.json()["publishableKey"].as_str().expect("key").to_owned();
-    assert_eq!(app.state.api_keys.lookup(&key), Some(gateway::keys::KeyKind::Publishable));
+    assert_eq!(app.state.credentials.api_keys.lookup(&key), Some(gateway::keys::KeyKind::Publishable));
     let legacy = config.json()["anonKey"].as_str().expect("key").to_owned();
-    assert_eq!(app.state.jwt.verify(&legacy).map(|claims| claims.role), Ok(Role::Anon));
+    assert_eq!(app.state.credentials.jwt.verify(&legacy).map(|claims| claims.role), Ok(Role::Anon));
 }
 
 #[tokio::test]

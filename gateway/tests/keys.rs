@@ -124,7 +124,7 @@ async fn bad_keys_get_each_services_invalid_key_answer_before_any_database_work(
     let revoked = keys::create_api_key(&client, "soon revoked", KeyKind::Secret).await.expect("create");
     keys::revoke_api_key(&client, KeyKind::Secret, "soon revoked").await.expect("revoke");
     let mut seen = None;
-    keys::load(&client, &app.state, &mut seen).await.expect("load");
+    keys::load(&client, &app.state.credentials, &mut seen).await.expect("load");
     let unknown = keys::generate(KeyKind::Secret).expect("key");
     let swapped = format!("sb_publishable_{}", &app.secret_key["sb_secret_".len()..]);
     let invalid = json!({"message":"Invalid API key","hint":"Double check your Supabase `anon` or `service_role` API key."});
@@ -188,8 +188,8 @@ async fn a_key_made_or_revoked_on_one_gateway_is_seen_by_every_gateway_on_its_da
     assert_eq!(second.publishable_key, first.publishable_key, "the first start made the keys once");
     let every = Duration::from_millis(200);
     let refreshers = [
-        keys::spawn_refresher(first.state.clone(), every),
-        keys::spawn_refresher(second.state.clone(), every),
+        keys::spawn_refresher(first.state.db.clone(), first.state.credentials.clone(), every),
+        keys::spawn_refresher(second.state.db.clone(), second.state.credentials.clone(), every),
     ];
     let client = keys_client(&first).await;
     let key = keys::create_api_key(&client, "backend", KeyKind::Secret).await.expect("create");
@@ -230,7 +230,7 @@ async fn rotation_keeps_tokens_of_both_keys_valid_until_the_old_key_is_revoked()
     let app = spawn_shop().await;
     let reload = || async {
         let client = keys_client(&app).await;
-        keys::load(&client, &app.state, &mut None).await.expect("reload");
+        keys::load(&client, &app.state.credentials, &mut None).await.expect("reload");
     };
     let sub = "00000000-0000-4000-8000-000000000001";
     let old = app.user_token(sub);
@@ -250,7 +250,7 @@ async fn rotation_keeps_tokens_of_both_keys_valid_until_the_old_key_is_revoked()
     };
 
     let mut client = keys_client(&app).await;
-    let standby = keys::create_standby(&mut client, app.state.jwt.secret(), SigningAlgorithm::Rs256)
+    let standby = keys::create_standby(&mut client, app.state.credentials.jwt.secret(), SigningAlgorithm::Rs256)
         .await
         .expect("standby");
     reload().await;
@@ -308,9 +308,9 @@ async fn the_first_start_signs_with_the_configured_algorithm_and_names_the_key_i
         let current = listed.iter().find(|k| k.status == "current").expect("a current key");
         assert_eq!((current.kid.to_string(), current.algorithm.as_str()), (kid, alg));
         assert!(listed.iter().any(|k| k.algorithm == "HS256"), "the JWT secret is kept as a key");
-        assert_eq!(app.state.jwt.jwks()["keys"].as_array().expect("keys").len(), published, "{alg}");
-        assert!(app.state.jwt.verify(&token).is_ok(), "{alg}");
-        assert!(app.state.jwt.verify(&app.anon_key).is_ok(), "{alg}: the legacy key still verifies");
+        assert_eq!(app.state.credentials.jwt.jwks()["keys"].as_array().expect("keys").len(), published, "{alg}");
+        assert!(app.state.credentials.jwt.verify(&token).is_ok(), "{alg}");
+        assert!(app.state.credentials.jwt.verify(&app.anon_key).is_ok(), "{alg}: the legacy key still verifies");
     }
 }
 
@@ -318,7 +318,7 @@ async fn the_first_start_signs_with_the_configured_algorithm_and_names_the_key_i
 async fn revoking_the_jwt_secrets_key_ends_legacy_tokens_and_importing_it_brings_them_back() {
     let app = spawn_shop().await;
     let client = keys_client(&app).await;
-    let legacy_user = app.state.jwt.sign_legacy(&json!({"role": "authenticated", "sub": "x"})).expect("sign");
+    let legacy_user = app.state.credentials.jwt.sign_legacy(&json!({"role": "authenticated", "sub": "x"})).expect("sign");
     let hs256 = keys::list_signing_keys(&client)
         .await
         .expect("list")
@@ -335,13 +335,13 @@ async fn revoking_the_jwt_secrets_key_ends_legacy_tokens_and_importing_it_brings
     assert!(accepted(&app.publishable_key, &legacy_user).await);
 
     keys::revoke_signing_key(&client, hs256.kid).await.expect("revoke");
-    keys::load(&client, &app.state, &mut None).await.expect("reload");
+    keys::load(&client, &app.state.credentials, &mut None).await.expect("reload");
     assert!(!accepted(&app.anon_key, &app.anon_key).await, "the legacy API keys end with the secret's key");
     assert!(!accepted(&app.publishable_key, &legacy_user).await, "and so do tokens it signed");
     assert!(accepted(&app.publishable_key, &app.publishable_key).await, "the publishable key does not");
 
     assert_eq!(keys::import_legacy(&client).await.expect("import"), hs256.kid);
-    keys::load(&client, &app.state, &mut None).await.expect("reload");
+    keys::load(&client, &app.state.credentials, &mut None).await.expect("reload");
     assert!(accepted(&app.anon_key, &app.anon_key).await);
     assert!(accepted(&app.publishable_key, &legacy_user).await);
 }

@@ -396,7 +396,7 @@ async fn tokens_are_verified_by_kid_and_algorithm_confusion_is_refused() {
     let app = probe_app(1).await;
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
     let json64 = |v: Value| b64(v.to_string().as_bytes());
-    let jwks = app.state.jwt.jwks();
+    let jwks = app.state.credentials.jwt.jwks();
     let es_key = &jwks["keys"][0];
     let es_kid = es_key["kid"].as_str().expect("kid").to_owned();
     let hs_kid: uuid::Uuid = app
@@ -463,7 +463,7 @@ async fn tokens_are_verified_by_kid_and_algorithm_confusion_is_refused() {
     // Both keys in use verify their own tokens: the current one's, and the
     // JWT secret's legacy tokens without kid.
     let current = app.sign(json!({"role": "service_role"}));
-    let legacy = app.state.jwt.sign_legacy(&json!({"role": "service_role"})).expect("sign");
+    let legacy = app.state.credentials.jwt.sign_legacy(&json!({"role": "service_role"})).expect("sign");
     for token in [current, legacy] {
         let (status, body) = whoami_as(&app, Some(&token)).await;
         assert_eq!((status, &body["current_user"]), (200, &json!("service_role")));

@@ -49,7 +49,7 @@ impl Tokens {
         // Signed with the JWT secret (HS256, no `kid`), the one key both
         // PostgREST (`jwt-secret`) and the gateway (its previous key) verify;
         // the gateway's current ES256 key is unknown to PostgREST.
-        let sign = |claims: serde_json::Value| app.state.jwt.sign_legacy(&claims).expect("sign");
+        let sign = |claims: serde_json::Value| app.state.credentials.jwt.sign_legacy(&claims).expect("sign");
         let now = gateway::jwt::now();
         let user = sign(json!({
             "sub": "6f1c7c1e-3c5a-4d4e-9f57-1f1c2b3a4d5e", "role": "authenticated", "aud": "authenticated",

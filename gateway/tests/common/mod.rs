@@ -203,7 +203,7 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     // previous key, one publishable and one secret key), as `gateway serve`
     // makes them. A gateway over an unreachable database keeps the JWT secret
     // alone; another one over an existing database loads what is there.
-    let created = match gateway::keys::init(&state, state.config.jwt_signing_algorithm).await {
+    let created = match gateway::startup::init_keys(&state).await {
         Ok(created) => created,
         Err(e) if !reachable => {
             tracing::debug!(error = %e, "no keys from the database");
@@ -223,8 +223,8 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     tokio::spawn(
         async move { gateway::server::serve(listener, app, &limits, cap, std::future::pending()).await },
     );
-    let (anon_key, service_key) = gateway::startup::api_keys(&state.jwt).expect("keys");
-    let publishable_key = state.api_keys.publishable().unwrap_or_default();
+    let (anon_key, service_key) = gateway::startup::api_keys(&state.credentials.jwt).expect("keys");
+    let publishable_key = state.credentials.api_keys.publishable().unwrap_or_default();
     let secret_key = created.secret.unwrap_or_default();
     TestApp {
         address,
@@ -249,7 +249,7 @@ impl TestApp {
     }
 
     pub fn sign(&self, claims: Value) -> String {
-        self.state.jwt.sign(&claims).expect("sign")
+        self.state.credentials.jwt.sign(&claims).expect("sign")
     }
 
     pub fn token_for(&self, role: Role, sub: &str) -> String {

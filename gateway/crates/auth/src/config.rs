@@ -1,0 +1,186 @@
+//! Settings of `/auth/v1`, flattened into the gateway's one [`Config`]
+//! (`crate::config::Config`). Defaults are the Supabase CLI's
+//! (`supabase/cli` `pkg/config/templates/config.toml`): one-hour access tokens,
+//! rotation with a 10 s reuse window, passwords of at least 6 characters,
+//! sign-ups open and confirmed at once, and GoTrue's per-address rate limits.
+
+use std::net::IpAddr;
+
+use clap::ArgAction;
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct AuthConfig {
+    /// Lifetime of access tokens in seconds (GoTrue's `JWT_EXP`). Keep it well
+    /// above 90: supabase-js refreshes whenever less than 90 s are left.
+    #[arg(long = "auth-jwt-expiry", env = "AUTH_JWT_EXPIRY", default_value_t = 3600)]
+    pub jwt_expiry: u64,
+
+    /// `iss` of the access tokens minted here (GoTrue's `JWT_ISSUER`).
+    #[arg(
+        long = "auth-jwt-issuer",
+        env = "AUTH_JWT_ISSUER",
+        default_value = "http://127.0.0.1:54321/auth/v1"
+    )]
+    pub jwt_issuer: String,
+
+    /// Seconds during which a just-rotated refresh token may be presented again
+    /// and still get the current pair (several tabs, a lost response). After
+    /// that its reuse revokes the whole session.
+    #[arg(
+        long = "auth-refresh-token-reuse-interval",
+        env = "AUTH_REFRESH_TOKEN_REUSE_INTERVAL",
+        default_value_t = 10
+    )]
+    pub refresh_token_reuse_interval: u64,
+
+    /// Shortest password accepted, in characters (GoTrue: at least 6).
+    #[arg(long = "auth-password-min-length", env = "AUTH_PASSWORD_MIN_LENGTH", default_value_t = 6,
+          value_parser = clap::value_parser!(u32).range(6..=72))]
+    pub password_min_length: u32,
+
+    /// Whether `POST /signup` creates users (`false` answers 422 `signup_disabled`).
+    #[arg(long = "auth-signup-enabled", env = "AUTH_SIGNUP_ENABLED", default_value_t = true, action = ArgAction::Set)]
+    pub signup_enabled: bool,
+
+    /// Whether new e-mail users are confirmed at once and signed in by `/signup`
+    /// (GoTrue's `MAILER_AUTOCONFIRM`). When false they get `confirmation_sent_at`
+    /// and a confirmation mail (`crate::mail`), and cannot sign in until
+    /// they follow it or an administrator confirms them.
+    #[arg(long = "auth-autoconfirm", env = "AUTH_AUTOCONFIRM", default_value_t = true, action = ArgAction::Set)]
+    pub autoconfirm: bool,
+
+    /// Password sign-ins plus sign-ups allowed per client address in 5 minutes
+    /// (`0` turns the limit off).
+    #[arg(
+        long = "auth-rate-limit-sign-in-sign-ups",
+        env = "AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS",
+        default_value_t = 30
+    )]
+    pub rate_limit_sign_in_sign_ups: u32,
+
+    /// Refresh-token grants allowed per client address in 5 minutes, sustained
+    /// (`0` turns the limit off).
+    #[arg(
+        long = "auth-rate-limit-token-refresh",
+        env = "AUTH_RATE_LIMIT_TOKEN_REFRESH",
+        default_value_t = 150
+    )]
+    pub rate_limit_token_refresh: u32,
+
+    /// Largest burst any limited endpoint accepts from one address (GoTrue's 30).
+    #[arg(long = "auth-rate-limit-burst", env = "AUTH_RATE_LIMIT_BURST", default_value_t = 30)]
+    pub rate_limit_burst: u32,
+
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the client
+    /// (comma-separated). From anyone else the header is ignored, so it cannot
+    /// be used to dodge the rate limits.
+    #[arg(long = "auth-trusted-proxies", env = "AUTH_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<IpAddr>,
+
+    /// Whether `POST /signup` without e-mail or phone (`signInAnonymously`)
+    /// creates an anonymous user (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`);
+    /// off answers 422 `anonymous_provider_disabled`.
+    #[arg(long = "auth-anonymous-users-enabled", env = "AUTH_ANONYMOUS_USERS_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub anonymous_users_enabled: bool,
+
+    /// Anonymous sign-ins allowed per client address in an hour (GoTrue's
+    /// `RATE_LIMIT_ANONYMOUS_USERS`; `0` turns the limit off).
+    #[arg(
+        long = "auth-rate-limit-anonymous-users",
+        env = "AUTH_RATE_LIMIT_ANONYMOUS_USERS",
+        default_value_t = 30
+    )]
+    pub rate_limit_anonymous_users: u32,
+
+    /// Whether TOTP factors can be enrolled and verified (GoTrue's
+    /// `MFA_TOTP_ENROLL_ENABLED` and `MFA_TOTP_VERIFY_ENABLED`).
+    #[arg(long = "auth-mfa-totp-enabled", env = "AUTH_MFA_TOTP_ENABLED", default_value_t = true,
+          action = ArgAction::Set)]
+    pub mfa_totp_enabled: bool,
+
+    /// Most factors, verified or not, one user may have (GoTrue's `MFA_MAX_ENROLLED_FACTORS`).
+    #[arg(
+        long = "auth-mfa-max-enrolled-factors",
+        env = "AUTH_MFA_MAX_ENROLLED_FACTORS",
+        default_value_t = 10
+    )]
+    pub mfa_max_enrolled_factors: u32,
+
+    /// Most verified factors one user may have (GoTrue's `MFA_MAX_VERIFIED_FACTORS`).
+    #[arg(
+        long = "auth-mfa-max-verified-factors",
+        env = "AUTH_MFA_MAX_VERIFIED_FACTORS",
+        default_value_t = 10
+    )]
+    pub mfa_max_verified_factors: u32,
+
+    /// Seconds a challenge can be verified after it was made (GoTrue's
+    /// `MFA_CHALLENGE_EXPIRY_DURATION`).
+    #[arg(long = "auth-mfa-challenge-expiry", env = "AUTH_MFA_CHALLENGE_EXPIRY", default_value_t = 300)]
+    pub mfa_challenge_expiry: u64,
+
+    /// Challenges plus verifications allowed per client address in a minute
+    /// (GoTrue's `MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY`; `0` turns it off). With
+    /// six digits this caps guessing at 15 codes a minute from one address;
+    /// every challenge also takes at most [`MFA_ATTEMPTS_PER_CHALLENGE`] codes.
+    #[arg(
+        long = "auth-mfa-rate-limit-challenge-and-verify",
+        env = "AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY",
+        default_value_t = 15
+    )]
+    pub mfa_rate_limit_challenge_and_verify: u32,
+
+    /// Key the TOTP secrets are sealed with in `auth.mfa_factors` (AES-256-GCM
+    /// under a key derived from it). When absent the JWT secret is used, as for
+    /// the signing keys' private halves; changing it makes enrolled factors
+    /// unusable.
+    #[arg(long = "auth-mfa-encryption-key", env = "AUTH_MFA_ENCRYPTION_KEY", hide_env_values = true)]
+    pub mfa_encryption_key: Option<gateway_core::config::Secret>,
+
+    /// The custom access-token hook, as GoTrue's `HOOK_CUSTOM_ACCESS_TOKEN_URI`:
+    /// `pg-functions://postgres/<schema>/<function>`, a function taking and
+    /// returning `jsonb`, called before every access token is issued.
+    #[arg(long = "auth-hook-custom-access-token-uri", env = "AUTH_HOOK_CUSTOM_ACCESS_TOKEN_URI")]
+    pub hook_custom_access_token_uri: Option<super::hooks::HookUri>,
+    /// Where sign-in flows send the browser back when `redirect_to` is absent
+    /// or not allowed (GoTrue's `SITE_URL`). Unset: the gateway's `SITE_URL`.
+    #[arg(id = "auth_site_url", long = "auth-site-url", env = "AUTH_SITE_URL")]
+    pub site_url: Option<String>,
+
+    /// Further URLs `redirect_to` may name, for mailed links and sign-in
+    /// flows alike, comma-separated globs (GoTrue's `URI_ALLOW_LIST`): an
+    /// entry without wildcards allows that address only; `*` matches within
+    /// one host label or path segment, `**` anything (`crate::redirect`).
+    #[arg(long = "auth-uri-allow-list", env = "AUTH_URI_ALLOW_LIST", value_delimiter = ',')]
+    pub uri_allow_list: Vec<String>,
+
+    /// The public URL of `/auth/v1` (GoTrue's `API_EXTERNAL_URL`): providers
+    /// send the browser back to `<this>/callback`, which must be registered
+    /// with them. Unset: `AUTH_JWT_ISSUER`.
+    #[arg(long = "auth-external-url", env = "AUTH_EXTERNAL_URL")]
+    pub external_url: Option<String>,
+
+    /// OpenID Connect providers users may sign in with, separated by `;`, each
+    /// `name|issuer URL|client id|client secret` (see the README, "OAuth and
+    /// OpenID Connect providers"). The name is what `signInWithOAuth` and
+    /// `signInWithIdToken` pass as `provider`.
+    #[arg(long = "auth-oidc-providers", env = "AUTH_OIDC_PROVIDERS", value_delimiter = ';')]
+    pub oidc_providers: Vec<super::oidc::ProviderConfig>,
+
+    /// Whether signed-in users may link further identities themselves
+    /// (`linkIdentity`, GoTrue's `SECURITY_MANUAL_LINKING_ENABLED`).
+    #[arg(
+        long = "auth-security-manual-linking-enabled",
+        env = "AUTH_SECURITY_MANUAL_LINKING_ENABLED",
+        default_value_t = false,
+        action = ArgAction::Set
+    )]
+    pub manual_linking_enabled: bool,
+    #[command(flatten)]
+    pub mail: super::mail::config::MailConfig,
+}
+
+/// Codes one TOTP challenge accepts before it is used up (GoTrue has no such
+/// cap; it bounds guessing per challenge on top of the per-address limit).
+pub const MFA_ATTEMPTS_PER_CHALLENGE: i32 = 5;

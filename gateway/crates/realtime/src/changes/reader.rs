@@ -1,0 +1,341 @@
+//! The decoding reader: one per database at a time, whichever gateway holds
+//! the advisory lock. It peeks the slot's next transactions, decodes them into
+//! the `data` of Realtime's `postgres_changes` message, publishes them to
+//! `_gateway.realtime_changes` for every gateway to tail, and only then moves
+//! the slot on (`sql/031_realtime_changes.sql`).
+//!
+//! The lock is session-level on the reader's own connection: when a gateway
+//! dies its connection closes, PostgreSQL releases the lock, and another
+//! gateway's reader, retrying every [`ELECTION_RETRY`], takes over from the
+//! slot's position, so nothing committed meanwhile is lost.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{Map, Value, json};
+use tokio_postgres::{Client, NoTls};
+
+use super::pgoutput::{Datum, Decoder, Kind, RowChange, Transaction};
+use gateway_core::db::Db;
+
+/// The advisory lock whose holder is the reader (migrations use 7243190528).
+const READER_LOCK: i64 = 7243190529;
+/// How often a gateway that is not the reader asks for the lock.
+pub const ELECTION_RETRY: Duration = Duration::from_millis(500);
+/// How long the reader waits before peeking again at an idle slot: the floor
+/// of the feed's latency at a low rate (README, Realtime).
+const IDLE_POLL: Duration = Duration::from_millis(25);
+/// Changes decoded per peek (whole transactions: a larger one comes whole).
+const PEEK_CHANGES: i32 = 5000;
+
+/// Runs for as long as the gateway serves: competes for the lock, and reads
+/// while it holds it.
+pub async fn run(db: Db) {
+    loop {
+        match lead(&db).await {
+            Ok(()) => {}
+            Err(e) => tracing::warn!(error = %e, "realtime change reader stopped; retrying"),
+        }
+        tokio::time::sleep(ELECTION_RETRY).await;
+    }
+}
+
+/// One connection's attempt: `Ok` when another gateway holds the lock.
+async fn lead(db: &Db) -> Result<(), String> {
+    let (client, connection) = db.pg_config().connect(NoTls).await.map_err(|e| e.to_string())?;
+    let connection = tokio::spawn(connection);
+    let result = async {
+        let won: bool = client
+            .query_one("select pg_catalog.pg_try_advisory_lock($1)", &[&READER_LOCK])
+            .await
+            .map_err(|e| e.to_string())?
+            .get(0);
+        if !won {
+            return Ok(());
+        }
+        tracing::info!("this gateway reads the database's changes for Realtime");
+        // A backlog may take longer than a request's statement timeout.
+        client.batch_execute("set statement_timeout = 0").await.map_err(|e| e.to_string())?;
+        if client
+            .query_one("select _gateway.realtime_ensure_slot()", &[])
+            .await
+            .map_err(|e| e.to_string())?
+            .get::<_, bool>(0)
+        {
+            tracing::info!("created the logical replication slot for Realtime's changes");
+        }
+        let mut catalog = Catalog::default();
+        let mut advanced = String::new();
+        loop {
+            if read_once(&client, &mut catalog, &mut advanced).await? == 0 {
+                tokio::time::sleep(IDLE_POLL).await;
+            }
+        }
+    }
+    .await;
+    drop(client);
+    connection.abort();
+    result
+}
+
+/// Peeks, publishes and advances once; the number of transactions read.
+///
+/// The peek stops at the WAL's current end, and when it read everything up
+/// to there the slot moves there, even past WAL with no published change:
+/// otherwise writes to other tables would pile up behind the slot, kept
+/// and decoded again on every peek. `advanced` is where it last moved to.
+async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String) -> Result<usize, String> {
+    let until: String = client
+        .query_one("select pg_catalog.pg_current_wal_lsn()::text", &[])
+        .await
+        .map_err(|e| e.to_string())?
+        .get(0);
+    // Nothing was written since the last read: no decoding to start.
+    if *advanced == until {
+        return Ok(0);
+    }
+    let rows = match client
+        .query(
+            "select lsn::text, data from _gateway.realtime_peek($1::text::pg_lsn, $2)",
+            &[&until, &PEEK_CHANGES],
+        )
+        .await
+    {
+        Ok(rows) => rows,
+        Err(e) if e.as_db_error().is_some_and(|e| e.message().contains("invalidated")) => {
+            tracing::error!(
+                error = %e,
+                "the replication slot of Realtime's changes was invalidated (no gateway read it for too long); \
+                 changes committed meanwhile are lost, and a new slot starts now"
+            );
+            client
+                .batch_execute("select _gateway.realtime_drop_slot(); select _gateway.realtime_ensure_slot()")
+                .await
+                .map_err(|e| e.to_string())?;
+            return Ok(0);
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let complete = rows.len() < usize::try_from(PEEK_CHANGES).unwrap_or(usize::MAX);
+    if rows.is_empty() {
+        if *advanced != until {
+            client
+                .execute("select _gateway.realtime_advance($1)", &[&until])
+                .await
+                .map_err(|e| e.to_string())?;
+            *advanced = until;
+        }
+        return Ok(0);
+    }
+    let mut decoder = Decoder::default();
+    let mut transactions = Vec::new();
+    for row in &rows {
+        if let Some(transaction) = decoder.message(row.get::<_, &[u8]>(1))? {
+            transactions.push(transaction);
+        }
+    }
+    let Some(last) = transactions.last().map(|t| t.end_lsn) else { return Ok(0) };
+    let to = if complete { until } else { lsn_text(last) };
+    catalog.learn(client, &decoder).await?;
+    let mut lsns = Vec::new();
+    let mut changes = Vec::new();
+    for transaction in &transactions {
+        for change in &transaction.changes {
+            if let Some(value) = catalog.describe(&decoder, transaction, change) {
+                lsns.push(lsn_text(transaction.end_lsn));
+                changes.push(value);
+            }
+        }
+    }
+    client
+        .execute("select _gateway.realtime_publish($1, $2)", &[&lsns, &changes])
+        .await
+        .map_err(|e| e.to_string())?;
+    client.execute("select _gateway.realtime_advance($1)", &[&to]).await.map_err(|e| e.to_string())?;
+    *advanced = to;
+    Ok(transactions.len())
+}
+
+fn lsn_text(lsn: u64) -> String {
+    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF)
+}
+
+/// What the messages do not say: type names and whether a table has
+/// row-level security.
+#[derive(Default)]
+struct Catalog {
+    types: HashMap<u32, String>,
+    rls: HashMap<u32, bool>,
+    /// Primary keys: pgoutput flags every column as a key under replica
+    /// identity full, so the flags cannot tell.
+    pk: HashMap<u32, Vec<String>>,
+}
+
+impl Catalog {
+    async fn learn(&mut self, client: &Client, decoder: &Decoder) -> Result<(), String> {
+        let types: HashSet<u32> = decoder
+            .relations
+            .values()
+            .flat_map(|r| r.columns.iter().map(|c| c.type_oid))
+            .filter(|oid| !self.types.contains_key(oid))
+            .collect();
+        if !types.is_empty() {
+            let types: Vec<u32> = types.into_iter().collect();
+            let rows = client
+                .query("select oid, typname::text from pg_catalog.pg_type where oid = any($1)", &[&types])
+                .await
+                .map_err(|e| e.to_string())?;
+            for row in rows {
+                self.types.insert(row.get(0), row.get(1));
+            }
+        }
+        // Asked on every batch: a table's RLS may be switched at any time.
+        let relations: Vec<u32> = decoder.relations.keys().copied().collect();
+        let rows = client
+            .query("select oid, relrowsecurity from pg_catalog.pg_class where oid = any($1)", &[&relations])
+            .await
+            .map_err(|e| e.to_string())?;
+        for row in rows {
+            self.rls.insert(row.get(0), row.get(1));
+        }
+        let rows = client
+            .query(
+                "select i.indrelid, array_agg(a.attname::text order by k.n) \
+                 from pg_catalog.pg_index i \
+                 cross join lateral unnest(i.indkey) with ordinality as k(attnum, n) \
+                 join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum \
+                 where i.indisprimary and i.indrelid = any($1) group by i.indrelid",
+                &[&relations],
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        for row in rows {
+            self.pk.insert(row.get(0), row.get(1));
+        }
+        Ok(())
+    }
+
+    /// The stored change: `data` is the payload's `data` as Realtime sends it
+    /// (supabase/realtime `lib/extensions/postgres_cdc_rls`, walrus), `rls`
+    /// and `pk` what the fan-out needs to check it per subscriber.
+    fn describe(&self, decoder: &Decoder, transaction: &Transaction, change: &RowChange) -> Option<Value> {
+        let relation = decoder.relations.get(&change.relation)?;
+        let rls = self.rls.get(&change.relation).copied().unwrap_or(true);
+        let type_name = |oid: u32| self.types.get(&oid).cloned().unwrap_or_else(|| "text".to_owned());
+        let columns: Vec<Value> =
+            relation.columns.iter().map(|c| json!({"name": c.name, "type": type_name(c.type_oid)})).collect();
+        let pk: Vec<&str> = match self.pk.get(&change.relation) {
+            Some(pk) => pk.iter().map(String::as_str).collect(),
+            None => relation.columns.iter().filter(|c| c.key).map(|c| c.name.as_str()).collect(),
+        };
+        let record_of = |values: &[Datum], keys_only: bool| {
+            let mut record = Map::new();
+            for (column, datum) in relation.columns.iter().zip(values) {
+                if keys_only && !pk.contains(&column.name.as_str()) {
+                    continue;
+                }
+                match datum {
+                    Datum::Null => {
+                        record.insert(column.name.clone(), Value::Null);
+                    }
+                    Datum::Text(text) => {
+                        record.insert(column.name.clone(), typed(&type_name(column.type_oid), text));
+                    }
+                    Datum::Unchanged => {}
+                }
+            }
+            Value::Object(record)
+        };
+        let mut data = Map::new();
+        data.insert("schema".into(), json!(relation.schema));
+        data.insert("table".into(), json!(relation.table));
+        data.insert("commit_timestamp".into(), json!(commit_timestamp(transaction.commit_time)));
+        data.insert("type".into(), json!(change.kind.as_str()));
+        data.insert("columns".into(), Value::Array(columns));
+        if let Some(new) = &change.new {
+            data.insert("record".into(), record_of(new, false));
+        }
+        if change.kind != Kind::Insert {
+            // Where RLS guards the table the old row is cut to its primary
+            // key, since no check can tell whether the caller could see the
+            // rest of a row that is gone (Supabase, "Postgres Changes",
+            // Delete events / Old records). Without an old tuple (the key
+            // did not change) the key comes from the new row, as wal2json's
+            // `identity` gives it to Realtime.
+            let old = match (&change.old, &change.new) {
+                (Some(old), _) => record_of(old, rls || !relation.full_identity),
+                (None, Some(new)) => record_of(new, true),
+                (None, None) => json!({}),
+            };
+            data.insert("old_record".into(), old);
+        }
+        data.insert("errors".into(), Value::Null);
+        Some(json!({"data": data, "rls": rls, "pk": pk}))
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` from microseconds since 2000-01-01 UTC.
+fn commit_timestamp(micros: i64) -> String {
+    const UNIX_TO_POSTGRES: i64 = 946_684_800_000_000;
+    DateTime::<Utc>::from_timestamp_micros(micros + UNIX_TO_POSTGRES)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A value as Realtime's JSON gives it: numbers and booleans typed, JSON
+/// parsed, everything else (dates, arrays, numeric's exact digits aside) as
+/// PostgreSQL prints it, which realtime-js converts by the column's type
+/// (`transformers.ts`).
+pub fn typed(type_name: &str, text: &str) -> Value {
+    match type_name {
+        "int2" | "int4" | "int8" | "oid" => {
+            text.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(text.to_owned()))
+        }
+        "float4" | "float8" | "numeric" => match text.parse::<f64>() {
+            Ok(n) if n.is_finite() => text
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or_else(|_| serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)),
+            _ => Value::String(text.to_owned()),
+        },
+        "bool" => Value::Bool(text == "t"),
+        "json" | "jsonb" => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+        _ => Value::String(text.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_typed_as_realtime_sends_them() {
+        let cases = [
+            ("int8", "42", json!(42)),
+            ("int4", "-7", json!(-7)),
+            ("numeric", "10.50", json!(10.5)),
+            ("numeric", "3", json!(3)),
+            ("float8", "NaN", json!("NaN")),
+            ("bool", "t", json!(true)),
+            ("bool", "f", json!(false)),
+            ("jsonb", r#"{"a": [1]}"#, json!({"a": [1]})),
+            ("_text", "{a,b}", json!("{a,b}")),
+            ("timestamptz", "2026-11-25 22:00:00+00", json!("2026-11-25 22:00:00+00")),
+        ];
+        for (type_name, text, expected) in cases {
+            assert_eq!(typed(type_name, text), expected, "{type_name} {text}");
+        }
+    }
+
+    #[test]
+    fn commit_timestamps_are_utc_with_milliseconds() {
+        assert_eq!(commit_timestamp(0), "2000-01-01T00:00:00.000Z");
+        assert_eq!(commit_timestamp(1_234_567), "2000-01-01T00:00:01.234Z");
+    }
+
+    #[test]
+    fn positions_print_as_postgresql_writes_them() {
+        assert_eq!(lsn_text(0x1_0000_00A0), "1/A0");
+    }
+}

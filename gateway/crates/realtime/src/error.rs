@@ -1,0 +1,97 @@
+//! Errors of Realtime's HTTP API: `{"message": ...}`, Phoenix's `ErrorView`
+//! as Realtime renders it (supabase/realtime
+//! `lib/realtime_web/views/error_view.ex`).
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use gateway_core::error::{ApiError, ErrorShape, ServiceFault, json_response, log_failure};
+use serde_json::json;
+
+/// A client error of Realtime's HTTP API, with its status and message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RealtimeError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl RealtimeError {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self { status, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for RealtimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl ServiceFault for RealtimeError {
+    fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    fn render(&self) -> Response {
+        json_response(self.status, json!({ "message": self.message }))
+    }
+}
+
+impl From<RealtimeError> for ApiError {
+    fn from(error: RealtimeError) -> Self {
+        ApiError::service(error)
+    }
+}
+
+/// Realtime's shape for the errors every service shares.
+pub struct Phoenix;
+
+impl ErrorShape for Phoenix {
+    fn render(error: &ApiError) -> Response {
+        let (status, message) = match error {
+            ApiError::NotFound => (StatusCode::NOT_FOUND, "Not Found"),
+            // Realtime's `FallbackController` answers any other refusal so.
+            ApiError::Jwt(_) => (StatusCode::UNAUTHORIZED, "Unauthorized"),
+            ApiError::Database(db) if db.code == "42501" => (StatusCode::FORBIDDEN, "Unauthorized"),
+            ApiError::BodyTooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large"),
+            ApiError::BodyTimeout(_) => (StatusCode::REQUEST_TIMEOUT, "Request Timeout"),
+            ApiError::Unavailable(_) | ApiError::PoolTimeout => {
+                (StatusCode::SERVICE_UNAVAILABLE, "Realtime was unable to connect to the project database")
+            }
+            _ => {
+                if !error.status().is_server_error() {
+                    log_failure(error);
+                }
+                (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+            }
+        };
+        json_response(status, json!({ "message": message }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gateway_core::error::render;
+    use gateway_core::jwt::JwtError;
+    use serde_json::Value;
+
+    #[test]
+    fn shared_errors_answer_in_phoenixs_shape() {
+        let cases = [
+            (ApiError::NotFound, 404, "Not Found"),
+            (ApiError::Jwt(JwtError::Expired), 401, "Unauthorized"),
+            (ApiError::BodyTooLarge(10), 413, "Payload Too Large"),
+            (ApiError::PoolTimeout, 503, "Realtime was unable to connect to the project database"),
+            (ApiError::Internal("postgres://secret@host".to_owned()), 500, "Internal Server Error"),
+            (RealtimeError::new(StatusCode::FORBIDDEN, "Unauthorized").into(), 403, "Unauthorized"),
+        ];
+        for (error, status, message) in cases {
+            let response = render::<Phoenix>(&error);
+            assert_eq!(response.status(), status, "{error}");
+            let bytes =
+                futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+            let body: Value = serde_json::from_slice(&bytes).expect("json");
+            assert_eq!(body, json!({ "message": message }), "{error}");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Status codes and headers exactly as PostgREST sets them
+//! (`src/library/PostgREST/Response.hs`, `RangeQuery.hs`).
+
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::error::RestError;
+use super::request::Media;
+use gateway_core::error::ApiError;
+
+/// `Content-Range`: `0-19/137`, `*/0` for no rows, `*` for an unknown total.
+pub fn content_range(offset: i64, page: i64, total: Option<i64>) -> String {
+    let total = total.map_or_else(|| "*".to_owned(), |t| t.to_string());
+    // A total of zero is `*/0` even over a page of one group (`count()`), as
+    // PostgREST's `contentRangeH`.
+    if page <= 0 || total == "0" {
+        format!("*/{total}")
+    } else {
+        format!("{offset}-{}/{total}", offset + page - 1)
+    }
+}
+
+/// 416 PGRST103, PostgREST's answer to a range it cannot serve.
+pub fn range_error(details: String) -> ApiError {
+    ApiError::from(RestError {
+        status: StatusCode::RANGE_NOT_SATISFIABLE,
+        code: "PGRST103",
+        message: "Requested range not satisfiable".to_owned(),
+        details: Some(json!(details)),
+        hint: None,
+    })
+}
+
+/// A 416 for an offset past the total carries `Content-Range: */<total>`,
+/// as PostgREST's does.
+pub fn with_total_range(error: ApiError, total: Option<i64>) -> Response {
+    let mut response = error.into_response();
+    if let Some(value) = total.and_then(|t| HeaderValue::from_str(&format!("*/{t}")).ok()) {
+        response.headers_mut().insert(HeaderName::from_static("content-range"), value);
+    }
+    response
+}
+
+/// 200, or 206 when a known total is larger than the page, or 416 when the
+/// offset is past it.
+pub fn read_status(offset: i64, page: i64, total: Option<i64>) -> Result<StatusCode, ApiError> {
+    match total {
+        Some(total) if offset > total => {
+            Err(range_error(format!("An offset of {offset} was requested, but there are only {total} rows.")))
+        }
+        Some(total) if page < total => Ok(StatusCode::PARTIAL_CONTENT),
+        _ => Ok(StatusCode::OK),
+    }
+}
+
+/// 406 PGRST116 unless exactly one row (PostgREST 13+ wording).
+pub fn check_singular(media: Media, page: i64) -> Result<(), ApiError> {
+    if media.is_singular() && page != 1 {
+        return Err(ApiError::from(RestError {
+            status: StatusCode::NOT_ACCEPTABLE,
+            code: "PGRST116",
+            message: "Cannot coerce the result to a single JSON object".to_owned(),
+            details: Some(json!(format!("The result contains {page} rows"))),
+            hint: None,
+        }));
+    }
+    Ok(())
+}
+
+/// A response under construction.
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Option<String>,
+    /// The body's media type; `None` when there is no body to describe (a
+    /// mutation without `return=representation`), as PostgREST sends none then.
+    pub media: Option<Media>,
+    pub content_range: Option<String>,
+    pub preference_applied: Option<String>,
+    pub location: Option<String>,
+    pub profile: String,
+}
+
+impl IntoResponse for Reply {
+    fn into_response(self) -> Response {
+        let mut response = match self.body {
+            Some(body) => (self.status, body).into_response(),
+            None => self.status.into_response(),
+        };
+        let headers = response.headers_mut();
+        match self.media {
+            Some(media) => {
+                if let Ok(value) = HeaderValue::from_str(&media.content_type()) {
+                    headers.insert(header::CONTENT_TYPE, value);
+                }
+            }
+            None => {
+                headers.remove(header::CONTENT_TYPE);
+            }
+        }
+        let optional = [
+            ("content-range", self.content_range),
+            ("preference-applied", self.preference_applied),
+            ("location", self.location),
+            ("content-profile", Some(self.profile)),
+        ];
+        for (name, value) in optional {
+            if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
+                headers.insert(HeaderName::from_static(name), value);
+            }
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_ranges_read_like_postgrest() {
+        let cases = [
+            (0, 20, Some(137), "0-19/137"),
+            (0, 0, Some(0), "*/0"),
+            (0, 2, None, "0-1/*"),
+            (5, 0, None, "*/*"),
+            (10, 5, Some(15), "10-14/15"),
+        ];
+        for (offset, page, total, expected) in cases {
+            assert_eq!(content_range(offset, page, total), expected);
+        }
+    }
+
+    #[test]
+    fn statuses_follow_the_window_and_the_total() {
+        assert_eq!(read_status(0, 5, Some(5)).ok(), Some(StatusCode::OK));
+        assert_eq!(read_status(0, 2, Some(5)).ok(), Some(StatusCode::PARTIAL_CONTENT));
+        assert_eq!(read_status(0, 2, None).ok(), Some(StatusCode::OK));
+        assert_eq!(read_status(0, 0, Some(0)).ok(), Some(StatusCode::OK));
+        assert!(read_status(10, 0, Some(5)).is_err());
+        // An empty window at the end is smaller than the total: 206, as PostgREST.
+        assert_eq!(read_status(5, 0, Some(5)).ok(), Some(StatusCode::PARTIAL_CONTENT));
+    }
+}
