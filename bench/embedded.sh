@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The embedded default's tail latency (issue 14): the gateway started with no
+# The embedded default's tail latency: the gateway started with no
 # database URL runs its own PostgreSQL. Linux's autogroups share CPU time
 # between sessions first, and `pg_ctl start` puts the server in a session of
-# its own; the gateway starts `postgres` in its own session instead (README,
-# Benchmarks). This script measures, in one run, on the same cluster and data
-# (bench/data.sql) and the same release build:
+# its own; the gateway starts `postgres` in its own session instead
+# (docs/operating.md, docs/benchmarks.md). This script measures, in one run,
+# on the same cluster and data (bench/data.sql) and the same release build:
 #   embedded  the gateway's own start (the server in the gateway's session);
 #   pg_ctl    the same cluster started by `pg_ctl start` (a session of its
 #             own), the gateway connected to its socket by --database-url.
@@ -96,4 +96,4 @@ secret=$(cat "$work/.data/jwt_secret")
 serve --database-url "postgresql:///postgres?host=$socket&user=authenticator" --jwt-secret "$secret"
 measure pg_ctl
 echo
-echo "embedded = the gateway's own start; pg_ctl = the same cluster in a session of its own (as before issue 14)"
+echo "embedded = the gateway's own start; pg_ctl = the same cluster in a session of its own (as the gateway used to start it)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shop's first screen on a phone over slow mobile data (issue 18): medians
+# The shop's first screen on a phone over slow mobile data: medians
 # of cold loads of `/` and `/store` at 360 px in Chromium, with the DevTools
 # protocol's throttling (150 ms round trip, 1.6 Mbps, CPU 4x slower), against a
 # fresh seeded shop. Prints first contentful paint and the first product card

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Realtime change-feed benchmark (issue 21): a throw-away PostgreSQL
+# The Realtime change-feed benchmark: a throw-away PostgreSQL
 # cluster (wal_level=logical) and the gateway (release build) on it; first
 # the rate PostgreSQL commits single-row inserts alone (pgbench, nobody
 # subscribed, so no reader runs), then for each subscriber count, over

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The REST benchmark (issue 3; scenarios of performance.md §5), in one run:
+# The REST benchmark (scenarios of performance.md §5), in one run:
 # a throw-away PostgreSQL cluster with bench/data.sql, the gateway (release
 # build) and PostgREST 12.0.2 on it, then per scenario and per connection
 # count: wrk against the gateway, wrk against PostgREST, and pgbench running
@@ -137,8 +137,8 @@ pgbench_run() {
 # settings (search path, the role's statement timeout, role, claims, method,
 # path, headers, read only for reads) set transaction-locally by one
 # statement, then the scenario's statement, both in one pipeline with one
-# Sync, so one implicit transaction (issue 14: the limit with what RLS
-# semantics require). With a third argument, the SQL of that file instead
+# Sync, so one implicit transaction (the limit the gateway's SQL is held to,
+# with what RLS semantics require). With a third argument, the SQL of that file instead
 # (bench/pgbench/gateway/: the gateway's own statement). Prints what
 # pgbench_run prints.
 pgbench_session_run() {
@@ -207,7 +207,7 @@ read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
 idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 # Linux's autogroups share CPU time between sessions first, and pg_ctl starts
 # PostgreSQL in a session of its own: on S1 that alone made the gateway's p99
-# at 8 connections 60-350 ms instead of about 5 (README, Benchmarks).
+# at 8 connections 60-350 ms instead of about 5 (docs/benchmarks.md).
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
@@ -254,6 +254,6 @@ echo "pgb_sess, pgs_pg = pgbench's tps and PostgreSQL's CPU per transaction for 
 echo "runs a request (as authenticator, the request's settings and the statement in one pipeline);"
 echo "pgg_pg = the same for the gateway's own statement (bench/pgbench/gateway/): what its SQL costs PostgreSQL;"
 echo "gw_pg - pgg_pg is what reaching PostgreSQL one request at a time costs it (a wake-up per request);"
-echo "the issue-14 target is gw_pg <= 1.2 x pgs_pg on S1-S3"
+echo "the SQL target is gw_pg <= 1.2 x pgs_pg on S1-S3"
 echo "vs_pgrst = gateway rps / PostgREST rps (target >= 2); vs_pgb = gateway rps / pgbench tps; vs_pgbs = gateway rps / pgb_sess"
 echo "(target >= 0.8 on S1, >= 0.5 on S2-S4); non2xx = non-2xx responses / socket errors."

@@ -20,7 +20,7 @@ const routeChunks: Record<string, string> = {
 /**
  * Each page is a lazy chunk, found by React only once the entry has run and
  * rendered: on mobile data it then waited for the entry, a round trip and its
- * own download, one after the other (issue 18). This plugin writes into the
+ * own download, one after the other. This plugin writes into the
  * built `index.html` a small script that, for the path being opened, adds
  * `<link rel="modulepreload">` for that page's chunk and the chunks it
  * imports, so they download beside the entry

@@ -1,4 +1,4 @@
-// The first screen on a phone over slow mobile data (issue 18): for `/` and
+// The first screen on a phone over slow mobile data: for `/` and
 // `/store`, cold loads at 360 px under DevTools throttling (150 ms round
 // trip, 1.6 Mbps, CPU 4x slower) paint and show a first product card, and the
 // scripts arrive compressed. The timings are printed; the targets (1.8 s and

@@ -1,4 +1,4 @@
-// Nothing spills at 360 and 1280 px (issue 18): on every screen of the shop,
+// Nothing spills at 360 and 1280 px: on every screen of the shop,
 // public and admin, with its drawer and dialogs open, no element reaches out
 // of the viewport (no sideways scrolling) or out of its parent, and no text is
 // cut off unless it is meant to end in an ellipsis. Screenshots of each screen

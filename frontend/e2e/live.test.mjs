@@ -1,4 +1,4 @@
-// Live updates through /realtime/v1 (issue 21): a change made in one tab, or
+// Live updates through /realtime/v1: a change made in one tab, or
 // committed by anyone, shows in another without a reload: the admin's brand
 // list and dashboard counts, and the store's stock in the product drawer.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Configuración acts on the shop (issue 18): the company's name, e-mail and
+// Configuración acts on the shop: the company's name, e-mail and
 // telephone saved there are what the public site and the sidebar show (read
 // by visitors through the view public.shop_company), and the three toggles
 // take effect: product stock in the store's drawer, category stock counts in

@@ -1,4 +1,4 @@
-// The store's state lives in its address (issue 18): filters and the search
+// The store's state lives in its address: filters and the search
 // are written into `/store?...`, a reload restores them, opening a product
 // adds `producto=ID` and Back closes its drawer, and a product link opens its
 // drawer even when the product is not on the first page.

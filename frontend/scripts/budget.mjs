@@ -1,9 +1,9 @@
-// The JavaScript budget of the public routes (issue: at most 150 KB gzip, admin
-// code split away). Reads Vite's manifest, follows each public page's chunk
+// The JavaScript budget of the public routes (at most 150 KB gzip, admin code
+// split away). Reads Vite's manifest, follows each public page's chunk
 // graph from the entry, prints the sizes and fails the build over budget.
 //
-// The sizes are what the gateway transfers (issue 18: the budget used to be
-// computed while the files went over the wire uncompressed): the `.gz` and
+// The sizes are what the gateway transfers (the budget used to be computed
+// while the files went over the wire uncompressed): the `.gz` and
 // `.br` files scripts/compress.mjs wrote, which the gateway sends as they are.
 // The budget holds for gzip, which every browser accepts (Chromium offers
 // brotli only over HTTPS and to localhost).

@@ -1,6 +1,6 @@
 // Compresses the build once, so the gateway sends every text file of it
-// compressed without spending CPU per request (gateway/src/compress.rs,
-// issue 18): beside each compressible file of dist/ it writes `name.br`
+// compressed without spending CPU per request (gateway/src/compress.rs):
+// beside each compressible file of dist/ it writes `name.br`
 // (brotli, quality 11) and `name.gz` (gzip, level 9), kept only when smaller.
 // The gateway picks the variant a request's Accept-Encoding accepts, as nginx's
 // gzip_static and brotli_static do. index.html is left out: the gateway adds

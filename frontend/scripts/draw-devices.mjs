@@ -4,7 +4,7 @@
 // and the photos of the rest of the demo catalogue (seed/shop.sql: other
 // phones, tablets, speakers, headphones, glass, cases, cables, chargers,
 // watches, keyboard and mouse, holders and the odd accessory) in the same
-// folders and style, so no seed product shows the placeholder (issue 18).
+// folders and style, so no seed product shows the placeholder.
 //
 //   node scripts/draw-devices.mjs          (from frontend/, or from anywhere)
 //

@@ -1,4 +1,4 @@
-// Prints the first screen's figures on slow mobile data (issue 18): medians of
+// Prints the first screen's figures on slow mobile data: medians of
 // cold loads of `/` and `/store` at 360 px, throttled as e2e/support/firstScreen.mjs
 // says, against a fresh seeded shop (e2e/support/shop.mjs: target/debug/gateway,
 // or GATEWAY_BIN) serving frontend/dist. `RUNS` (default 5) loads per page;

@@ -10,9 +10,9 @@ import { paths } from '@/paths';
 type Query = Parameters<QueryClient['prefetchQuery']>[0];
 
 /**
- * Starts the requests of the page the visitor opened before React mounts
- * (issue 18): they used to leave only once the page's chunk had downloaded and
- * rendered, after everything else. The page's own `useQuery` finds the same
+ * Starts the requests of the page the visitor opened before React mounts, so
+ * that the first screen on a phone comes sooner: they used to leave only once
+ * the page's chunk had downloaded and rendered, after everything else. The page's own `useQuery` finds the same
  * query in flight (or answered) in the cache and does not ask again. When the
  * products arrive, the first cards' pictures are preloaded with high priority,
  * so they download while React renders the page rather than after.

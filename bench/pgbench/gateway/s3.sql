@@ -1,6 +1,6 @@
 -- S3: the statement the gateway sends for bench/run.sh's S3 (taken from
 -- PostgreSQL's log, its parameters as pgbench variables), so that pgbench
 -- measures what this SQL costs PostgreSQL apart from how it reaches it.
--- Regenerate when the SQL the gateway renders changes (README, Benchmarks).
+-- Regenerate when the SQL the gateway renders changes (docs/benchmarks.md).
 \set b random(1, 50)
 select null::int8 as total, pg_catalog.count(*) as page, coalesce(pg_catalog.json_agg(_r), '[]')::text as body, null::text as extra from (select "products"."id" as "id", "products"."name" as "name", "products"."price" as "price", "products"."image_path" as "image_path", case when "products_brands_1"."_m" then (select pg_catalog.to_jsonb(_e) from (select "products_brands_1"."name" as "name", "products_brands_1"."slug" as "slug") as _e) end as "brands" from (select "products".* from "public"."products" as "products" where exists (select 1 from "public"."brands" as "brands_1" where "brands_1"."id" = "products"."brand_id" and "brands_1"."slug" = ('brand-' || :b)) order by "products"."id" limit 20) as "products" left join lateral (select true as "_m", "brands_1"."name" as "name", "brands_1"."slug" as "slug" from "public"."brands" as "brands_1" where "brands_1"."id" = "products"."brand_id" and "brands_1"."slug" = ('brand-' || :b)) as "products_brands_1" on true order by "products"."id") as _r;

@@ -1,11 +1,11 @@
-// The first screen on a phone over slow mobile data (issue 18): cold loads of
+// The first screen on a phone over slow mobile data: cold loads of
 // a page in Chromium with the DevTools protocol's network and CPU throttling,
 // timing the first contentful paint and the first product card whose picture
 // has loaded. Used by e2e/first-screen.test.mjs (which checks the targets) and
 // scripts/first-screen.mjs (which prints the figures; bench/first-screen.sh).
 import { newPage } from './browser.mjs';
 
-/** "Slow 4G" as the issue measured it: 150 ms round trip, 1.6 Mbps down, CPU 4x slower. */
+/** "Slow 4G" as the first-screen targets are measured: 150 ms round trip, 1.6 Mbps down, CPU 4x slower. */
 export const slow4g = {
   latency: 150,
   downloadThroughput: (1.6 * 1024 * 1024) / 8,
@@ -13,7 +13,7 @@ export const slow4g = {
   cpuSlowdown: 4,
 };
 
-/** The targets of issue 18, in milliseconds. */
+/** The first screen's targets, in milliseconds: first contentful paint and first product card. */
 export const targets = { fcp: 1800, firstCard: 2500 };
 
 /** A 360 px phone, the narrowest the shop supports. */

@@ -16,7 +16,7 @@ export interface ShopFace {
 }
 
 /**
- * What the site shows of the shop (issue 18): the company's name, e-mail and
+ * What the site shows of the shop: the company's name, e-mail and
  * telephone as Configuración saved them, and its three display settings.
  * Until they arrive (or if the shop has no company or they fail to load),
  * the name of lib/shop.ts and the contacts of the configuration stand in, and

@@ -1,7 +1,7 @@
 /**
  * Run-time configuration, so one build runs against any deployment (the URL
  * and API key are not baked in). The gateway writes it into `index.html` as
- * `window.__SHOP_CONFIG__`, so the app starts without a round trip (issue 18);
+ * `window.__SHOP_CONFIG__`, so the app starts without a round trip;
  * `/config.json` serves the same object, for `npm run dev` and pages served
  * without it.
  */

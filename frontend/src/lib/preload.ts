@@ -2,8 +2,8 @@
  * Runs `load` once the page has loaded and the browser is idle: a chunk split
  * off a page to keep its first load within the JS budget (scripts/budget.mjs)
  * is fetched before the visitor needs it, but never while the first screen's
- * requests and images are still coming (issue 18: on mobile data such
- * preloads took bandwidth from the first product images).
+ * requests and images are still coming (on mobile data such preloads took
+ * bandwidth from the first product images).
  */
 export function whenIdle(load: () => unknown): () => void {
   let cancel = () => {};

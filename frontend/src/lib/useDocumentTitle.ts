@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 
-/** One document title per page (issue 18), set while the page is shown. */
+/** One document title per page, set while the page is shown. */
 export function useDocumentTitle(title: string): void {
   useEffect(() => {
     document.title = title;

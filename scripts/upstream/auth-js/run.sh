@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the upstream auth-js jest suites against the gateway: supabase-js's own
-# tests, written against GoTrue (README "Upstream suites"). No code of theirs
+# tests, written against GoTrue (docs/testing.md, "Upstream suites"). No code of theirs
 # is kept here: SUPABASE_JS names a supabase-js checkout (or its `git archive`;
 # packages/core/auth-js, tsconfig.base.json and tsconfig.json are read). Not
 # run by `make test`: no package registry serves those tests.

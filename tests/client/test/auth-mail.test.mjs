@@ -1,4 +1,4 @@
-// The e-mail flows through the real supabase-js (README "E-mail over SMTP"):
+// The e-mail flows through the real supabase-js (docs/services/auth.md, "E-mail over SMTP"):
 // a second gateway on the test database with autoconfirm off and its SMTP
 // pointed at a small SMTP server started here on loopback (a real SMTP
 // dialogue), whose mails are read back so each link or code completes the

@@ -1,7 +1,7 @@
 // supabase-js's MFA API (`auth.mfa.*`) with TOTP against /auth/v1, then
 // anonymous sign-ins and the custom access-token hook on a second gateway
-// started with those settings on the same database (README "Auth": "MFA",
-// "Anonymous sign-ins", "Custom access-token hook").
+// started with those settings on the same database (docs/services/auth.md:
+// "MFA with TOTP", "Anonymous sign-ins", "Custom access-token hook").
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, execFileSync } from 'node:child_process'

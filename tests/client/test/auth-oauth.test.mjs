@@ -1,6 +1,6 @@
 // "Sign in with ..." through the real supabase-js against an OpenID Connect
-// provider this file runs on loopback (README "OAuth and OpenID Connect
-// providers"): signInWithOAuth with PKCE, the browser's redirects followed by
+// provider this file runs on loopback (docs/services/auth.md, "OAuth and
+// OpenID Connect providers"): signInWithOAuth with PKCE, the browser's redirects followed by
 // hand, exchangeCodeForSession and getUser; then signInWithIdToken with a
 // token the provider signed, and one it did not.
 //

@@ -1,4 +1,4 @@
-// Supabase's current keys through the real supabase-js (README "Keys"): the
+// Supabase's current keys through the real supabase-js (docs/keys.md): the
 // shop's calls with a publishable key, admin calls with a secret key, the
 // browser refusal, a key revoked on one gateway refused by a second gateway on
 // the same database, a signing-key rotation with tokens of both keys valid,

@@ -35,8 +35,8 @@ function useReturnFocus(open: boolean) {
 
 /**
  * Radix focuses the first focusable element, the header's close button; a
- * dialog with a form starts on its first field instead (issue 18), one
- * without keeps Radix's choice.
+ * dialog with a form starts on its first field instead, so the keyboard is
+ * where the typing goes; one without keeps Radix's choice.
  */
 function focusFirstField(event: Event) {
   const content = event.currentTarget instanceof HTMLElement ? event.currentTarget : null;

@@ -10,7 +10,8 @@ interface ProductImageProps extends Omit<ImgHTMLAttributes<HTMLImageElement>, 's
   height: number;
   /**
    * One of the first pictures on screen: fetched at once with high priority
-   * (issue 18), where the rest wait until they come near the viewport.
+   * (the first screen on a phone waits for them), where the rest wait until
+   * they come near the viewport.
    */
   priority?: boolean;
   /** The rendered width for the browser to pick a source (`sizes`). */

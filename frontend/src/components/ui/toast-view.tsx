@@ -1,7 +1,7 @@
 import * as RadixToast from '@radix-ui/react-toast';
 import { X } from 'lucide-react';
 import { cn } from '@/lib/cn';
-import { dismissToast, TOAST_DURATION_MS, type ShownToast } from './toast';
+import { dismissToast, TOAST_DURATION_MS, type ShownToast } from './toast-store';
 
 /** The toast on screen, with Radix's timer, swipe and live region. */
 export default function ToastView({ shown }: { shown: ShownToast }) {

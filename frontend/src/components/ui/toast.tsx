@@ -1,56 +1,22 @@
 import { lazy, Suspense, useSyncExternalStore } from 'react';
+import { shownToast, subscribeToasts } from './toast-store';
 
-export interface ToastMessage {
-  title: string;
-  description?: string;
-  variant?: 'default' | 'destructive';
-}
-
-/** How long a toast stays (spec section 9: the provider's 5000 ms). */
-export const TOAST_DURATION_MS = 5000;
-
-export interface ShownToast extends ToastMessage {
-  id: number;
-}
-
-// One toast at a time (spec section 9): a new one replaces the current one.
-let current: ShownToast | null = null;
-let nextId = 1;
-const listeners = new Set<() => void>();
-
-function emit() {
-  for (const listener of listeners) listener();
-}
-
-/** Shows a toast, replacing any toast on screen. */
-export function toast(message: ToastMessage): void {
-  current = { ...message, id: nextId++ };
-  emit();
-}
-
-export function dismissToast(id: number) {
-  if (current?.id === id) {
-    current = null;
-    emit();
-  }
-}
-
-export function subscribeToasts(listener: () => void) {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-/** The toast currently on screen (tests). */
-export function currentToast(): ToastMessage | null {
-  return current;
-}
+export {
+  currentToast,
+  dismissToast,
+  subscribeToasts,
+  toast,
+  TOAST_DURATION_MS,
+  type ShownToast,
+  type ToastMessage,
+} from './toast-store';
 
 // The Radix view loads with the first toast, keeping it off the public routes' first load.
 const ToastView = lazy(() => import('./toast-view'));
 
 /** Renders the current toast; mount once near the root. */
 export function Toaster() {
-  const shown = useSyncExternalStore(subscribeToasts, () => current);
+  const shown = useSyncExternalStore(subscribeToasts, shownToast);
   if (!shown) return null;
   return (
     <Suspense fallback={null}>

@@ -1,6 +1,6 @@
 /**
  * GoTrue answers in English ('Invalid login credentials'); the shop speaks
- * Spanish (issue 18). The message shown under 'Error al iniciar sesión' is
+ * Spanish. The message shown under 'Error al iniciar sesión' is
  * chosen by the error's `code` (GoTrue's error codes,
  * https://supabase.com/docs/guides/auth/debugging/error-codes), its status,
  * or auth-js's `AuthRetryableFetchError` for a request that got no answer;

@@ -71,7 +71,7 @@ function RowActions({
           aria-label={`${active ? 'Desactivar' : 'Activar'} ${product.name}`}
           title={active ? 'Desactivar' : 'Activar'}
           // aria-disabled rather than disabled: a disabled button drops the
-          // keyboard focus, which must stay on it (issue 18).
+          // keyboard focus, which must stay on it.
           aria-disabled={busyId === product.id}
           onClick={() => busyId !== product.id && onToggle(product)}
           className={active ? 'text-red-700 hover:bg-red-50' : 'text-green-700 hover:bg-green-50'}

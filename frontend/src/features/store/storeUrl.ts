@@ -2,8 +2,8 @@ import type { StoreSort } from './api/fetchProducts';
 import { initialFilters, type StoreFilters } from './storeState';
 
 /**
- * The store's state in its address (issue 18: a shared or reloaded link shows
- * what its sender saw): `/store?buscar=galaxy&categoria=celulares&marca=2&condicion=nuevo&orden=price-asc&producto=17`.
+ * The store's state in its address (a shared or reloaded link shows what its
+ * sender saw): `/store?buscar=galaxy&categoria=celulares&marca=2&condicion=nuevo&orden=price-asc&producto=17`.
  * Defaults are left out, so the plain store is `/store`.
  */
 export const storeParams = {
