@@ -7,7 +7,8 @@
 #      embedded default;
 #   4. the frontend: its build (which fails when the JS budget is exceeded),
 #      its unit tests (Vitest) and its browser tests (Chromium against a
-#      gateway each test file starts, serving the build).
+#      gateway each test file starts, serving the build);
+#   5. the book under docs/, whose build fails on a broken link.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -71,3 +72,6 @@ if [ -f frontend/package.json ]; then
   echo "== frontend: browser tests"
   (cd frontend && npm run e2e)
 fi
+
+echo "== docs"
+scripts/docs.sh

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use tokio::net::TcpListener;
 
 use axum::extract::FromRef;
@@ -36,7 +36,7 @@ enum Command {
     /// API keys kept in the database.
     Keys(KeysArgs),
     /// Manage the keys that sign access tokens: create a standby key, rotate
-    /// to it, revoke a previous one (README "Keys").
+    /// to it, revoke a previous one (docs/keys.md).
     SigningKeys(SigningKeysArgs),
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
@@ -49,6 +49,32 @@ enum Command {
     /// enter the data directory.
     #[command(subcommand)]
     Cluster(ClusterCommand),
+    /// Print the reference made from these definitions, for the book.
+    #[command(subcommand, hide = true)]
+    Docs(DocsCommand),
+}
+
+#[derive(Subcommand)]
+enum DocsCommand {
+    /// The flags and variables of `gateway serve`, for docs/configuration.md.
+    Configuration,
+    /// `.env.example`: every variable at its default.
+    Env,
+}
+
+/// The command `gateway serve` as clap defines it.
+pub fn serve_command() -> clap::Command {
+    let mut root = Cli::command();
+    root.build();
+    root.find_subcommand("serve").cloned().unwrap_or(root)
+}
+
+fn docs(command: &DocsCommand) {
+    let serve = serve_command();
+    match command {
+        DocsCommand::Configuration => print!("{}", crate::help::configuration_page(&serve)),
+        DocsCommand::Env => print!("{}", crate::help::env_example(&serve)),
+    }
 }
 
 #[derive(clap::Args)]
@@ -170,6 +196,19 @@ enum UsersCommand {
 }
 
 pub async fn run() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(help) = crate::help::intercept(&Cli::command(), &args) {
+        return match help {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("error: {error}");
+                ExitCode::from(2)
+            }
+        };
+    }
     crate::logs::init();
     let result = match Cli::parse().command {
         Command::Serve(config) => serve(config).await,
@@ -182,6 +221,10 @@ pub async fn run() -> ExitCode {
             sweep(config, dry_run, bucket).await
         }
         Command::Cluster(command) => cluster(command),
+        Command::Docs(command) => {
+            docs(&command);
+            Ok(())
+        }
     };
     crate::logs::flush();
     match result {
@@ -398,8 +441,13 @@ async fn users(command: UsersCommand) -> Result<(), BoxError> {
         let state = startup::state(config, database.api.clone(), &secret)?;
         match command {
             UsersCommand::Add { email, password, name, .. } => {
-                let user =
-                    crate::auth::users::add(&AuthState::from_ref(&state), &email, password.expose(), name.as_deref()).await?;
+                let user = crate::auth::users::add(
+                    &AuthState::from_ref(&state),
+                    &email,
+                    password.expose(),
+                    name.as_deref(),
+                )
+                .await?;
                 println!("created {} {}", text(&user, "id"), text(&user, "email"));
             }
             UsersCommand::List { .. } => {

@@ -1,4 +1,4 @@
-//! Compression of the gateway's answers (issue 18: the shop moved 543 KB of
+//! Compression of the gateway's answers (without it the shop moved 543 KB of
 //! uncompressed JavaScript to a phone on mobile data).
 //!
 //! Two ways, one per kind of answer:
@@ -31,6 +31,7 @@ use crate::config::parse_size;
 
 /// Compression settings, flattened into [`crate::config::Config`].
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Compression")]
 pub struct CompressionConfig {
     /// Compress answers on the fly (gzip or brotli, as the request's
     /// `Accept-Encoding` allows). Precompressed frontend files are served

@@ -13,100 +13,100 @@ use std::{net::SocketAddr, path::PathBuf};
 pub struct Config {
     /// Address the HTTP server listens on. 54321 is the port `supabase start` uses,
     /// so supabase-js examples work unchanged.
-    #[arg(long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:54321")]
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_LISTEN", default_value = "127.0.0.1:54321")]
     pub listen: SocketAddr,
 
     /// PostgreSQL URL the API connects with (the `authenticator` role, like
     /// PostgREST's `db-uri`). When absent the gateway runs its own private cluster
     /// under `--data-dir`.
-    #[arg(long, env = "DATABASE_URL")]
+    #[arg(help_heading = "Database", long, env = "DATABASE_URL")]
     pub database_url: Option<Secret>,
 
     /// PostgreSQL URL used to apply `sql/` and `policies/` (a role that owns the
     /// schema). Defaults to `--database-url`.
-    #[arg(long, env = "DATABASE_ADMIN_URL")]
+    #[arg(help_heading = "Database", long, env = "DATABASE_ADMIN_URL")]
     pub database_admin_url: Option<Secret>,
 
     /// HS256 secret that signs and verifies every JWT (at least 32 characters, like
     /// PostgREST's `jwt-secret`). When absent one is generated on first start and
     /// kept in `<data-dir>/jwt_secret` (mode 0600).
-    #[arg(long, env = "JWT_SECRET")]
+    #[arg(help_heading = "Keys", long, env = "JWT_SECRET")]
     pub jwt_secret: Option<Secret>,
 
-    /// Algorithm of the signing key the first start makes (README "Keys"):
+    /// Algorithm of the signing key the first start makes (docs/keys.md):
     /// ES256 (P-256, Supabase's default), RS256, or HS256 (the JWT secret
     /// signs, as before). Later keys come from `gateway signing-keys create`.
-    #[arg(long, env = "JWT_SIGNING_ALGORITHM", value_enum, default_value = "ES256")]
+    #[arg(help_heading = "Keys", long, env = "JWT_SIGNING_ALGORITHM", value_enum, default_value = "ES256")]
     pub jwt_signing_algorithm: crate::keys::SigningAlgorithm,
 
     /// More keys that verify tokens and JWT API keys on every service: a JWK
     /// set (`{"keys": [...]}`, as GoTrue's `GOTRUE_JWT_KEYS`), each with a
     /// `kid`; ES256 (EC P-256), RS256 (RSA) or HS256 (oct). Private members
     /// are ignored; public halves are published in the JWKS.
-    #[arg(long, env = "JWT_KEYS", hide_env_values = true)]
+    #[arg(help_heading = "Keys", long, env = "JWT_KEYS", hide_env_values = true)]
     pub jwt_keys: Option<Secret>,
 
     /// Whether the legacy JWT API keys (`anon`, `service_role`, and any JWT in
     /// `apikey`) are accepted. `false` leaves only the publishable and secret
     /// keys (Supabase's "deactivate legacy API keys").
-    #[arg(long, env = "GATEWAY_LEGACY_API_KEYS", default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(help_heading = "Keys", long, env = "GATEWAY_LEGACY_API_KEYS", default_value_t = true, action = clap::ArgAction::Set)]
     pub legacy_api_keys: bool,
 
     /// How often the API keys and signing keys are read again from the
     /// database, so that a key revoked on one gateway is refused by all.
-    #[arg(long, env = "GATEWAY_KEYS_REFRESH_INTERVAL", default_value = "1s")]
+    #[arg(help_heading = "Keys", long, env = "GATEWAY_KEYS_REFRESH_INTERVAL", default_value = "1s")]
     pub keys_refresh_interval: Span,
 
     /// When set, tokens carrying an `aud` claim must match it (PostgREST's
     /// `jwt-aud`); tokens without `aud` are accepted, as PostgREST does.
-    #[arg(long, env = "JWT_AUD")]
+    #[arg(help_heading = "Keys", long, env = "JWT_AUD")]
     pub jwt_aud: Option<String>,
 
     /// Directory for everything the gateway keeps: the embedded cluster
     /// (`postgres/`), the generated JWT secret and, by default, stored files.
-    #[arg(long, env = "GATEWAY_DATA_DIR", default_value = ".data")]
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_DATA_DIR", default_value = ".data")]
     pub data_dir: PathBuf,
 
     /// Where uploaded files live on local disk. Defaults to `<data-dir>/storage`.
-    #[arg(long, env = "STORAGE_ROOT")]
+    #[arg(help_heading = "Storage", long, env = "STORAGE_ROOT")]
     pub storage_root: Option<PathBuf>,
 
     /// The public URL of the site (the shop), used for redirects and links in auth
     /// e-mails, like GoTrue's `SITE_URL`.
-    #[arg(long, env = "SITE_URL", default_value = "http://localhost:5173")]
+    #[arg(help_heading = "Gateway", long, env = "SITE_URL", default_value = "http://localhost:5173")]
     pub site_url: String,
 
     /// Directory holding `sql/` and `policies/`. Defaults to the nearest ancestor of
     /// the working directory (or of the executable) that has both.
-    #[arg(long, env = "GATEWAY_SQL_ROOT")]
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_SQL_ROOT")]
     pub sql_root: Option<PathBuf>,
 
     /// Size of the connection pool used for API requests (PostgREST's `db-pool`).
-    #[arg(long, env = "GATEWAY_POOL_SIZE", default_value_t = 10)]
+    #[arg(help_heading = "Database", long, env = "GATEWAY_POOL_SIZE", default_value_t = 10)]
     pub pool_size: usize,
 
     /// How long a request waits for a pooled connection before 504 PGRST003
     /// (PostgREST's `db-pool-acquisition-timeout`).
-    #[arg(long, env = "GATEWAY_POOL_TIMEOUT", default_value = "10s")]
+    #[arg(help_heading = "Database", long, env = "GATEWAY_POOL_TIMEOUT", default_value = "10s")]
     pub pool_timeout: Span,
 
     /// `statement_timeout` of the gateway's own connections, which applies to
     /// roles that set none of their own (Supabase: the authenticator's 8 s).
     /// Per-role values come from `ALTER ROLE ... SET statement_timeout` and are
     /// applied to every request of that role.
-    #[arg(long, env = "GATEWAY_STATEMENT_TIMEOUT", default_value = "8s")]
+    #[arg(help_heading = "Database", long, env = "GATEWAY_STATEMENT_TIMEOUT", default_value = "8s")]
     pub statement_timeout: Span,
 
     /// Fill an empty database with the demo data of `<sql-root>/seed/` and one
     /// staff user (whose password is kept in `<data-dir>/staff_password`). For
     /// the embedded default; never use it on a production database.
-    #[arg(long, env = "GATEWAY_SEED", default_value_t = false)]
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_SEED", default_value_t = false)]
     pub seed: bool,
 
     /// A failure that repeats (every request during a database outage) is
     /// logged in full the first time; after that, one line per this interval
     /// says how many more there were.
-    #[arg(long, env = "GATEWAY_LOG_REPEAT_INTERVAL", default_value = "10s")]
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_LOG_REPEAT_INTERVAL", default_value = "10s")]
     pub log_repeat_interval: Span,
 
     #[command(flatten)]

@@ -211,7 +211,7 @@ impl Cluster {
     /// which calls `setsid()`: a session of its own is an autogroup of its own
     /// to Linux's scheduler, which then shares the CPU between the gateway and
     /// PostgreSQL half and half, whatever each needs, and on the store's page
-    /// made the gateway's p99 10 to 70 times its median (README, Benchmarks).
+    /// made the gateway's p99 10 to 70 times its median (docs/benchmarks.md).
     /// The server keeps the gateway's session but gets a process group of its
     /// own, so a Ctrl-C meant for the gateway still does not reach it.
     pub fn start(&self) -> Result<bool, EmbeddedError> {

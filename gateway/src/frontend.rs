@@ -14,7 +14,7 @@
 //!   HTML page that a `<script>` or `<img>` would choke on.
 //! - `index.html` carries the configuration inline (`window.__SHOP_CONFIG__`,
 //!   the same object as `/config.json`), so the app starts without waiting for
-//!   a second round trip (issue 18: on mobile data the page waited for the
+//!   a second round trip (on mobile data the page used to wait for the
 //!   main script, then `/config.json`, then everything else, one after the
 //!   other).
 //! - Files compressed at build time (`name.br`, `name.gz`) are served in the
@@ -42,6 +42,7 @@ use crate::state::AppState;
 
 /// Settings of the shop's frontend, flattened into [`crate::config::Config`].
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Frontend")]
 pub struct FrontendConfig {
     /// Directory of the built frontend (holding `index.html`), served at `/`.
     /// Defaults to the nearest `frontend/dist` that has an `index.html`, above the

@@ -14,6 +14,7 @@ pub mod config;
 pub mod embedded;
 pub mod frontend;
 pub mod health;
+pub mod help;
 pub mod startup;
 pub mod state;
 

@@ -206,9 +206,14 @@ pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState)
     let exists =
         client.query_opt("select 1 from auth.users where email = $1", &[&STAFF_EMAIL]).await?.is_some();
     if !exists {
-        crate::auth::users::add(&AuthState::from_ref(state), STAFF_EMAIL, password.expose(), Some("Administrador"))
-            .await
-            .map_err(|e| format!("could not create the staff user: {e}"))?;
+        crate::auth::users::add(
+            &AuthState::from_ref(state),
+            STAFF_EMAIL,
+            password.expose(),
+            Some("Administrador"),
+        )
+        .await
+        .map_err(|e| format!("could not create the staff user: {e}"))?;
     } else if created {
         crate::auth::users::set_password(&AuthState::from_ref(state), STAFF_EMAIL, password.expose())
             .await

@@ -11,7 +11,8 @@ use common::TestApp;
 use common::auth::{access_token, refresh_token, spawn_auth_app};
 
 fn claims(app: &TestApp, token: &str) -> Value {
-    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims).expect("claims")
+    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims)
+        .expect("claims")
 }
 
 async fn anonymous_sign_in(app: &TestApp, body: Value) -> common::auth::Reply {

@@ -13,7 +13,8 @@ use common::auth::{access_token, refresh_token, spawn_auth_app};
 const HOOK: &str = "pg-functions://postgres/public/custom_access_token_hook";
 
 fn claims(app: &TestApp, token: &str) -> Value {
-    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims).expect("claims")
+    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims)
+        .expect("claims")
 }
 
 async fn hooked_app(function_body: &str) -> TestApp {

@@ -1,4 +1,4 @@
-//! The e-mail flows of `/auth/v1` (issue 20 item 1) against a real SMTP
+//! The e-mail flows of `/auth/v1` against a real SMTP
 //! server on loopback (`common::smtp`): every mail is read back and its link
 //! or code completes the flow, as a user would.
 

@@ -13,7 +13,8 @@ use common::auth::{Reply, access_token, refresh_token, spawn_auth_app};
 use gateway::auth::mfa;
 
 fn claims(app: &TestApp, token: &str) -> Value {
-    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims).expect("claims")
+    serde_json::to_value(app.state.credentials.jwt.verify(token).expect("valid token").claims)
+        .expect("claims")
 }
 
 /// The code an authenticator app shows now, or at `offset` steps from now.

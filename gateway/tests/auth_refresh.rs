@@ -2,7 +2,7 @@
 //! parent replayed within the reuse window gets the current pair, concurrent
 //! refreshes agree, and a token reused after the window kills its session
 //! (reliability.md G25, G29). Children are derived with a key only the server
-//! holds, so an old token does not lead to the current one (issue 16).
+//! holds, so an old token does not lead to the current one.
 
 mod common;
 
@@ -32,7 +32,9 @@ async fn each_refresh_rotates_the_token_and_keeps_the_session() {
     assert_eq!(second["token_type"], "bearer");
     assert_eq!(second["expires_in"], 3600);
     assert_eq!(second["user"]["email"], "ana@example.com");
-    let claims = |session: &Value| app.state.credentials.jwt.verify(access_token(session)).expect("valid token").claims;
+    let claims = |session: &Value| {
+        app.state.credentials.jwt.verify(access_token(session)).expect("valid token").claims
+    };
     assert_eq!(claims(&second)["session_id"], claims(&first)["session_id"]);
     assert_eq!(claims(&second)["sub"], claims(&first)["sub"]);
     let third = app.refresh(refresh_token(&second)).await;

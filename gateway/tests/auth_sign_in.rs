@@ -42,7 +42,8 @@ async fn signing_in_returns_gotrues_session_object_with_its_claims() {
     assert_eq!(identity["user_id"], id.as_str());
     assert_eq!(identity["identity_data"]["email"], "ana@example.com");
 
-    let claims = app.state.credentials.jwt.verify(access_token(&session)).expect("a token the gateway accepts").claims;
+    let claims =
+        app.state.credentials.jwt.verify(access_token(&session)).expect("a token the gateway accepts").claims;
     assert_eq!(claims["sub"], id.as_str());
     assert_eq!(claims["aud"], "authenticated", "aud is a plain string");
     assert_eq!(claims["role"], "authenticated");

@@ -3,8 +3,8 @@
 //! answered below 500, and nothing panics.
 //!
 //! `make test` runs the corpus and a short run; `FUZZ_CASES=1000000` (and
-//! `FUZZ_SEED`, `FUZZ_CONCURRENCY`) makes the long run, described in README's
-//! "Tests".
+//! `FUZZ_SEED`, `FUZZ_CONCURRENCY`) makes the long run, described in docs/testing.md
+//! ("Fuzzing the whole request path").
 
 mod common;
 mod fuzz;

@@ -1,4 +1,4 @@
-//! Supabase's current keys (README "Keys"): publishable and secret API keys on
+//! Supabase's current keys (docs/keys.md): publishable and secret API keys on
 //! every service, the browser refusal, revocation seen by every gateway on one
 //! database, signing-key rotation, the JWKS, the operator's own JWK set, and
 //! the legacy keys turned off.
@@ -250,9 +250,10 @@ async fn rotation_keeps_tokens_of_both_keys_valid_until_the_old_key_is_revoked()
     };
 
     let mut client = keys_client(&app).await;
-    let standby = keys::create_standby(&mut client, app.state.credentials.jwt.secret(), SigningAlgorithm::Rs256)
-        .await
-        .expect("standby");
+    let standby =
+        keys::create_standby(&mut client, app.state.credentials.jwt.secret(), SigningAlgorithm::Rs256)
+            .await
+            .expect("standby");
     reload().await;
     assert_eq!(
         kids(&jwks(&app).await),
@@ -308,9 +309,16 @@ async fn the_first_start_signs_with_the_configured_algorithm_and_names_the_key_i
         let current = listed.iter().find(|k| k.status == "current").expect("a current key");
         assert_eq!((current.kid.to_string(), current.algorithm.as_str()), (kid, alg));
         assert!(listed.iter().any(|k| k.algorithm == "HS256"), "the JWT secret is kept as a key");
-        assert_eq!(app.state.credentials.jwt.jwks()["keys"].as_array().expect("keys").len(), published, "{alg}");
+        assert_eq!(
+            app.state.credentials.jwt.jwks()["keys"].as_array().expect("keys").len(),
+            published,
+            "{alg}"
+        );
         assert!(app.state.credentials.jwt.verify(&token).is_ok(), "{alg}");
-        assert!(app.state.credentials.jwt.verify(&app.anon_key).is_ok(), "{alg}: the legacy key still verifies");
+        assert!(
+            app.state.credentials.jwt.verify(&app.anon_key).is_ok(),
+            "{alg}: the legacy key still verifies"
+        );
     }
 }
 
@@ -318,7 +326,8 @@ async fn the_first_start_signs_with_the_configured_algorithm_and_names_the_key_i
 async fn revoking_the_jwt_secrets_key_ends_legacy_tokens_and_importing_it_brings_them_back() {
     let app = spawn_shop().await;
     let client = keys_client(&app).await;
-    let legacy_user = app.state.credentials.jwt.sign_legacy(&json!({"role": "authenticated", "sub": "x"})).expect("sign");
+    let legacy_user =
+        app.state.credentials.jwt.sign_legacy(&json!({"role": "authenticated", "sub": "x"})).expect("sign");
     let hs256 = keys::list_signing_keys(&client)
         .await
         .expect("list")

@@ -1,4 +1,4 @@
-//! Limits on bodies and connections, over raw sockets (issue 16): a body
+//! Limits on bodies and connections, over raw sockets: a body
 //! announced too large is refused at once and one that stops coming gets 408,
 //! in each service's shape; half-sent heads and idle connections are closed;
 //! heads too large get 431; the connection cap makes newcomers wait.

@@ -1,7 +1,7 @@
 //! The log during a database outage: a bounded number of lines however many
 //! requests fail, every failure still counted in a summary line, and no
-//! terminal colour codes when stderr is a pipe (issue 16: two ERROR lines per
-//! refused request filled 81 MB in 70 s). Runs the real binary, as deployed.
+//! terminal colour codes when stderr is a pipe (two ERROR lines per refused
+//! request once filled 81 MB in 70 s). Runs the real binary, as deployed.
 
 mod common;
 

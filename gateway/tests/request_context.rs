@@ -385,7 +385,7 @@ async fn bad_tokens_are_refused_without_touching_the_pool() {
     assert!(response.headers().contains_key("retry-after"));
 }
 
-/// The same attacks against the key set a first start makes (README "Keys"):
+/// The same attacks against the key set a first start makes (docs/keys.md):
 /// an ES256 current key and the JWT secret as a previous HS256 key. A token
 /// names its key by `kid` and must carry that key's algorithm.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! A SIGTERM always ends `gateway serve` (issue 16): a client holding a
+//! A SIGTERM always ends `gateway serve`: a client holding a
 //! half-sent request no longer keeps it alive. At the drain deadline the
 //! connections left are dropped, the embedded PostgreSQL is stopped and the
 //! process exits 0.

@@ -1,4 +1,4 @@
-//! The rules of issue 5 that protect the disk and the limits (reliability.md
+//! The rules that protect the disk and the limits (reliability.md
 //! §3.3-3.6, goals G30-G31): hostile keys never reach outside the storage
 //! root, odd but valid names round-trip (on local disk and on S3), MIME and size limits refuse before
 //! writing and write nothing, a declared `Content-Length` over the limit is

@@ -18,10 +18,10 @@ use uuid::Uuid;
 use super::config::AuthConfig;
 use super::hooks;
 use super::store::{self, Amr, Scope, Started};
+use crate::AuthState;
 use gateway_core::error::ApiError;
 use gateway_core::jwt::{self, JwtKeys};
 use gateway_core::role::Role;
-use crate::AuthState;
 
 /// One signed-in session, ready to be sent.
 pub struct Grant<'a> {

@@ -1,5 +1,5 @@
-//! Settings of `/auth/v1`, flattened into the gateway's one [`Config`]
-//! (`crate::config::Config`). Defaults are the Supabase CLI's
+//! Settings of `/auth/v1`: the "Auth" section of the gateway's
+//! configuration (the binary flattens it into its one struct). Defaults are the Supabase CLI's
 //! (`supabase/cli` `pkg/config/templates/config.toml`): one-hour access tokens,
 //! rotation with a 10 s reuse window, passwords of at least 6 characters,
 //! sign-ups open and confirmed at once, and GoTrue's per-address rate limits.
@@ -9,6 +9,7 @@ use std::net::IpAddr;
 use clap::ArgAction;
 
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Auth")]
 pub struct AuthConfig {
     /// Lifetime of access tokens in seconds (GoTrue's `JWT_EXP`). Keep it well
     /// above 90: supabase-js refreshes whenever less than 90 s are left.
@@ -162,7 +163,7 @@ pub struct AuthConfig {
     pub external_url: Option<String>,
 
     /// OpenID Connect providers users may sign in with, separated by `;`, each
-    /// `name|issuer URL|client id|client secret` (see the README, "OAuth and
+    /// `name|issuer URL|client id|client secret` (docs/services/auth.md, "OAuth and
     /// OpenID Connect providers"). The name is what `signInWithOAuth` and
     /// `signInWithIdToken` pass as `provider`.
     #[arg(long = "auth-oidc-providers", env = "AUTH_OIDC_PROVIDERS", value_delimiter = ';')]

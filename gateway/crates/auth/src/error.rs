@@ -12,7 +12,9 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use gateway_core::error::{ApiError, ErrorShape, ServiceFault, client_data_error, json_response, log_failure};
+use gateway_core::error::{
+    ApiError, ErrorShape, ServiceFault, client_data_error, json_response, log_failure,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthError {
@@ -362,9 +364,11 @@ impl ErrorShape for GoTrue {
                 "request_too_large",
                 format!("Request body too large: the limit is {limit} bytes"),
             ),
-            ApiError::BodyTimeout(_) => {
-                (StatusCode::REQUEST_TIMEOUT, "request_timeout", "Request body did not arrive in time".to_owned())
-            }
+            ApiError::BodyTimeout(_) => (
+                StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                "Request body did not arrive in time".to_owned(),
+            ),
             ApiError::Database(db) if let Some(status) = client_data_error(db) => {
                 let code = if status == StatusCode::CONFLICT { "conflict" } else { "validation_failed" };
                 (status, code, db.message.clone())
@@ -392,7 +396,12 @@ impl ErrorShape for GoTrue {
 }
 
 /// GoTrue's error body, with the API version and the code in headers.
-fn gotrue_response(status: StatusCode, code: &'static str, message: &str, extra: Map<String, Value>) -> Response {
+fn gotrue_response(
+    status: StatusCode,
+    code: &'static str,
+    message: &str,
+    extra: Map<String, Value>,
+) -> Response {
     // An OAuth 2.0 error carries only `error` and `error_description`.
     if code.is_empty() {
         return json_response(status, Value::Object(extra));
@@ -443,7 +452,8 @@ mod tests {
 
     #[test]
     fn server_errors_never_carry_internals() {
-        let (status, body) = rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
+        let (status, body) =
+            rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
         assert_eq!(status, 500);
         assert!(!body.to_string().contains("secret"), "{body}");
     }

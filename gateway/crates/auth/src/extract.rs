@@ -21,10 +21,10 @@ use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
 use super::error::AuthError;
+use crate::AuthState;
 use gateway_core::caller::Caller;
 use gateway_core::error::ApiError;
 use gateway_core::role::Role;
-use crate::AuthState;
 
 /// A signed-in user, from the bearer token.
 #[derive(Debug, Clone)]

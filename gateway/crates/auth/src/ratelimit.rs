@@ -14,9 +14,9 @@ use std::net::IpAddr;
 
 use super::config::AuthConfig;
 use super::error::AuthError;
+use crate::AuthState;
 use gateway_core::db::{Access, Db};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 const WINDOW_SECS: f64 = 300.0;
 
@@ -128,12 +128,14 @@ pub async fn take(state: &AuthState, bucket: Bucket, ip: Option<IpAddr>) -> Resu
 /// refuses with GoTrue's 429 `over_email_send_rate_limit`.
 pub async fn take_email(state: &AuthState) -> Result<(), ApiError> {
     match take(state, Bucket::EmailSent, None).await {
-        Err(e) if e.as_service::<AuthError>().is_some_and(|e| e.code == "over_request_rate_limit") => Err(AuthError::new(
-            axum::http::StatusCode::TOO_MANY_REQUESTS,
-            "over_email_send_rate_limit",
-            "Email rate limit exceeded",
-        )
-        .into()),
+        Err(e) if e.as_service::<AuthError>().is_some_and(|e| e.code == "over_request_rate_limit") => {
+            Err(AuthError::new(
+                axum::http::StatusCode::TOO_MANY_REQUESTS,
+                "over_email_send_rate_limit",
+                "Email rate limit exceeded",
+            )
+            .into())
+        }
         other => other,
     }
 }

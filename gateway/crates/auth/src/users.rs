@@ -8,13 +8,18 @@ use super::error::AuthError;
 use super::handlers::valid_email;
 use super::password;
 use super::store::{self, Conflict, Login, NewUser};
-use gateway_core::error::ApiError;
 use crate::AuthState;
+use gateway_core::error::ApiError;
 
 /// Creates a confirmed e-mail user who can sign in at once; `name` goes to
 /// `user_metadata.name`. Same rules as the API: valid e-mail, password length,
 /// one account per address.
-pub async fn add(state: &AuthState, email: &str, secret: &str, name: Option<&str>) -> Result<Value, ApiError> {
+pub async fn add(
+    state: &AuthState,
+    email: &str,
+    secret: &str,
+    name: Option<&str>,
+) -> Result<Value, ApiError> {
     let login = Login::Email(valid_email(email)?);
     password::check_new(secret, state.config.password_min_length)?;
     let mut user = NewUser {

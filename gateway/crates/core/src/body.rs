@@ -1,5 +1,5 @@
-//! Request bodies: a size limit and a timeout for every service (issue 16:
-//! a body announced as 10 GB, of which 11 bytes came, was waited for
+//! Request bodies: a size limit and a timeout for every service (without
+//! them a body announced as 10 GB, of which 11 bytes came, was waited for
 //! forever by `/rest/v1` and `/auth/v1`).
 //!
 //! - [`read_whole`] is the layer of every route that reads a JSON (or other

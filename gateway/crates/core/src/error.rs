@@ -268,7 +268,8 @@ impl IntoResponse for ApiError {
         }
         let error = Arc::new(self);
         let mut response = key_refusal(&error).unwrap_or_else(|| {
-            let message = if status.is_server_error() { "Internal Server Error".to_owned() } else { error.to_string() };
+            let message =
+                if status.is_server_error() { "Internal Server Error".to_owned() } else { error.to_string() };
             json_response(status, json!({ "message": message }))
         });
         response.extensions_mut().insert(error);
@@ -324,9 +325,11 @@ mod tests {
 
     #[test]
     fn a_bare_server_error_carries_no_internals() {
-        let response = ApiError::Internal("connection string postgres://secret@host".to_owned()).into_response();
+        let response =
+            ApiError::Internal("connection string postgres://secret@host".to_owned()).into_response();
         assert_eq!(response.status(), 500);
-        let bytes = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+        let bytes =
+            futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
         assert!(!String::from_utf8_lossy(&bytes).contains("secret"));
     }
 
@@ -347,8 +350,8 @@ mod tests {
         for (error, status, message) in cases {
             let response = render::<Plain>(&error);
             assert_eq!(response.status(), status, "{error}");
-            let bytes =
-                futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+            let bytes = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16))
+                .expect("body");
             let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
             assert_eq!(body["message"].as_str().unwrap_or(""), message, "{error}");
         }

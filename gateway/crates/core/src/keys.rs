@@ -1,5 +1,5 @@
 //! Supabase's current keys, kept in the database (`sql/012_auth_keys.sql`) so
-//! that every gateway on one database agrees (README "Keys"):
+//! that every gateway on one database agrees (docs/keys.md):
 //!
 //! - opaque API keys, `sb_publishable_...` (acts as `anon`) and
 //!   `sb_secret_...` (acts as `service_role`), several of each, named

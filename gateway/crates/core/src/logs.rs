@@ -4,7 +4,7 @@
 //! - Lines go to stderr, with terminal colours only when stderr is a terminal:
 //!   a file, a pipe, journald or `docker logs` get plain text.
 //! - During a database outage every request fails for the same few causes, and
-//!   a line per request filled 81 MB in 70 s (issue 16). [`first_in_a_while`]
+//!   a line per request filled 81 MB in 70 s. [`first_in_a_while`]
 //!   lets the first occurrence of a cause through, in full; after it the
 //!   occurrences are counted, and at most one `… (N more like this in the last
 //!   Xs)` line per cause and interval reports them. A cause quiet for a whole

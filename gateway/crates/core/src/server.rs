@@ -2,7 +2,7 @@
 //! limits that keep a slow or hostile client from holding the gateway.
 //!
 //! `axum::serve` has no timeouts, no connection cap and a drain without end
-//! (issue 16: 2,000 silent connections were never closed, and a client
+//! (2,000 silent connections were never closed, and a client
 //! holding a half-sent request kept a SIGTERMed gateway alive), so the gateway
 //! runs its own accept loop over hyper-util's connection builder, as
 //! `axum::serve` does inside:
@@ -61,8 +61,9 @@ use tower::Service;
 use crate::config::Span;
 use crate::config::parse_size;
 
-/// Connection and body limits, flattened into [`crate::config::Config`].
+/// Connection and body limits: the "Limits" section of the configuration.
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Limits")]
 pub struct ServerConfig {
     /// Largest request body of `/rest/v1` and `/auth/v1`, and of Storage's JSON
     /// routes (uploads have `--storage-file-size-limit`), in bytes or with a

@@ -1,4 +1,4 @@
-//! Realtime's settings, flattened into [`crate::config::Config`]. The limits
+//! Realtime's section of the gateway's configuration. The limits
 //! are Supabase Realtime's tenant limits (`max_channels_per_client`,
 //! `max_joins_per_second`, `max_events_per_second`), applied per connection
 //! here since this gateway serves one project.
@@ -7,6 +7,7 @@ use gateway_core::config::Span;
 use gateway_core::config::parse_size;
 
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Realtime")]
 pub struct RealtimeConfig {
     /// Most channels one WebSocket may have joined at once; a join beyond it is
     /// refused with Realtime's "ChannelRateLimitReached: Too many channels".

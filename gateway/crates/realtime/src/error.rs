@@ -88,8 +88,8 @@ mod tests {
         for (error, status, message) in cases {
             let response = render::<Phoenix>(&error);
             assert_eq!(response.status(), status, "{error}");
-            let bytes =
-                futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+            let bytes = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16))
+                .expect("body");
             let body: Value = serde_json::from_slice(&bytes).expect("json");
             assert_eq!(body, json!({ "message": message }), "{error}");
         }

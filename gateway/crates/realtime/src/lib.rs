@@ -1,5 +1,5 @@
-//! `/realtime/v1`: Supabase Realtime for unmodified `@supabase/realtime-js`
-//! (issue 21): Phoenix channels over a WebSocket carrying database changes
+//! `/realtime/v1`: Supabase Realtime for unmodified `@supabase/realtime-js`:
+//! Phoenix channels over a WebSocket carrying database changes
 //! under row-level security, broadcast and presence.
 //!
 //! - [`socket`]: the WebSocket at `/realtime/v1/websocket`, its channels,

@@ -23,8 +23,8 @@ use super::changes::Binding;
 use super::config::RealtimeConfig;
 use super::hub::{MemberId, Outbox, Overflow, TopicKey};
 use super::wire::{self, Frame, Message, Payload, Vsn};
-use gateway_core::jwt::Claims;
 use crate::RealtimeState;
+use gateway_core::jwt::Claims;
 
 /// Realtime's channel topics: `realtime:<name>` (`channel "realtime:*"` in
 /// its `UserSocket`).

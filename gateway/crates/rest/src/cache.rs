@@ -11,9 +11,9 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::schema::{ForeignKey, FunctionRow, Lineage, QualifiedName, SchemaCache, Table, catalog};
 use super::views::{self, RawView, Source};
+use crate::error::RestError;
 use gateway_core::db::Db;
 use gateway_core::error::ApiError;
-use crate::error::RestError;
 
 /// The current schema cache, shared by every request. Cloned with the app
 /// state for every request, so its fields are shared, not copied.

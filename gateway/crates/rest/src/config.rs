@@ -2,6 +2,7 @@
 
 /// PostgREST's settings that the REST API honours.
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "REST")]
 pub struct RestConfig {
     /// Schemas the REST API exposes, comma-separated; the first is the default
     /// (PostgREST's `db-schemas`). Others are chosen with `Accept-Profile` /

@@ -31,7 +31,8 @@ impl ServiceFault for RestError {
     }
 
     fn render(&self) -> Response {
-        let body = json!({ "code": self.code, "details": self.details, "hint": self.hint, "message": self.message });
+        let body =
+            json!({ "code": self.code, "details": self.details, "hint": self.hint, "message": self.message });
         json_response(self.status, body)
     }
 }
@@ -62,9 +63,12 @@ impl ErrorShape for PostgRest {
                 };
                 (db.code.clone(), message, text(&db.details), db.hint.clone())
             }
-            ApiError::Unavailable(_) => {
-                ("PGRST001".to_owned(), "Database client error. Retrying the connection.".to_owned(), None, None)
-            }
+            ApiError::Unavailable(_) => (
+                "PGRST001".to_owned(),
+                "Database client error. Retrying the connection.".to_owned(),
+                None,
+                None,
+            ),
             ApiError::PoolTimeout => (
                 "PGRST003".to_owned(),
                 "Timed out acquiring connection from connection pool.".to_owned(),
@@ -95,8 +99,10 @@ impl ErrorShape for PostgRest {
             | ApiError::SecretKeyInBrowser
             | ApiError::Service(_) => ("PGRSTX00".to_owned(), "Internal server error".to_owned(), None, None),
         };
-        let mut response =
-            json_response(status, json!({ "code": code, "details": details, "hint": hint, "message": message }));
+        let mut response = json_response(
+            status,
+            json!({ "code": code, "details": details, "hint": hint, "message": message }),
+        );
         let headers = response.headers_mut();
         match error {
             ApiError::Jwt(jwt) => {
@@ -160,7 +166,8 @@ mod tests {
 
     #[test]
     fn server_errors_never_carry_internals() {
-        let (status, body) = rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
+        let (status, body) =
+            rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
         assert_eq!(status, 500);
         assert!(!body.to_string().contains("secret"), "{body}");
     }

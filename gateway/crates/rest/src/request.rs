@@ -7,8 +7,8 @@ use axum::http::{HeaderMap, Method, StatusCode, request::Parts};
 use super::ast::Prefer;
 use super::error::RestError;
 use super::parse;
-use gateway_core::error::ApiError;
 use crate::RestState;
+use gateway_core::error::ApiError;
 
 /// The response media types PostgREST offers
 /// (`src/library/PostgREST/MediaType.hs`).

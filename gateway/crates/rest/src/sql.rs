@@ -571,7 +571,7 @@ const JOINED: &str = "_m";
 /// names (no embeds, aggregates or counts of its own). PostgreSQL then joins
 /// the page's rows to the table once (a hash or a merge join) instead of
 /// running a subquery for each: on the store's `brands!inner` page that is a
-/// third of PostgreSQL's time per request (README, Benchmarks).
+/// third of PostgreSQL's time per request (docs/benchmarks.md).
 fn joinable(embed: &EmbedNode<'_>) -> bool {
     let r = embed.relationship;
     let node = &embed.node;

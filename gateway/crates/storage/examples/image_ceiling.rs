@@ -2,7 +2,7 @@
 //! `bench/storage.sh`: a 2 MP JPEG (1600 x 1250) decoded, resized to 400 px
 //! wide, and encoded as lossy WebP at quality 80, the gateway's own code
 //! (`gateway_storage::images`) for each step and for the whole; beside them
-//! the alternatives weighed for the README: `image`'s own resize (Lanczos3)
+//! the alternatives weighed in docs/benchmarks.md: `image`'s own resize (Lanczos3)
 //! and `image`'s WebP encoder, which is lossless only (its size is printed
 //! against libwebp's).
 //!

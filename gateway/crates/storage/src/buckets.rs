@@ -11,15 +11,15 @@ use axum::{
 use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
-use gateway_core::config::parse_size;
 use super::error::StorageError;
 use super::keys;
 use super::objects;
 use super::signed::json_body;
+use crate::StorageState;
 use gateway_core::caller::Caller;
+use gateway_core::config::parse_size;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::StorageState;
 
 const BUCKET_JSON: &str = concat!(
     "jsonb_build_object('id', id, 'name', name, 'owner', coalesce(owner_id, owner::text, ''), \

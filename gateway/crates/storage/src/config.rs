@@ -5,6 +5,7 @@ use gateway_core::config::{Secret, Span, parse_size};
 
 /// Storage's section of the gateway's configuration.
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Storage")]
 pub struct StorageConfig {
     /// Largest object accepted, in bytes or with a unit (`50MB`, `1GiB`); a
     /// bucket's own `file_size_limit` can only lower it. Supabase's default is

@@ -65,7 +65,11 @@ impl Stream for Shared {
 }
 
 /// Middleware of the upload routes (see the module doc).
-pub async fn unread_body_on_refusal(State(state): State<StorageState>, request: Request, next: Next) -> Response {
+pub async fn unread_body_on_refusal(
+    State(state): State<StorageState>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     let declared =
         parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());

@@ -212,12 +212,18 @@ fn fields(error: &ApiError) -> StorageError {
             "Payload too large",
             "The request body exceeded the maximum allowed size",
         ),
-        ApiError::BodyTimeout(_) => {
-            StorageError::new("408", "InvalidRequest", "Request Timeout", "The request body did not arrive in time")
-        }
-        ApiError::Unavailable(_) | ApiError::PoolTimeout => {
-            StorageError::new("503", "DatabaseTimeout", "Service Unavailable", "The database is not available")
-        }
+        ApiError::BodyTimeout(_) => StorageError::new(
+            "408",
+            "InvalidRequest",
+            "Request Timeout",
+            "The request body did not arrive in time",
+        ),
+        ApiError::Unavailable(_) | ApiError::PoolTimeout => StorageError::new(
+            "503",
+            "DatabaseTimeout",
+            "Service Unavailable",
+            "The database is not available",
+        ),
         _ => StorageError::new("500", "InternalError", "Internal Server Error", "Internal Server Error"),
     }
 }
@@ -247,7 +253,8 @@ mod tests {
 
     #[test]
     fn a_bad_token_answers_in_storages_shape() {
-        let body = json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"JWT expired"});
+        let body =
+            json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"JWT expired"});
         assert_eq!(rendered(&ApiError::Jwt(JwtError::Expired)), (400, body));
     }
 
@@ -265,7 +272,8 @@ mod tests {
 
     #[test]
     fn server_errors_never_carry_internals() {
-        let (status, body) = rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
+        let (status, body) =
+            rendered(&ApiError::Internal("connection string postgres://secret@host".to_owned()));
         assert_eq!(status, 500);
         assert!(!body.to_string().contains("secret"), "{body}");
     }

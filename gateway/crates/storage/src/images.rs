@@ -76,7 +76,7 @@ impl Resize {
 
 /// `format`: `origin` keeps the source's format; otherwise (absent, `webp`
 /// or `avif`) WebP is sent when the client accepts it. No maintained AVIF
-/// encoder fits the gateway (see the README), so `avif` gets WebP.
+/// encoder fits the gateway (docs/services/storage.md), so `avif` gets WebP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wish {
     Auto,

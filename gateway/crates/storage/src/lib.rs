@@ -136,8 +136,7 @@ pub fn router(state: StorageState) -> Router {
     // pause in it longer than the body timeout ends it (`gateway_core::body::pace`).
     let unlimited = DefaultBodyLimit::disable();
     let drain_refused = middleware::from_fn_with_state(state.clone(), drain::unread_body_on_refusal);
-    let paced =
-        middleware::from_fn_with_state(state.limits, gateway_core::body::pace);
+    let paced = middleware::from_fn_with_state(state.limits, gateway_core::body::pace);
     let uploads = Router::new()
         .route(
             "/object/{bucket}/{*path}",
@@ -175,10 +174,7 @@ pub fn router(state: StorageState) -> Router {
         .route("/render/image/public/{bucket}/{*path}", get(render::public))
         .route("/render/image/authenticated/{bucket}/{*path}", get(render::authenticated))
         .route("/render/image/sign/{bucket}/{*path}", get(render::signed))
-        .layer(middleware::from_fn_with_state(
-            state.limits,
-            gateway_core::body::read_whole,
-        ))
+        .layer(middleware::from_fn_with_state(state.limits, gateway_core::body::read_whole))
         .layer(unlimited)
         .merge(uploads)
         .route_layer(middleware::from_fn(require_credentials))

@@ -26,10 +26,10 @@ use super::error::StorageError;
 use super::keys;
 use super::objects::like_literal;
 use super::signed::json_body;
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::StorageState;
 
 /// Storage's cap on a page (`Math.min(maxKeys || 1000, 1000)`).
 const MAX_KEYS: i64 = 1000;

@@ -23,10 +23,10 @@ use super::objects::{self, ListQuery, Mode, NewObject};
 use super::path::ObjectPath;
 use super::signed::json_body;
 use super::upload::upsert_header;
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::StorageState;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

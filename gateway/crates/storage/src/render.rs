@@ -30,10 +30,10 @@ use super::keys;
 use super::objects::{self, Blob};
 use super::path::ObjectPath;
 use super::signed;
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::StorageState;
 
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct RenderQuery {

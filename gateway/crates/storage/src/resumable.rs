@@ -79,10 +79,10 @@ use super::error::StorageError;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::upload::{check_mime, object_metadata, upsert_header};
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::{Access, Db};
 use gateway_core::error::{ApiError, shaped};
-use crate::StorageState;
 
 const TUS_VERSION: &str = "1.0.0";
 const EXTENSIONS: &str = "creation,creation-with-upload,creation-defer-length,termination,expiration";
@@ -103,8 +103,7 @@ const LOCK_POLL: Duration = Duration::from_millis(100);
 pub fn router(state: &StorageState) -> Router<StorageState> {
     // Bodies stream to the store, paced like uploads', and a refused one is
     // still read so that the client sees the answer (`storage::drain`).
-    let paced =
-        middleware::from_fn_with_state(state.limits, gateway_core::body::pace);
+    let paced = middleware::from_fn_with_state(state.limits, gateway_core::body::pace);
     let drain = middleware::from_fn_with_state(state.clone(), super::drain::unread_body_on_refusal);
     let with_body = |route: MethodRouter<StorageState>| {
         route.layer(DefaultBodyLimit::disable()).layer(paced.clone()).layer(drain.clone())

@@ -27,11 +27,11 @@ use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::path::ObjectPath;
 use super::upload::{self, Target, upsert_header};
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
 use gateway_core::jwt::{JwtError, now};
-use crate::StorageState;
 
 /// Signed upload URLs are valid this long, as Storage's are.
 const UPLOAD_URL_SECONDS: u64 = 2 * 60 * 60;
@@ -106,7 +106,12 @@ fn expires(seconds: i64) -> Result<u64, ApiError> {
 }
 
 /// The claims of a token, if it is ours, unexpired and for `op` on `url`.
-pub(crate) fn verify(state: &StorageState, token: Option<&str>, op: &str, url: &str) -> Result<Value, ApiError> {
+pub(crate) fn verify(
+    state: &StorageState,
+    token: Option<&str>,
+    op: &str,
+    url: &str,
+) -> Result<Value, ApiError> {
     let token = token.ok_or_else(|| StorageError::invalid_request("Missing token"))?;
     let claims = state.credentials.jwt.verify(token).map_err(|e| match e {
         JwtError::Expired => StorageError::invalid_jwt("jwt expired"),

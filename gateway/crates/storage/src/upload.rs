@@ -40,10 +40,10 @@ use super::error::StorageError;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::path::ObjectPath;
+use crate::StorageState;
 use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::StorageState;
 
 /// `POST /object/{bucket}/{key}`.
 pub async fn create(

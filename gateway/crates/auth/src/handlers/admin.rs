@@ -16,12 +16,12 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{login_of, metadata, query_param, valid_email, valid_phone};
+use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Admin, Body};
 use crate::store::{self, Changes, Conflict, Login, NewUser};
 use crate::{mfa_store, password};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 /// `GET /admin/users?page=1&per_page=50`: `{"users":[…],"aud":"authenticated"}`
 /// with `X-Total-Count` and a `Link` header, which auth-js reads for paging.

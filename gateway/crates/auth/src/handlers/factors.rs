@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use super::disabled;
 use super::user::current_user;
+use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::extract::{Body, ClientIp, SignedIn};
@@ -31,7 +32,6 @@ use crate::mfa::{self, Sealer};
 use crate::mfa_store::{self as factors, NewFactor, Verification};
 use crate::ratelimit::{self, Bucket};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

@@ -9,9 +9,9 @@ use axum::{
 };
 use serde_json::{Value, json};
 
+use crate::AuthState;
 use crate::error::AuthError;
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 /// What sign-in methods exist (supabase/auth `internal/api/settings.go`).
 pub async fn settings(State(state): State<AuthState>) -> Json<Value> {

@@ -9,11 +9,11 @@ use axum::{
 
 use super::query_param;
 use super::user::current_user;
+use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::SignedIn;
 use crate::store::{self, Scope};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 pub async fn logout(
     State(state): State<AuthState>,

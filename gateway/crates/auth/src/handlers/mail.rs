@@ -7,7 +7,7 @@
 //! address has an account, and their mails are sent after the answer, so
 //! neither status, body nor timing tells. GoTrue answers `/otp` with
 //! `create_user: false` for an unknown address 422 `otp_disabled`; here it
-//! is 200 `{}` like the rest (issue 20's enumeration-safety rule).
+//! is 200 `{}` like the rest (the rule that an answer never tells whether an address has an account).
 
 use axum::{
     Json,
@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{metadata, query_param, valid_email};
+use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Admin, Body, ClientIp, SignedIn};
 use crate::mail;
@@ -29,7 +30,6 @@ use crate::redirect;
 use crate::store::{self, Login, NewUser};
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 /// Which verification a mail asks for: its `type` in the link and `/verify`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,6 +37,7 @@ use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
 use super::query_param;
+use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::external::{self, Account, Claimed, External, NewFlow, Unlinked};
@@ -46,7 +47,6 @@ use crate::ratelimit::{self, Bucket};
 use crate::store::method;
 use crate::tokens;
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 fn provider<'a>(state: &'a AuthState, name: &str) -> Option<&'a ProviderConfig> {
     let name = name.trim().to_lowercase();
@@ -61,11 +61,7 @@ fn callback_url(state: &AuthState) -> String {
 
 fn referrer(state: &AuthState, query: Option<&str>, headers: &HeaderMap) -> String {
     let allowed = |candidate: &str| {
-        crate::redirect::allowed(
-            candidate,
-            crate::site_url(state),
-            &state.config.uri_allow_list,
-        )
+        crate::redirect::allowed(candidate, crate::site_url(state), &state.config.uri_allow_list)
     };
     let requested = query_param(query, "redirect_to").filter(|r| allowed(r));
     let referer = || {
@@ -82,8 +78,8 @@ fn sign_state(state: &AuthState, flow: Uuid) -> Result<String, ApiError> {
 }
 
 fn state_mac(state: &AuthState, flow: Uuid) -> Result<Vec<u8>, ApiError> {
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(state.credentials.jwt.secret().expose().as_bytes()).map_err(ApiError::internal)?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(state.credentials.jwt.secret().expose().as_bytes())
+        .map_err(ApiError::internal)?;
     mac.update(b"gateway oauth state");
     mac.update(flow.as_bytes());
     Ok(mac.finalize().into_bytes().to_vec())
@@ -246,8 +242,7 @@ pub async fn callback(
     let param = |name: &str| query_param(Some(&form), name).filter(|v| !v.is_empty());
     // Until the flow is known there is nowhere else to go: the site, as
     // GoTrue's `loadFlowState` does (303).
-    let to_site =
-        |error: AuthError| error_redirect(crate::site_url(&state), &error, StatusCode::SEE_OTHER);
+    let to_site = |error: AuthError| error_redirect(crate::site_url(&state), &error, StatusCode::SEE_OTHER);
     let Some(text) = param("state") else {
         return to_site(AuthError::bad_oauth_callback("OAuth state parameter missing"));
     };
@@ -374,8 +369,8 @@ async fn finish(
     if let Some(refresh) = &exchanged.refresh_token {
         fragment.append_pair("provider_refresh_token", refresh);
     }
-    let mut url = Url::parse(flow.referrer.as_deref().unwrap_or(crate::site_url(state)))
-        .map_err(ApiError::internal)?;
+    let mut url =
+        Url::parse(flow.referrer.as_deref().unwrap_or(crate::site_url(state))).map_err(ApiError::internal)?;
     url.set_fragment(Some(&fragment.finish()));
     Ok(url.into())
 }

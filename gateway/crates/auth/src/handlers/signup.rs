@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use super::mail::{self, Verification};
 use super::{login_of, metadata};
+use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::extract::{Body, ClientIp, UserAgent};
@@ -28,7 +29,6 @@ use crate::ratelimit::{self, Bucket};
 use crate::store::{self, Login, NewUser};
 use crate::{password, tokens};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

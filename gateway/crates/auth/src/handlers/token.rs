@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{login_of, query_param};
+use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::extract::{Body, ClientIp, UserAgent};
@@ -18,7 +19,6 @@ use crate::ratelimit::{self, Bucket};
 use crate::store::{self, Login, Refreshed, SignIn, method};
 use crate::{password, tokens};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

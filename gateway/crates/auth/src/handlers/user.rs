@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::mail::{self, Verification};
 use super::{metadata, valid_email};
+use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Body, SignedIn};
 use crate::mail::store as mail_store;
@@ -18,7 +19,6 @@ use crate::mfa_store;
 use crate::password;
 use crate::store::{self, Changes};
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 /// The signed-in user, once its session is known to still exist: after a
 /// logout the old access token gets 403 `session_not_found` here, although

@@ -24,6 +24,7 @@ use uuid::Uuid;
 
 use super::mail::redirect_of;
 use super::{query_param, valid_email};
+use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::extract::{Body, ClientIp, UserAgent};
@@ -34,7 +35,6 @@ use crate::store::{self, SignIn, method};
 use crate::tokens;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
-use crate::AuthState;
 
 const SINGLE_CONFIRMATION: &str =
     "Confirmation link accepted. Please proceed to confirm link sent to the other email";

@@ -1,4 +1,4 @@
-//! Settings of the e-mail flows (issue 20 item 1), flattened into
+//! Settings of the e-mail flows, flattened into
 //! [`crate::AuthConfig`]. Names follow GoTrue's (`SMTP_*`, `MAILER_*`,
 //! `RATE_LIMIT_*`, `URI_ALLOW_LIST`), prefixed `AUTH_`; defaults are GoTrue's
 //! (supabase/auth `internal/conf/configuration.go`). The site URL is the
@@ -27,6 +27,7 @@ pub enum MailLanguage {
 }
 
 #[derive(Clone, Debug, clap::Args)]
+#[command(next_help_heading = "Auth mail")]
 pub struct MailConfig {
     /// SMTP server (GoTrue's `SMTP_HOST`). Unset: no mail leaves the gateway;
     /// each one is logged without its links or codes, as GoTrue's no-op mailer

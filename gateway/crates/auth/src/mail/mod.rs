@@ -1,4 +1,4 @@
-//! E-mail of `/auth/v1` (issue 20 item 1): the links and codes GoTrue mails,
+//! E-mail of `/auth/v1`: the links and codes GoTrue mails,
 //! sent over SMTP with `lettre`.
 //!
 //! - [`otp`]: a code of `AUTH_MAILER_OTP_LENGTH` digits and its hashed form,
@@ -24,8 +24,8 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use sha2::{Digest, Sha224};
 
 use crate::AuthConfig;
-use gateway_core::error::ApiError;
 use config::{MailConfig, SmtpTls};
+use gateway_core::error::ApiError;
 use templates::Mail;
 
 /// A fresh code and the hash stored for it.

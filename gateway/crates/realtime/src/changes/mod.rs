@@ -6,7 +6,7 @@
 //! RLS lets that caller see arrives from [`Subscription::recv`] as the payload
 //! of one `postgres_changes` message (`{"ids": [...], "data": {...}}`).
 //!
-//! How the changes get here (README, Realtime):
+//! How the changes get here (docs/services/realtime.md):
 //!
 //! 1. [`reader`]: one gateway per database, elected through an advisory lock,
 //!    decodes the `supabase_realtime` publication's changes from a logical

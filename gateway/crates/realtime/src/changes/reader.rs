@@ -24,7 +24,7 @@ const READER_LOCK: i64 = 7243190529;
 /// How often a gateway that is not the reader asks for the lock.
 pub const ELECTION_RETRY: Duration = Duration::from_millis(500);
 /// How long the reader waits before peeking again at an idle slot: the floor
-/// of the feed's latency at a low rate (README, Realtime).
+/// of the feed's latency at a low rate (docs/services/realtime.md).
 const IDLE_POLL: Duration = Duration::from_millis(25);
 /// Changes decoded per peek (whole transactions: a larger one comes whole).
 const PEEK_CHANGES: i32 = 5000;
