@@ -32,7 +32,7 @@ fn serve_help_is_short_and_lists_the_sections() {
             "section {section} missing:\n{text}"
         );
     }
-    assert!(!text.contains("--storage-file-size-limit"), "a section's flag in the short help:\n{text}");
+    assert!(!text.contains("--file-size-limit"), "a section's flag in the short help:\n{text}");
     assert_eq!(stdout(&gateway(&["serve", "-h"])), text, "-h and --help agree");
 }
 
@@ -40,7 +40,7 @@ fn serve_help_is_short_and_lists_the_sections() {
 fn a_section_shows_its_flags_in_full() {
     // (section, a flag it has, its variable, a flag of another section)
     let cases = [
-        ("storage", "--storage-file-size-limit", "STORAGE_FILE_SIZE_LIMIT", "--listen"),
+        ("storage", "--file-size-limit", "STORAGE_FILE_SIZE_LIMIT", "--listen"),
         ("rest", "--db-schemas", "GATEWAY_DB_SCHEMAS", "--storage-root"),
         ("limits", "--body-limit", "GATEWAY_BODY_LIMIT", "--db-schemas"),
         ("realtime", "--realtime-max-frame-size", "REALTIME_MAX_FRAME_SIZE", "--body-limit"),
