@@ -213,7 +213,9 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
     };
     let mut app = gateway::app(state.clone());
     if let Some(routes) = options.routes {
-        app = app.merge(routes.with_state(state.clone()));
+        // Answering as the REST API does, as everything that no service owns.
+        let shaped = gateway::error::shaped::<gateway::rest::PostgRest>();
+        app = app.merge(routes.with_state(state.clone()).layer(shaped));
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = format!("http://{}", listener.local_addr().expect("address"));

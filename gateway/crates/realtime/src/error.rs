@@ -67,31 +67,3 @@ impl ErrorShape for Phoenix {
         json_response(status, json!({ "message": message }))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gateway_core::error::render;
-    use gateway_core::jwt::JwtError;
-    use serde_json::Value;
-
-    #[test]
-    fn shared_errors_answer_in_phoenixs_shape() {
-        let cases = [
-            (ApiError::NotFound, 404, "Not Found"),
-            (ApiError::Jwt(JwtError::Expired), 401, "Unauthorized"),
-            (ApiError::BodyTooLarge(10), 413, "Payload Too Large"),
-            (ApiError::PoolTimeout, 503, "Realtime was unable to connect to the project database"),
-            (ApiError::Internal("postgres://secret@host".to_owned()), 500, "Internal Server Error"),
-            (RealtimeError::new(StatusCode::FORBIDDEN, "Unauthorized").into(), 403, "Unauthorized"),
-        ];
-        for (error, status, message) in cases {
-            let response = render::<Phoenix>(&error);
-            assert_eq!(response.status(), status, "{error}");
-            let bytes = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16))
-                .expect("body");
-            let body: Value = serde_json::from_slice(&bytes).expect("json");
-            assert_eq!(body, json!({ "message": message }), "{error}");
-        }
-    }
-}
