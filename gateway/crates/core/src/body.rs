@@ -29,7 +29,7 @@ use crate::error::ApiError;
 use crate::server::ServerConfig;
 
 /// What the layers read of the configuration: their state, copied into each
-/// request's call (a clone of the whole `AppState` there cost about 1,400
+/// request's call (a clone of the whole application state there cost about 1,400
 /// instructions a request, measured with callgrind).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {

@@ -27,7 +27,7 @@
 //! - **Drain**: on shutdown the listener closes, every connection is asked to
 //!   finish the request it serves and close, and at `--drain-timeout` the ones
 //!   left are dropped.
-//! - **Upgrades** (Realtime's WebSocket, `crate::realtime`): a connection
+//! - **Upgrades** (Realtime's WebSocket, `gateway-realtime`): a connection
 //!   upgraded leaves hyper and these timers (a WebSocket idles between
 //!   heartbeats; Realtime keeps its own idle rule). It keeps its permit, and
 //!   gets a [`ConnectionSlot`] through which it learns of the shutdown, to
