@@ -138,8 +138,9 @@ async fn backup_on(
     let partial = with_suffix(out, ".partial");
     let dump_file = with_suffix(out, ".dump.partial");
     let result = async {
-        let roles = run_pg(source.bindir, "pg_dumpall", source.admin, &["--roles-only", "--no-role-passwords"])
-            .await?;
+        let roles =
+            run_pg(source.bindir, "pg_dumpall", source.admin, &["--roles-only", "--no-role-passwords"])
+                .await?;
         let dump = private_file(&dump_file)?;
         let mut pg_dump = pg_command(source.bindir, "pg_dump", source.admin);
         pg_dump
@@ -158,7 +159,17 @@ async fn backup_on(
         let dump_path = dump_file.clone();
         let handle = Handle::current();
         let summary = tokio::task::spawn_blocking(move || {
-            write_archive(archive, &handle, &store, &manifest, &secret, staff.as_deref(), &roles, &dump_path, &objects)
+            write_archive(
+                archive,
+                &handle,
+                &store,
+                &manifest,
+                &secret,
+                staff.as_deref(),
+                &roles,
+                &dump_path,
+                &objects,
+            )
         })
         .await??;
         std::fs::rename(&partial, out)?;
@@ -214,7 +225,9 @@ fn write_archive(
         let mut reader = StreamReader { handle, stream: got.into_stream(), chunk: Bytes::new(), read: 0 };
         tar.append_data(&mut header, format!("{OBJECTS}{path}"), (&mut reader).take(size))?;
         if reader.read != size {
-            return Err(format!("{path} changed size while it was copied ({} of {size} bytes)", reader.read).into());
+            return Err(
+                format!("{path} changed size while it was copied ({} of {size} bytes)", reader.read).into()
+            );
         }
         summary.objects += 1;
         summary.object_bytes += size;
@@ -238,7 +251,9 @@ fn entry_header(size: u64) -> tar::Header {
     header.set_size(size);
     header.set_mode(0o600);
     header.set_entry_type(tar::EntryType::Regular);
-    header.set_mtime(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    header.set_mtime(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+    );
     header
 }
 
@@ -281,11 +296,18 @@ pub struct Restored {
 
 /// Brings an archive into `data_dir`, which must be empty or missing: its
 /// embedded cluster is made and the dump restored into it, the objects are
-/// written to `store` (by default `<data-dir>/storage`), and the JWT secret
+/// written to the store `storage` configures (local disk under
+/// `storage_root`, by default `<data-dir>/storage`, or S3), and the JWT secret
 /// (and staff password) kept as `gateway serve` keeps them. The cluster is
 /// stopped at the end.
-pub async fn restore(from: &Path, data_dir: &Path, store: Backend) -> Result<Restored, BoxError> {
+pub async fn restore(
+    from: &Path,
+    data_dir: &Path,
+    storage: &crate::storage::StorageConfig,
+    storage_root: &Path,
+) -> Result<Restored, BoxError> {
     refuse_unless_empty(data_dir)?;
+    let store = Backend::from_config(storage, storage_root)?;
     let archive = std::fs::File::open(from).map_err(|e| format!("could not open {}: {e}", from.display()))?;
     let data_dir = data_dir.to_path_buf();
     let handle = Handle::current();
@@ -293,7 +315,7 @@ pub async fn restore(from: &Path, data_dir: &Path, store: Backend) -> Result<Res
 }
 
 /// Refuses a data directory that holds anything.
-pub fn refuse_unless_empty(data_dir: &Path) -> Result<(), BoxError> {
+fn refuse_unless_empty(data_dir: &Path) -> Result<(), BoxError> {
     match std::fs::read_dir(data_dir).map(|mut entries| entries.next().is_some()) {
         Ok(true) => Err(format!(
             "{} is not empty: a restore makes a new data directory, give it an empty or new one",
@@ -422,7 +444,10 @@ async fn restore_database(cluster: &Cluster, roles: &[u8], dump: &Path) -> Resul
     let output = run(psql, "psql").await;
     let _ = std::fs::remove_file(&roles_file);
     let (_, errors) = output?;
-    for line in String::from_utf8_lossy(&errors).lines().filter(|l| l.contains("ERROR") && !l.contains("already exists")) {
+    for line in String::from_utf8_lossy(&errors)
+        .lines()
+        .filter(|l| l.contains("ERROR") && !l.contains("already exists"))
+    {
         tracing::warn!(line, "restoring the roles");
     }
     let mut pg_restore = pg_command(cluster.bindir(), "pg_restore", &admin);
@@ -439,7 +464,9 @@ async fn restore_database(cluster: &Cluster, roles: &[u8], dump: &Path) -> Resul
 fn pg_command(bindir: &Path, program: &str, config: &tokio_postgres::Config) -> Command {
     let mut command = Command::new(bindir.join(program));
     command.stdin(Stdio::null()).env("PGAPPNAME", "gateway backup");
-    for var in ["PGHOST", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGSSLMODE", "PGSERVICE", "PGOPTIONS"] {
+    for var in
+        ["PGHOST", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE", "PGSSLMODE", "PGSERVICE", "PGOPTIONS"]
+    {
         command.env_remove(var);
     }
     if let Some(host) = config.get_hosts().first() {
@@ -470,7 +497,12 @@ fn pg_command(bindir: &Path, program: &str, config: &tokio_postgres::Config) -> 
 }
 
 /// Runs `program` with the connection of `config` and returns its output.
-async fn run_pg(bindir: &Path, program: &str, config: &tokio_postgres::Config, args: &[&str]) -> Result<Vec<u8>, BoxError> {
+async fn run_pg(
+    bindir: &Path,
+    program: &str,
+    config: &tokio_postgres::Config,
+    args: &[&str],
+) -> Result<Vec<u8>, BoxError> {
     let mut command = pg_command(bindir, program, config);
     command.args(args).arg("--no-password");
     if program == "pg_dumpall"
@@ -492,7 +524,9 @@ async fn run(mut command: Command, program: &str) -> Result<(Vec<u8>, Vec<u8>), 
             .output()
             .map_err(|e| format!("could not run {program}: {e}"))?;
         if !output.status.success() {
-            return Err(format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()).into());
+            return Err(
+                format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()).into()
+            );
         }
         Ok((output.stdout, output.stderr))
     })
@@ -503,9 +537,12 @@ async fn run(mut command: Command, program: &str) -> Result<(Vec<u8>, Vec<u8>), 
 async fn finish(mut command: Command, program: &str) -> Result<(), BoxError> {
     let program = program.to_owned();
     tokio::task::spawn_blocking(move || {
-        let output = command.stderr(Stdio::piped()).output().map_err(|e| format!("could not run {program}: {e}"))?;
+        let output =
+            command.stderr(Stdio::piped()).output().map_err(|e| format!("could not run {program}: {e}"))?;
         if !output.status.success() {
-            return Err(format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()).into());
+            return Err(
+                format!("{program} failed: {}", String::from_utf8_lossy(&output.stderr).trim()).into()
+            );
         }
         Ok(())
     })

@@ -94,31 +94,31 @@ fn docs(command: &DocsCommand) {
 
 #[derive(clap::Args)]
 struct MigrateArgs {
-    #[command(flatten)]
-    config: Config,
     /// List the migrations that would run and the policy files that would
     /// change, change nothing, and exit with 1 when anything would run, 0
     /// when nothing would (2 on an error).
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    config: Config,
 }
 
 #[derive(clap::Args)]
 struct BackupArgs {
-    #[command(flatten)]
-    config: Config,
     /// The archive to write (through `<FILE>.partial`, renamed when whole).
     #[arg(long, value_name = "FILE")]
     out: std::path::PathBuf,
+    #[command(flatten)]
+    config: Config,
 }
 
 #[derive(clap::Args)]
 struct RestoreArgs {
-    #[command(flatten)]
-    config: Config,
     /// The archive `gateway backup` wrote.
     #[arg(long, value_name = "FILE")]
     from: std::path::PathBuf,
+    #[command(flatten)]
+    config: Config,
 }
 
 #[derive(clap::Args)]
@@ -463,11 +463,12 @@ async fn backup(config: Config, out: &std::path::Path) -> Result<(), BoxError> {
 
 async fn restore(config: Config, from: &std::path::Path) -> Result<(), BoxError> {
     if config.database_url.is_some() {
-        return Err("a restore makes a new embedded cluster under --data-dir; leave --database-url out".into());
+        return Err(
+            "a restore makes a new embedded cluster under --data-dir; leave --database-url out".into()
+        );
     }
-    crate::backup::refuse_unless_empty(&config.data_dir)?;
-    let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
-    let restored = crate::backup::restore(from, &config.data_dir, store).await?;
+    let restored =
+        crate::backup::restore(from, &config.data_dir, &config.storage, &config.storage_root()).await?;
     println!(
         "restored the backup taken at {} into {}: the database and {} objects ({} bytes)",
         restored.manifest["taken_at"].as_str().unwrap_or("?"),

@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use gateway::backup::{self, Source};
 use gateway::config::Secret;
 use gateway::embedded::{Cluster, SUPERUSER};
-use gateway::storage::Backend;
 use md5::{Digest, Md5};
 use serde_json::Value;
 
@@ -138,8 +137,9 @@ async fn restore_into(archive: &Path, name: &str) -> (Restored, backup::Restored
     // Inside the test cluster's folder, which the postgres user may enter
     // when the tests run as root, and which is removed with it.
     let data_dir = cluster().dir.join(name);
-    let store = Backend::from_config(&test_config().storage, &data_dir.join("storage")).expect("store");
-    let restored = backup::restore(archive, &data_dir, store).await.expect("restore");
+    let restored = backup::restore(archive, &data_dir, &test_config().storage, &data_dir.join("storage"))
+        .await
+        .expect("restore");
     let cluster = Cluster::new(&data_dir).expect("cluster");
     cluster.start().expect("start the restored cluster");
     (Restored { cluster, data_dir }, restored)
@@ -252,14 +252,10 @@ async fn the_shop_backed_up_under_write_load_restores_with_every_row_and_its_byt
 async fn the_bytes_of_a_deleted_object_stay_while_a_backup_holds_the_store() {
     let app = shop_with_files().await;
     let root = app.state.store.local_root().expect("local disk").to_path_buf();
-    let blobs = |folder: &str| {
-        std::fs::read_dir(root.join(BUCKET).join(folder)).map_or(0, |entries| entries.count())
-    };
+    let blobs =
+        |folder: &str| std::fs::read_dir(root.join(BUCKET).join(folder)).map_or(0, |entries| entries.count());
     let holder = connect(&superuser_of(&app)).await;
-    holder
-        .execute("select pg_advisory_lock($1)", &[&gateway::storage::hold::HOLD_KEY])
-        .await
-        .expect("hold");
+    holder.execute("select pg_advisory_lock($1)", &[&gateway::storage::hold::HOLD_KEY]).await.expect("hold");
     let deleted = storage(&app, reqwest::Method::DELETE, "fixed/0.txt").send().await.expect("delete");
     assert_eq!(deleted.status(), 200);
     upload(&app, "changing/0.txt", body("changing", 1), true).await;
@@ -284,8 +280,9 @@ async fn a_restore_refuses_a_data_directory_that_is_not_empty() {
     let data_dir = folder.path().join("used");
     std::fs::create_dir_all(&data_dir).expect("mkdir");
     std::fs::write(data_dir.join("jwt_secret"), "another").expect("a file");
-    let store = Backend::from_config(&test_config().storage, &data_dir.join("storage")).expect("store");
-    let error = backup::restore(&archive, &data_dir, store).await.expect_err("refused");
+    let error = backup::restore(&archive, &data_dir, &test_config().storage, &data_dir.join("storage"))
+        .await
+        .expect_err("refused");
     assert!(error.to_string().contains("is not empty"), "{error}");
     assert_eq!(std::fs::read_to_string(data_dir.join("jwt_secret")).expect("kept"), "another");
 }

@@ -270,7 +270,11 @@ async fn migrate_check_exits_1_while_something_would_run_0_after_and_2_on_a_newe
     write(root.path(), "policies/things.sql", "alter table public.things enable row level security;");
     empty_database("migrate_check_cli").await;
     let cases: [(&[&str], i32, &str); 3] = [
-        (&["migrate", "--check"], 1, "would apply    sql/001_first.sql\nwould change   policies/things.sql\n"),
+        (
+            &["migrate", "--check"],
+            1,
+            "would apply    sql/001_first.sql\nwould change   policies/things.sql\n",
+        ),
         (&["migrate"], 0, "applied sql/001_first.sql\n"),
         (&["migrate", "--check"], 0, "unchanged      policies/things.sql (re-applied as it is)\n"),
     ];

@@ -200,7 +200,8 @@ pub async fn empty(
     }
     let deleted = objects::delete_all(&mut session, &id).await?;
     session.commit().await?;
-    let paths = deleted.iter().filter_map(|(name, version)| keys::version_path(&id, name, version).ok()).collect();
+    let paths =
+        deleted.iter().filter_map(|(name, version)| keys::version_path(&id, name, version).ok()).collect();
     hold::remove_replaced(&state.db, &state.store, paths).await;
     Ok(Json(json!({ "message": "Empty bucket has been queued. Completion may take up to an hour." })))
 }

@@ -245,7 +245,8 @@ fn pending<'a>(
     recorded: &BTreeMap<String, String>,
 ) -> Result<Vec<&'a SqlFile>, MigrateError> {
     let known: BTreeSet<&str> = migrations.iter().map(|file| file.name.as_str()).collect();
-    let unknown: Vec<String> = recorded.keys().filter(|name| !known.contains(name.as_str())).cloned().collect();
+    let unknown: Vec<String> =
+        recorded.keys().filter(|name| !known.contains(name.as_str())).cloned().collect();
     if !unknown.is_empty() {
         return Err(MigrateError::Newer { unknown });
     }
@@ -255,7 +256,11 @@ fn pending<'a>(
         match recorded.get(&file.name) {
             Some(recorded) if *recorded == current => {}
             Some(recorded) => {
-                return Err(MigrateError::Edited { name: file.name.clone(), recorded: recorded.clone(), current });
+                return Err(MigrateError::Edited {
+                    name: file.name.clone(),
+                    recorded: recorded.clone(),
+                    current,
+                });
             }
             None => pending.push(file),
         }
