@@ -287,6 +287,82 @@ impl Read for StreamReader<'_> {
     }
 }
 
+/// Scheduled backups (`--backup-every`): an archive every `every` into
+/// `folder`, keeping the newest `keep`.
+pub struct Schedule {
+    pub admin: tokio_postgres::Config,
+    pub bindir: PathBuf,
+    pub store: Backend,
+    pub secret: Secret,
+    pub staff_password_file: PathBuf,
+    pub folder: PathBuf,
+    pub every: std::time::Duration,
+    pub keep: usize,
+}
+
+/// The names the schedule gives its archives; only these are ever deleted.
+const SCHEDULED_PREFIX: &str = "gateway-";
+const SCHEDULED_SUFFIX: &str = ".backup";
+
+/// Runs `schedule` until aborted: the first backup comes `every` after start.
+/// Each one is logged; a failed one is logged and the next one tried at its
+/// time.
+pub fn spawn_scheduled(schedule: Schedule) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let first = tokio::time::Instant::now() + schedule.every;
+        let mut ticks = tokio::time::interval_at(first, schedule.every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match scheduled_once(&schedule).await {
+                Ok((path, summary, removed)) => tracing::info!(
+                    archive = %path.display(),
+                    objects = summary.objects,
+                    object_bytes = summary.object_bytes,
+                    database_bytes = summary.database_bytes,
+                    removed,
+                    "scheduled backup written"
+                ),
+                Err(e) => {
+                    tracing::error!(error = %e, folder = %schedule.folder.display(), "scheduled backup failed")
+                }
+            }
+        }
+    })
+}
+
+/// One scheduled backup and the pruning after it: the archive written and
+/// how many old ones were deleted.
+pub async fn scheduled_once(schedule: &Schedule) -> Result<(PathBuf, Summary, usize), BoxError> {
+    std::fs::create_dir_all(&schedule.folder)?;
+    std::fs::set_permissions(&schedule.folder, std::fs::Permissions::from_mode(0o700))?;
+    // UTC to the second sorts by name in the order taken.
+    let name = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let path = schedule.folder.join(format!("{SCHEDULED_PREFIX}{name}{SCHEDULED_SUFFIX}"));
+    let source = Source {
+        admin: &schedule.admin,
+        bindir: &schedule.bindir,
+        store: &schedule.store,
+        secret: &schedule.secret,
+        staff_password: std::fs::read_to_string(&schedule.staff_password_file).ok(),
+    };
+    let summary = backup(source, &path).await?;
+    let mut archives: Vec<PathBuf> = std::fs::read_dir(&schedule.folder)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(SCHEDULED_PREFIX) && n.ends_with(SCHEDULED_SUFFIX) && path.is_file()
+            })
+        })
+        .collect();
+    archives.sort();
+    let old = archives.len().saturating_sub(schedule.keep);
+    for archive in &archives[..old] {
+        std::fs::remove_file(archive)?;
+    }
+    Ok((path, summary, old))
+}
+
 /// What a restore wrote.
 #[derive(Debug)]
 pub struct Restored {

@@ -325,6 +325,7 @@ async fn serve_on(
     let address = listener.local_addr()?;
     let seed = config.seed;
     let state = startup::state(config, database.api.clone(), secret)?;
+    let secret_for_backups = secret.clone();
     let staff = match (&database.admin, seed) {
         (Some(admin), true) => Some(startup::seed(admin, sql_root, &state).await?),
         (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
@@ -366,7 +367,30 @@ async fn serve_on(
         println!("  staff e-mail:     {}", staff.email);
         println!("  staff password:   {}", staff.password.expose());
     }
-    startup::serve(listener, state, startup::shutdown_signal()).await?;
+    let scheduled = match (state.config.backup_every, &database.admin) {
+        (None, _) => None,
+        (Some(every), admin) => {
+            let admin = admin.clone().unwrap_or_else(|| database.api.clone());
+            let bindir = crate::embedded::find_bindir()
+                .ok_or("--backup-every needs PostgreSQL's programs (pg_dump, pg_dumpall)")?;
+            let config = &state.config;
+            Some(crate::backup::spawn_scheduled(crate::backup::Schedule {
+                admin,
+                bindir,
+                store: state.store.clone(),
+                secret: secret_for_backups.clone(),
+                staff_password_file: config.data_dir.join("staff_password"),
+                folder: config.backup_dir(),
+                every: every.0,
+                keep: config.backup_keep as usize,
+            }))
+        }
+    };
+    let served = startup::serve(listener, state, startup::shutdown_signal()).await;
+    if let Some(scheduled) = scheduled {
+        scheduled.abort();
+    }
+    served?;
     Ok(())
 }
 

@@ -286,3 +286,38 @@ async fn a_restore_refuses_a_data_directory_that_is_not_empty() {
     assert!(error.to_string().contains("is not empty"), "{error}");
     assert_eq!(std::fs::read_to_string(data_dir.join("jwt_secret")).expect("kept"), "another");
 }
+
+#[tokio::test]
+async fn scheduled_backups_keep_the_newest_and_leave_other_files_alone() {
+    let app = shop_with_files().await;
+    let folder = tempfile::tempdir().expect("tempdir");
+    let backups = folder.path().join("backups");
+    std::fs::create_dir_all(&backups).expect("mkdir");
+    std::fs::write(backups.join("notes.txt"), "the operator's").expect("a file of the operator's");
+    let schedule = backup::Schedule {
+        admin: superuser_of(&app),
+        bindir: gateway::embedded::find_bindir().expect("PostgreSQL's programs"),
+        store: app.state.store.clone(),
+        secret: Secret::new(SECRET),
+        staff_password_file: folder.path().join("staff_password"),
+        folder: backups.clone(),
+        every: std::time::Duration::from_secs(1),
+        keep: 2,
+    };
+    let mut written = Vec::new();
+    for round in 0..3 {
+        let (path, summary, removed) = backup::scheduled_once(&schedule).await.expect("scheduled backup");
+        assert_eq!(summary.objects, 10);
+        assert_eq!(removed, usize::from(round == 2), "round {round}");
+        written.push(path.file_name().expect("name").to_string_lossy().into_owned());
+        // Archives are named to the second.
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&backups)
+        .expect("list")
+        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]);
+    assert_eq!(std::fs::metadata(&backups).expect("folder").permissions().mode() & 0o777, 0o700);
+}
