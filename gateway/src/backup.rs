@@ -324,7 +324,7 @@ pub fn spawn_scheduled(schedule: Schedule) -> tokio::task::JoinHandle<()> {
                     "scheduled backup written"
                 ),
                 Err(e) => {
-                    tracing::error!(error = %e, folder = %schedule.folder.display(), "scheduled backup failed")
+                    tracing::error!(error = %e, folder = %schedule.folder.display(), "scheduled backup failed");
                 }
             }
         }
