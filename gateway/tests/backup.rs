@@ -321,3 +321,54 @@ async fn scheduled_backups_keep_the_newest_and_leave_other_files_alone() {
     assert_eq!(left, [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]);
     assert_eq!(std::fs::metadata(&backups).expect("folder").permissions().mode() & 0o777, 0o700);
 }
+
+#[tokio::test]
+async fn the_commands_write_an_archive_and_refuse_to_restore_over_a_used_directory() {
+    let app = shop_with_files().await;
+    let folder = tempfile::tempdir().expect("tempdir");
+    let archive = folder.path().join("shop.backup");
+    let url = cluster().cluster.superuser_url().replacen("/postgres?", &format!("/{}?", app.database), 1);
+    let root = app.state.store.local_root().expect("local disk").to_path_buf();
+    let gateway = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+            .args(args)
+            .env_remove("RUST_LOG")
+            .env("JWT_SECRET", SECRET)
+            .output()
+            .expect("gateway runs")
+    };
+    let written = gateway(&[
+        "backup".as_ref(),
+        "--database-url".as_ref(),
+        url.as_ref(),
+        "--storage-root".as_ref(),
+        root.as_os_str(),
+        "--out".as_ref(),
+        archive.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&written.stdout);
+    assert!(written.status.success(), "{stdout}{}", String::from_utf8_lossy(&written.stderr));
+    assert!(stdout.contains("and 10 objects"), "{stdout}");
+    let mut names = Vec::new();
+    for entry in
+        tar::Archive::new(std::fs::File::open(&archive).expect("archive")).entries().expect("entries")
+    {
+        names.push(entry.expect("entry").path().expect("path").to_string_lossy().into_owned());
+    }
+    assert_eq!(names[..4], ["manifest.json", "jwt_secret", "roles.sql", "database.dump"]);
+    assert!(names[4..].iter().all(|name| name.starts_with("objects/photos/")), "{names:?}");
+    assert_eq!(names.len(), 4 + 10);
+
+    let used = folder.path().join("used");
+    std::fs::create_dir_all(used.join("postgres")).expect("a used data directory");
+    let refused = gateway(&[
+        "restore".as_ref(),
+        "--from".as_ref(),
+        archive.as_os_str(),
+        "--data-dir".as_ref(),
+        used.as_os_str(),
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("is not empty: a restore makes a new data directory"), "{stderr}");
+}
