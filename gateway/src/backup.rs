@@ -102,7 +102,7 @@ async fn backup_on(
     // rows named a moment ago.
     let free = client.query_one("select pg_try_advisory_lock($1)", &[&sweep::LOCK_KEY]).await?;
     if !free.get::<_, bool>(0) {
-        eprintln!("waiting for the storage sweep under way to finish");
+        tracing::info!("waiting for the storage sweep under way to finish");
         client.execute("select pg_advisory_lock($1)", &[&sweep::LOCK_KEY]).await?;
     }
     client.execute("select pg_advisory_lock($1)", &[&hold::HOLD_KEY]).await?;
@@ -346,6 +346,14 @@ pub async fn scheduled_once(schedule: &Schedule) -> Result<(PathBuf, Summary, us
         secret: &schedule.secret,
         staff_password: std::fs::read_to_string(&schedule.staff_password_file).ok(),
     };
+    // What a backup cut short by a stop left (`.partial`) goes first.
+    for entry in std::fs::read_dir(&schedule.folder)?.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(SCHEDULED_PREFIX) && name.ends_with(".partial") {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
     let summary = backup(source, &path).await?;
     let mut archives: Vec<PathBuf> = std::fs::read_dir(&schedule.folder)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
