@@ -1,4 +1,5 @@
-//! The command line: `gateway serve`, `gateway migrate`,
+//! The command line: `gateway serve`, `gateway migrate [--check]`,
+//! `gateway backup --out`, `gateway restore --from`,
 //! `gateway keys [create|list|revoke]`,
 //! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
@@ -16,8 +17,13 @@ use crate::config::Config;
 use crate::jwt::JwtKeys;
 use crate::startup::{self, BoxError};
 
+/// `gateway 0.1.0 (schema 102_shop_realtime)`: the release and the last
+/// migration this binary was built with (`build.rs` says why it is fixed at
+/// build time).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (schema ", env!("GATEWAY_SCHEMA_LEVEL"), ")");
+
 #[derive(Parser)]
-#[command(name = "gateway", version, about = "A self-hosted, supabase-js compatible backend over PostgreSQL")]
+#[command(name = "gateway", version = VERSION, about = "A self-hosted, supabase-js compatible backend over PostgreSQL")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -29,8 +35,9 @@ enum Command {
     /// --database-url, runs a private PostgreSQL cluster under --data-dir and
     /// stops it on exit.
     Serve(Config),
-    /// Apply sql/ and policies/ to the database, then exit.
-    Migrate(Config),
+    /// Apply sql/ and policies/ to the database, then exit. With --check,
+    /// only list what would run.
+    Migrate(MigrateArgs),
     /// Without a subcommand, print the legacy anon and service_role API keys
     /// (JWTs of the JWT secret). With one, manage the publishable and secret
     /// API keys kept in the database.
@@ -41,6 +48,14 @@ enum Command {
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Write one archive (a tar file, mode 0600) holding the database and the
+    /// stored files its rows name, consistent with each other, while the
+    /// gateway serves. It holds the JWT secret: keep it as a secret.
+    Backup(BackupArgs),
+    /// Bring an archive of `gateway backup` into an empty data directory: its
+    /// own PostgreSQL cluster, the stored files under its storage root, and
+    /// the JWT secret. Then `gateway serve --data-dir` serves it.
+    Restore(RestoreArgs),
     /// Maintain the stored files.
     #[command(subcommand)]
     Storage(StorageCommand),
@@ -75,6 +90,35 @@ fn docs(command: &DocsCommand) {
         DocsCommand::Configuration => print!("{}", crate::help::configuration_page(&serve)),
         DocsCommand::Env => print!("{}", crate::help::env_example(&serve)),
     }
+}
+
+#[derive(clap::Args)]
+struct MigrateArgs {
+    /// List the migrations that would run and the policy files that would
+    /// change, change nothing, and exit with 1 when anything would run, 0
+    /// when nothing would (2 on an error).
+    #[arg(long)]
+    check: bool,
+    #[command(flatten)]
+    config: Config,
+}
+
+#[derive(clap::Args)]
+struct BackupArgs {
+    /// The archive to write (through `<FILE>.partial`, renamed when whole).
+    #[arg(long, value_name = "FILE")]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    config: Config,
+}
+
+#[derive(clap::Args)]
+struct RestoreArgs {
+    /// The archive `gateway backup` wrote.
+    #[arg(long, value_name = "FILE")]
+    from: std::path::PathBuf,
+    #[command(flatten)]
+    config: Config,
 }
 
 #[derive(clap::Args)]
@@ -212,11 +256,25 @@ pub async fn run() -> ExitCode {
     crate::logs::init();
     let result = match Cli::parse().command {
         Command::Serve(config) => serve(config).await,
-        Command::Migrate(config) => migrate(config).await,
+        Command::Migrate(MigrateArgs { config, check: true }) => {
+            let result = migrate_check(config).await;
+            crate::logs::flush();
+            return match result {
+                Ok(false) => ExitCode::SUCCESS,
+                Ok(true) => ExitCode::from(1),
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::from(2)
+                }
+            };
+        }
+        Command::Migrate(MigrateArgs { config, check: false }) => migrate(config).await,
         Command::Keys(KeysArgs { config, command: None }) => keys(&config),
         Command::Keys(KeysArgs { config, command: Some(command) }) => api_keys(&config, command).await,
         Command::SigningKeys(SigningKeysArgs { config, command }) => signing_keys(&config, command).await,
         Command::Users(command) => users(command).await,
+        Command::Backup(BackupArgs { config, out }) => backup(config, &out).await,
+        Command::Restore(RestoreArgs { config, from }) => restore(config, &from).await,
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
         }
@@ -267,6 +325,7 @@ async fn serve_on(
     let address = listener.local_addr()?;
     let seed = config.seed;
     let state = startup::state(config, database.api.clone(), secret)?;
+    let secret_for_backups = secret.clone();
     let staff = match (&database.admin, seed) {
         (Some(admin), true) => Some(startup::seed(admin, sql_root, &state).await?),
         (None, true) => return Err("--seed needs a database the gateway may migrate".into()),
@@ -308,7 +367,30 @@ async fn serve_on(
         println!("  staff e-mail:     {}", staff.email);
         println!("  staff password:   {}", staff.password.expose());
     }
-    startup::serve(listener, state, startup::shutdown_signal()).await?;
+    let scheduled = match (state.config.backup_every, &database.admin) {
+        (None, _) => None,
+        (Some(every), admin) => {
+            let admin = admin.clone().unwrap_or_else(|| database.api.clone());
+            let bindir = crate::embedded::find_bindir()
+                .ok_or("--backup-every needs PostgreSQL's programs (pg_dump, pg_dumpall)")?;
+            let config = &state.config;
+            Some(crate::backup::spawn_scheduled(crate::backup::Schedule {
+                admin,
+                bindir,
+                store: state.store.clone(),
+                secret: secret_for_backups.clone(),
+                staff_password_file: config.data_dir.join("staff_password"),
+                folder: config.backup_dir(),
+                every: every.0,
+                keep: config.backup_keep as usize,
+            }))
+        }
+    };
+    let served = startup::serve(listener, state, startup::shutdown_signal()).await;
+    if let Some(scheduled) = scheduled {
+        scheduled.abort();
+    }
+    served?;
     Ok(())
 }
 
@@ -327,6 +409,103 @@ async fn migrate(config: Config) -> Result<(), BoxError> {
         println!("applied {name}");
     }
     println!("{} migrations applied, {} policy files refreshed", report.applied.len(), report.policies.len());
+    Ok(())
+}
+
+/// Prints what `gateway migrate` would do; true when it would do anything.
+async fn migrate_check(config: Config) -> Result<bool, BoxError> {
+    let sql_root = startup::sql_root(&config)?;
+    let database = startup::open_database(&config).await?;
+    let admin = database
+        .admin
+        .clone()
+        .or_else(|| config.database_url.is_some().then(|| database.api.clone()))
+        .ok_or("no database to check");
+    let result = match admin {
+        Ok(admin) => startup::migrate_plan(&admin, &sql_root).await,
+        Err(e) => Err(e.into()),
+    };
+    startup::close_database(database).await;
+    let plan = result?;
+    for name in &plan.pending {
+        println!("would apply    {name}");
+    }
+    for name in &plan.policies_changed {
+        println!("would change   {name}");
+    }
+    for name in &plan.policies_unchanged {
+        println!("unchanged      {name} (re-applied as it is)");
+    }
+    if plan.has_work() {
+        println!(
+            "{} migrations would be applied, {} policy files would change",
+            plan.pending.len(),
+            plan.policies_changed.len()
+        );
+    } else {
+        println!("the database is up to date");
+    }
+    Ok(plan.has_work())
+}
+
+async fn backup(config: Config, out: &std::path::Path) -> Result<(), BoxError> {
+    let (secret, _) = startup::jwt_secret(&config)?;
+    let bindir = crate::embedded::find_bindir().ok_or(
+        "PostgreSQL's programs (pg_dump, pg_dumpall) were not found on PATH, through pg_config, or under \
+         /usr/lib/postgresql/*/bin",
+    )?;
+    let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
+    let staff_password = std::fs::read_to_string(config.data_dir.join("staff_password")).ok();
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        let admin = database
+            .admin
+            .clone()
+            .or_else(|| config.database_url.is_some().then(|| database.api.clone()))
+            .ok_or("no database to back up")?;
+        let source = crate::backup::Source {
+            admin: &admin,
+            bindir: &bindir,
+            store: &store,
+            secret: &secret,
+            staff_password,
+        };
+        crate::backup::backup(source, out).await
+    }
+    .await;
+    startup::close_database(database).await;
+    let summary = result?;
+    println!(
+        "wrote {}: the database ({} bytes compressed) and {} objects ({} bytes)",
+        out.display(),
+        summary.database_bytes,
+        summary.objects,
+        summary.object_bytes
+    );
+    Ok(())
+}
+
+async fn restore(config: Config, from: &std::path::Path) -> Result<(), BoxError> {
+    if config.database_url.is_some() {
+        return Err(
+            "a restore makes a new embedded cluster under --data-dir; leave --database-url out".into()
+        );
+    }
+    let restored =
+        crate::backup::restore(from, &config.data_dir, &config.storage, &config.storage_root()).await?;
+    println!(
+        "restored the backup taken at {} into {}: the database and {} objects ({} bytes)",
+        restored.manifest["taken_at"].as_str().unwrap_or("?"),
+        config.data_dir.display(),
+        restored.summary.objects,
+        restored.summary.object_bytes
+    );
+    if config.jwt_secret.is_some() {
+        println!(
+            "note: --jwt-secret (or JWT_SECRET) is set and overrides the backup's secret, kept in {}",
+            config.jwt_secret_path().display()
+        );
+    }
     Ok(())
 }
 

@@ -109,6 +109,28 @@ pub struct Config {
     #[arg(help_heading = "Gateway", long, env = "GATEWAY_LOG_REPEAT_INTERVAL", default_value = "10s")]
     pub log_repeat_interval: Span,
 
+    /// How often `gateway serve` writes a backup archive, as `gateway backup`
+    /// does, into `--backup-dir` (e.g. `24h`). Unset: never. Gateways sharing
+    /// a database each write their own: set it on one.
+    #[arg(help_heading = "Backups", long, env = "GATEWAY_BACKUP_EVERY")]
+    pub backup_every: Option<Span>,
+
+    /// The folder of the scheduled backups (`gateway-<UTC time>.backup`, mode
+    /// 0600). Defaults to `<data-dir>/backups`.
+    #[arg(help_heading = "Backups", long, env = "GATEWAY_BACKUP_DIR")]
+    pub backup_dir: Option<PathBuf>,
+
+    /// How many scheduled backups are kept: after each new one, the oldest
+    /// beyond this many are deleted (only files the schedule named).
+    #[arg(
+        help_heading = "Backups",
+        long,
+        env = "GATEWAY_BACKUP_KEEP",
+        default_value_t = 7,
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub backup_keep: u32,
+
     #[command(flatten)]
     pub server: crate::server::ServerConfig,
 
@@ -135,6 +157,10 @@ impl Config {
     /// The JWT secret file used when none is configured.
     pub fn jwt_secret_path(&self) -> PathBuf {
         self.data_dir.join("jwt_secret")
+    }
+
+    pub fn backup_dir(&self) -> PathBuf {
+        self.backup_dir.clone().unwrap_or_else(|| self.data_dir.join("backups"))
     }
 
     pub fn storage_root(&self) -> PathBuf {

@@ -8,6 +8,7 @@
 //! error shape. Here live the command line, start-up, the embedded
 //! PostgreSQL, the frontend and the wiring of the routers.
 
+pub mod backup;
 pub mod cli;
 pub mod compress;
 pub mod config;

@@ -168,6 +168,18 @@ pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migr
     Ok(report?)
 }
 
+/// What [`migrate`] would do with `sql/` and `policies/` from `root`, read
+/// over `admin` without changing anything.
+pub async fn migrate_plan(admin: &tokio_postgres::Config, root: &Path) -> Result<migrate::Plan, BoxError> {
+    let (migrations, policies) = migrate::load(root)?;
+    let (mut client, connection) = admin.connect(NoTls).await?;
+    let connection = tokio::spawn(connection);
+    let plan = migrate::plan(&mut client, &migrations, &policies).await;
+    drop(client);
+    let _ = connection.await;
+    Ok(plan?)
+}
+
 /// The staff account `--seed` makes.
 pub struct Staff {
     pub email: String,

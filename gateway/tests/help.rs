@@ -76,7 +76,14 @@ fn an_unknown_section_is_refused_with_the_list() {
 
 #[test]
 fn every_command_with_settings_answers_help_alike() {
-    for command in [&["migrate", "--help"][..], &["keys", "--help"], &["users", "add", "--help"]] {
+    let commands = [
+        &["migrate", "--help"][..],
+        &["keys", "--help"],
+        &["users", "add", "--help"],
+        &["backup", "--help"],
+        &["restore", "--help"],
+    ];
+    for command in commands {
         let output = gateway(command);
         assert!(output.status.success(), "{command:?}");
         assert!(stdout(&output).lines().count() <= 80, "{command:?}");

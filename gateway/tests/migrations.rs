@@ -182,3 +182,129 @@ async fn upgrading_ends_the_sessions_whose_refresh_tokens_anyone_could_compute()
     assert_eq!(count("auth.refresh_tokens").await, 0, "with its tokens");
     assert_eq!(count("auth.users").await, 1, "its user stays, to sign in again");
 }
+
+#[tokio::test]
+async fn check_lists_what_would_run_and_then_nothing() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write(root.path(), "sql/001_first.sql", "create table public.things (id int primary key);");
+    write(root.path(), "policies/things.sql", "alter table public.things enable row level security;");
+    let db = empty_database("migrate_check").await;
+    let plan = |root: &Path| {
+        let root = root.to_path_buf();
+        let db = db.clone();
+        async move {
+            let (migrations, policies) = migrate::load(&root).expect("load");
+            migrate::plan(&mut connect(&db).await, &migrations, &policies).await
+        }
+    };
+    let before = plan(root.path()).await.expect("plan on an empty database");
+    assert_eq!(before.pending, ["sql/001_first.sql"]);
+    assert_eq!(before.policies_changed, ["policies/things.sql"]);
+    assert!(before.has_work());
+    let client = connect(&db).await;
+    let schema: Option<String> =
+        client.query_one("select to_regnamespace('_gateway')::text", &[]).await.expect("q").get(0);
+    assert_eq!(schema, None, "checking changed nothing");
+
+    run(&db, root.path()).await.expect("run");
+    let after = plan(root.path()).await.expect("plan after the run");
+    assert!(!after.has_work(), "{after:?}");
+    assert_eq!(after.policies_unchanged, ["policies/things.sql"]);
+
+    write(root.path(), "sql/002_second.sql", "insert into public.things values (1);");
+    write(root.path(), "policies/things.sql", "alter table public.things force row level security;");
+    let next = plan(root.path()).await.expect("plan with a new file");
+    assert_eq!(next.pending, ["sql/002_second.sql"]);
+    assert_eq!(next.policies_changed, ["policies/things.sql"]);
+}
+
+#[tokio::test]
+async fn a_database_a_newer_gateway_migrated_is_refused_with_the_migrations_it_does_not_know() {
+    let newer = tempfile::tempdir().expect("tempdir");
+    write(newer.path(), "sql/001_first.sql", "create table public.things (id int primary key);");
+    write(newer.path(), "sql/002_second.sql", "alter table public.things add column name text;");
+    std::fs::create_dir_all(newer.path().join("policies")).expect("mkdir");
+    let db = empty_database("migrate_newer").await;
+    run(&db, newer.path()).await.expect("the newer gateway migrates");
+
+    let older = tempfile::tempdir().expect("tempdir");
+    write(older.path(), "sql/001_first.sql", "create table public.things (id int primary key);");
+    std::fs::create_dir_all(older.path().join("policies")).expect("mkdir");
+    let error = run(&db, older.path()).await.expect_err("the older gateway is refused");
+    assert!(
+        matches!(error, MigrateError::Newer { ref unknown } if unknown == &["sql/002_second.sql"]),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().starts_with(
+            "the database was migrated by a newer gateway: it has applied sql/002_second.sql, \
+             which this gateway's sql/ does not have"
+        ),
+        "{error}"
+    );
+    let (migrations, policies) = migrate::load(older.path()).expect("load");
+    let checked = migrate::plan(&mut connect(&db).await, &migrations, &policies).await;
+    assert!(matches!(checked, Err(MigrateError::Newer { .. })), "{checked:?}");
+}
+
+/// `gateway <args>` over the test cluster's database `db`: exit code, stdout, stderr.
+fn gateway(args: &[&str], db: &str, sql_root: &Path) -> (i32, String, String) {
+    let url = cluster().cluster.superuser_url().replacen("/postgres?", &format!("/{db}?"), 1);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .args(args)
+        .arg("--database-url")
+        .arg(url)
+        .arg("--sql-root")
+        .arg(sql_root)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("gateway runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+#[tokio::test]
+async fn migrate_check_exits_1_while_something_would_run_0_after_and_2_on_a_newer_database() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write(root.path(), "sql/001_first.sql", "create table public.things (id int primary key);");
+    write(root.path(), "policies/things.sql", "alter table public.things enable row level security;");
+    empty_database("migrate_check_cli").await;
+    let cases: [(&[&str], i32, &str); 3] = [
+        (
+            &["migrate", "--check"],
+            1,
+            "would apply    sql/001_first.sql\nwould change   policies/things.sql\n",
+        ),
+        (&["migrate"], 0, "applied sql/001_first.sql\n"),
+        (&["migrate", "--check"], 0, "unchanged      policies/things.sql (re-applied as it is)\n"),
+    ];
+    for (args, code, starts) in cases {
+        let (status, stdout, stderr) = gateway(args, "migrate_check_cli", root.path());
+        assert_eq!(status, code, "gateway {args:?}: {stdout}{stderr}");
+        assert!(stdout.starts_with(starts), "gateway {args:?}: {stdout}");
+    }
+    std::fs::remove_file(root.path().join("sql/001_first.sql")).expect("an older sql/");
+    for args in [&["migrate", "--check"][..], &["migrate"]] {
+        let (status, _, stderr) = gateway(args, "migrate_check_cli", root.path());
+        assert_eq!(status, if args.len() == 2 { 2 } else { 1 }, "gateway {args:?}: {stderr}");
+        assert!(
+            stderr.contains("the database was migrated by a newer gateway: it has applied sql/001_first.sql"),
+            "gateway {args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn the_version_names_the_last_migration_it_was_built_with() {
+    let (files, _) = migrate::load(&common::repo_root()).expect("load");
+    let last = files.last().expect("a migration").name.trim_start_matches("sql/").trim_end_matches(".sql");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .arg("--version")
+        .output()
+        .expect("gateway --version");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        format!("gateway {} (schema {last})\n", env!("CARGO_PKG_VERSION"))
+    );
+}

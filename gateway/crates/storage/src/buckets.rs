@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
+use super::hold;
 use super::keys;
 use super::objects;
 use super::signed::json_body;
@@ -199,10 +200,8 @@ pub async fn empty(
     }
     let deleted = objects::delete_all(&mut session, &id).await?;
     session.commit().await?;
-    for (name, version) in deleted {
-        if let Ok(path) = keys::version_path(&id, &name, &version) {
-            state.store.remove(&path).await;
-        }
-    }
+    let paths =
+        deleted.iter().filter_map(|(name, version)| keys::version_path(&id, name, version).ok()).collect();
+    hold::remove_replaced(&state.db, &state.store, paths).await;
     Ok(Json(json!({ "message": "Empty bucket has been queued. Completion may take up to an hour." })))
 }

@@ -27,6 +27,7 @@ pub mod config;
 pub mod download;
 pub mod drain;
 pub mod error;
+pub mod hold;
 pub mod images;
 pub mod keys;
 pub mod list_v2;

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::error::StorageError;
+use super::hold;
 use super::keys;
 use super::objects::{self, ListQuery, Mode, NewObject};
 use super::path::ObjectPath;
@@ -111,12 +112,14 @@ pub async fn remove(
     let deleted = objects::delete(&mut session, &bucket, &request.prefixes).await?;
     session.commit().await?;
     let mut rows = Vec::with_capacity(deleted.len());
+    let mut paths = Vec::with_capacity(deleted.len());
     for (row, name, version) in deleted {
         if let Ok(path) = keys::version_path(&bucket, &name, &version) {
-            state.store.remove(&path).await;
+            paths.push(path);
         }
         rows.push(row);
     }
+    hold::remove_replaced(&state.db, &state.store, paths).await;
     Ok(Json(Value::Array(rows)))
 }
 
@@ -133,7 +136,7 @@ pub async fn remove_one(
         return Err(StorageError::no_such_key().into());
     };
     if let Ok(path) = keys::version_path(&bucket, &name, &version) {
-        state.store.remove(&path).await;
+        hold::remove_replaced(&state.db, &state.store, vec![path]).await;
     }
     Ok(Json(json!({ "message": "Successfully deleted" })))
 }
@@ -195,7 +198,7 @@ pub async fn move_object(
         state.store.remove(&new_path).await;
         return Err(e);
     }
-    state.store.remove(&old_path).await;
+    hold::remove_replaced(&state.db, &state.store, vec![old_path]).await;
     Ok(Json(json!({ "message": "Successfully moved" })))
 }
 
@@ -237,7 +240,7 @@ pub async fn copy(
     if let Some(previous) = previous.filter(|p| !p.is_empty())
         && let Ok(old) = keys::version_path(to_bucket, to_key, &previous)
     {
-        state.store.remove(&old).await;
+        hold::remove_replaced(&state.db, &state.store, vec![old]).await;
     }
     Ok(Json(json!({ "Id": id, "Key": format!("{to_bucket}/{to_key}") })))
 }

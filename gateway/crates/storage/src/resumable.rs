@@ -76,6 +76,7 @@ use uuid::Uuid;
 
 use super::backend::{Backend, store_error};
 use super::error::StorageError;
+use super::hold;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::upload::{check_mime, object_metadata, upsert_header};
@@ -1003,7 +1004,7 @@ async fn finish(
     if let Some(previous) = previous.filter(|p| !p.is_empty() && *p != version)
         && let Ok(old) = keys::version_path(&upload.bucket, &upload.name, &previous)
     {
-        state.store.remove(&old).await;
+        hold::remove_replaced(&state.db, &state.store, vec![old]).await;
     }
     Ok(())
 }

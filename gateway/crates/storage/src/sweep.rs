@@ -49,7 +49,7 @@ pub const PAGE: usize = 1000;
 
 /// The session-level advisory lock a sweep holds; any fixed number would do,
 /// as long as nothing else in the database uses it.
-const LOCK_KEY: i64 = 0x6761_7465_7377_6570;
+pub const LOCK_KEY: i64 = 0x6761_7465_7377_6570;
 
 /// Where a blob of the gateway's layout belongs.
 #[derive(Debug, Clone, PartialEq, Eq)]

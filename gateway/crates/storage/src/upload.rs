@@ -37,6 +37,7 @@ use uuid::Uuid;
 
 use super::backend::{WriteError, Written};
 use super::error::StorageError;
+use super::hold;
 use super::keys;
 use super::objects::{self, Mode, NewObject};
 use super::path::ObjectPath;
@@ -213,7 +214,7 @@ pub async fn upload(
     if let Some(previous) = previous.filter(|p| !p.is_empty() && *p != version)
         && let Ok(old) = keys::version_path(target.bucket, target.key, &previous)
     {
-        state.store.remove(&old).await;
+        hold::remove_replaced(&state.db, &state.store, vec![old]).await;
     }
     Ok(id)
 }

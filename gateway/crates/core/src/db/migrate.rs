@@ -10,7 +10,17 @@
 //!   one database.
 //! - At the end `NOTIFY pgrst, 'reload schema'` tells running gateways (and any
 //!   PostgREST) to reload their schema cache.
+//! - A database that recorded a migration this gateway's `sql/` does not have
+//!   was migrated by a newer gateway: it is refused before anything runs
+//!   ([`MigrateError::Newer`]), as an older schema's code would run against a
+//!   newer schema (and, on `sql/` of the older binary, re-create what the
+//!   newer one dropped).
+//! - Each policy file's checksum is recorded in `_gateway.policies` when
+//!   applied, so that [`plan`] (`gateway migrate --check`) can tell the policy
+//!   files that would change something from those that would be re-applied as
+//!   they are.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -25,7 +35,7 @@ pub struct SqlFile {
 }
 
 impl SqlFile {
-    fn checksum(&self) -> String {
+    pub fn checksum(&self) -> String {
         hex::encode(Sha256::digest(self.text.as_bytes()))
     }
 }
@@ -46,10 +56,36 @@ pub enum MigrateError {
          applied migrations must not change: revert the edit and put the change in a new file"
     )]
     Edited { name: String, recorded: String, current: String },
+    #[error(
+        "the database was migrated by a newer gateway: it has applied {}, which this gateway's sql/ \
+         does not have; run the newer gateway (or restore a backup taken before the upgrade)",
+        unknown.join(", ")
+    )]
+    Newer { unknown: Vec<String> },
     #[error("{name} failed: {message}")]
     Failed { name: String, message: String },
     #[error("database error: {0}")]
     Database(#[from] tokio_postgres::Error),
+}
+
+/// What a run would do (`gateway migrate --check`), read without changing
+/// anything.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Migrations not applied yet, in the order they would run.
+    pub pending: Vec<String>,
+    /// Policy files never applied, or changed since they were last applied.
+    pub policies_changed: Vec<String>,
+    /// Policy files applied before as they are now: re-applied on every run,
+    /// they change nothing.
+    pub policies_unchanged: Vec<String>,
+}
+
+impl Plan {
+    /// A run would change something.
+    pub fn has_work(&self) -> bool {
+        !self.pending.is_empty() || !self.policies_changed.is_empty()
+    }
 }
 
 /// The files of `<root>/sql` (recursively, by path) and `<root>/policies`.
@@ -103,6 +139,11 @@ pub async fn run(
                  name text primary key,
                  checksum text not null,
                  applied_at timestamptz not null default now()
+             );
+             create table if not exists _gateway.policies (
+                 name text primary key,
+                 checksum text not null,
+                 applied_at timestamptz not null default now()
              );",
         )
         .await?;
@@ -118,19 +159,10 @@ async fn apply(
     policies: &[SqlFile],
 ) -> Result<Report, MigrateError> {
     let mut report = Report::default();
-    for file in migrations {
+    let recorded = recorded(&*client, MIGRATIONS).await?;
+    let pending = pending(migrations, &recorded)?;
+    for file in pending {
         let current = file.checksum();
-        let recorded = client
-            .query_opt("select checksum from _gateway.migrations where name = $1", &[&file.name])
-            .await?
-            .map(|row| row.get::<_, String>(0));
-        match recorded {
-            Some(recorded) if recorded == current => continue,
-            Some(recorded) => {
-                return Err(MigrateError::Edited { name: file.name.clone(), recorded, current });
-            }
-            None => {}
-        }
         let tx = client.transaction().await?;
         tx.batch_execute(&file.text).await.map_err(|e| failed(&file.name, &e))?;
         tx.execute(
@@ -145,11 +177,95 @@ async fn apply(
     for file in policies {
         let tx = client.transaction().await?;
         tx.batch_execute(&file.text).await.map_err(|e| failed(&file.name, &e))?;
+        tx.execute(
+            "insert into _gateway.policies (name, checksum) values ($1, $2) \
+             on conflict (name) do update set checksum = excluded.checksum, applied_at = now()",
+            &[&file.name, &file.checksum()],
+        )
+        .await?;
         tx.commit().await?;
         report.policies.push(file.name.clone());
     }
     client.batch_execute("notify pgrst, 'reload schema'").await?;
     Ok(report)
+}
+
+/// What [`run`] would do now, read in one read-only transaction: nothing is
+/// created, locked or applied. The same refusals as [`run`]: an edited
+/// migration, or a database a newer gateway migrated.
+pub async fn plan(
+    client: &mut Client,
+    migrations: &[SqlFile],
+    policies: &[SqlFile],
+) -> Result<Plan, MigrateError> {
+    let tx = client.build_transaction().read_only(true).start().await?;
+    let applied = recorded(&tx, MIGRATIONS).await?;
+    let pending = pending(migrations, &applied)?.into_iter().map(|f| f.name.clone()).collect();
+    let applied_policies = recorded(&tx, POLICIES).await?;
+    tx.commit().await?;
+    let (unchanged, changed): (Vec<&SqlFile>, Vec<&SqlFile>) =
+        policies.iter().partition(|file| applied_policies.get(&file.name) == Some(&file.checksum()));
+    Ok(Plan {
+        pending,
+        policies_changed: changed.into_iter().map(|f| f.name.clone()).collect(),
+        policies_unchanged: unchanged.into_iter().map(|f| f.name.clone()).collect(),
+    })
+}
+
+/// A table of applied files: its name and the query that reads it.
+struct Record {
+    table: &'static str,
+    select: &'static str,
+}
+
+const MIGRATIONS: Record =
+    Record { table: "_gateway.migrations", select: "select name, checksum from _gateway.migrations" };
+const POLICIES: Record =
+    Record { table: "_gateway.policies", select: "select name, checksum from _gateway.policies" };
+
+/// The names and checksums a record holds; none when its table does not
+/// exist yet (a new database, or one migrated before the table was kept).
+async fn recorded(
+    client: &impl tokio_postgres::GenericClient,
+    record: Record,
+) -> Result<BTreeMap<String, String>, MigrateError> {
+    let exists =
+        client.query_one("select to_regclass($1) is not null", &[&record.table]).await?.get::<_, bool>(0);
+    if !exists {
+        return Ok(BTreeMap::new());
+    }
+    let rows = client.query(record.select, &[]).await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+/// The migrations not recorded yet. Refuses a recorded one whose file
+/// changed, and a recorded name no file has (a newer gateway's migration).
+fn pending<'a>(
+    migrations: &'a [SqlFile],
+    recorded: &BTreeMap<String, String>,
+) -> Result<Vec<&'a SqlFile>, MigrateError> {
+    let known: BTreeSet<&str> = migrations.iter().map(|file| file.name.as_str()).collect();
+    let unknown: Vec<String> =
+        recorded.keys().filter(|name| !known.contains(name.as_str())).cloned().collect();
+    if !unknown.is_empty() {
+        return Err(MigrateError::Newer { unknown });
+    }
+    let mut pending = Vec::new();
+    for file in migrations {
+        let current = file.checksum();
+        match recorded.get(&file.name) {
+            Some(recorded) if *recorded == current => {}
+            Some(recorded) => {
+                return Err(MigrateError::Edited {
+                    name: file.name.clone(),
+                    recorded: recorded.clone(),
+                    current,
+                });
+            }
+            None => pending.push(file),
+        }
+    }
+    Ok(pending)
 }
 
 fn failed(name: &str, error: &tokio_postgres::Error) -> MigrateError {
