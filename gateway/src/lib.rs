@@ -19,8 +19,8 @@ pub mod startup;
 pub mod state;
 
 pub use gateway_auth as auth;
-pub use gateway_functions as functions;
 pub use gateway_core::{body, caller, db, error, jwt, keys, logs, role, server, sql};
+pub use gateway_functions as functions;
 pub use gateway_realtime as realtime;
 pub use gateway_rest as rest;
 pub use gateway_storage as storage;
@@ -59,7 +59,7 @@ pub fn app(state: AppState) -> Router {
         .nest("/auth/v1", auth::router(FromRef::from_ref(&state)))
         .nest("/storage/v1", storage::router(FromRef::from_ref(&state)))
         .nest("/realtime/v1", realtime::router(FromRef::from_ref(&state)))
-        .nest("/functions/v1", functions::router(FromRef::from_ref(&state)))
+        .nest_service("/functions/v1", functions::router(FromRef::from_ref(&state)))
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>());

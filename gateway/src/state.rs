@@ -100,7 +100,8 @@ impl FromRef<AppState> for FunctionsState {
         // The gateway's own address, which every function reaches it at; a
         // port chosen at start (0) is only known to the request.
         let from_listen = (listen.port() != 0).then(|| {
-            let ip = if listen.ip().is_unspecified() { "127.0.0.1".to_owned() } else { listen.ip().to_string() };
+            let ip =
+                if listen.ip().is_unspecified() { "127.0.0.1".to_owned() } else { listen.ip().to_string() };
             let ip = if ip.contains(':') { format!("[{ip}]") } else { ip };
             format!("http://{ip}:{}", listen.port())
         });

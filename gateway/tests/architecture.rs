@@ -18,7 +18,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("gateway-functions", &["gateway-core"]),
     (
         "gateway",
-        &["gateway-core", "gateway-rest", "gateway-auth", "gateway-storage", "gateway-realtime", "gateway-functions"],
+        &[
+            "gateway-core",
+            "gateway-rest",
+            "gateway-auth",
+            "gateway-storage",
+            "gateway-realtime",
+            "gateway-functions",
+        ],
     ),
 ];
 

@@ -72,7 +72,8 @@ async fn every_method_and_subpath_with_its_query_reaches_the_function() {
     let app = spawn_functions().await;
     for method in [Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
         let (status, body) =
-            json_of(app.invoke(method.clone(), "hello/a/b?x=1&y=two", None).send().await.expect("invoke")).await;
+            json_of(app.invoke(method.clone(), "hello/a/b?x=1&y=two", None).send().await.expect("invoke"))
+                .await;
         assert_eq!(status, StatusCode::OK, "{method}");
         assert_eq!(body["method"], method.as_str());
         assert_eq!(body["pathname"], "/hello/a/b");
@@ -145,14 +146,29 @@ async fn answers_stream_as_the_function_writes_them_and_uploads_as_they_arrive()
 async fn with_verify_jwt_only_a_valid_token_reaches_the_function() {
     let app = spawn_functions().await;
     let user = app.user_token(ALICE);
-    let legacy = app.state.credentials.jwt.sign_legacy(&json!({"role": "authenticated", "sub": ALICE, "exp": gateway::jwt::now() + 60})).expect("legacy");
+    let legacy = app
+        .state
+        .credentials
+        .jwt
+        .sign_legacy(&json!({"role": "authenticated", "sub": ALICE, "exp": gateway::jwt::now() + 60}))
+        .expect("legacy");
     let forged = format!("{}x", user);
     let cases: [(&str, Option<&str>, StatusCode, Value); 6] = [
         ("the anon key", Some(&app.anon_key), StatusCode::OK, Value::Null),
         ("a user's ES256 token", Some(&user), StatusCode::OK, Value::Null),
         ("a legacy HS256 token", Some(&legacy), StatusCode::OK, Value::Null),
-        ("no header", None, StatusCode::UNAUTHORIZED, json!({"code": 401, "message": "Missing authorization header"})),
-        ("a forged token", Some(&forged), StatusCode::UNAUTHORIZED, json!({"code": 401, "message": "Invalid JWT"})),
+        (
+            "no header",
+            None,
+            StatusCode::UNAUTHORIZED,
+            json!({"code": 401, "message": "Missing authorization header"}),
+        ),
+        (
+            "a forged token",
+            Some(&forged),
+            StatusCode::UNAUTHORIZED,
+            json!({"code": 401, "message": "Invalid JWT"}),
+        ),
         (
             "a publishable key, which is no JWT",
             Some(&app.publishable_key),
@@ -161,7 +177,8 @@ async fn with_verify_jwt_only_a_valid_token_reaches_the_function() {
         ),
     ];
     for (case, token, status, refusal) in cases {
-        let mut request = app.client.post(format!("{}/functions/v1/hello", app.address)).header("apikey", &app.anon_key);
+        let mut request =
+            app.client.post(format!("{}/functions/v1/hello", app.address)).header("apikey", &app.anon_key);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -194,7 +211,8 @@ async fn what_is_no_function_answers_not_found() {
     let app = spawn_functions().await;
     let not_found = json!({"code": "NOT_FOUND", "message": "Requested function was not found"});
     for path in ["absent", "_shared", "_shared/reply.ts", "", "..%2Fhello"] {
-        let (status, body) = json_of(app.invoke(Method::POST, path, None).send().await.expect("invoke")).await;
+        let (status, body) =
+            json_of(app.invoke(Method::POST, path, None).send().await.expect("invoke")).await;
         assert_eq!((status, body), (StatusCode::NOT_FOUND, not_found.clone()), "{path:?}");
     }
 }
@@ -202,11 +220,13 @@ async fn what_is_no_function_answers_not_found() {
 #[tokio::test]
 async fn a_function_that_cannot_start_answers_boot_error_and_one_that_throws_worker_error() {
     let app = spawn_functions().await;
-    let (status, body) = json_of(app.invoke(Method::POST, "broken", None).send().await.expect("invoke")).await;
+    let (status, body) =
+        json_of(app.invoke(Method::POST, "broken", None).send().await.expect("invoke")).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(body, json!({"code": "BOOT_ERROR", "message": "Worker failed to boot (please check logs)"}));
 
-    let (status, body) = json_of(app.invoke(Method::POST, "throws", None).send().await.expect("invoke")).await;
+    let (status, body) =
+        json_of(app.invoke(Method::POST, "throws", None).send().await.expect("invoke")).await;
     assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
     assert_eq!(body["code"], "WORKER_ERROR");
 }
@@ -242,7 +262,8 @@ async fn a_function_over_its_memory_limit_answers_worker_limit() {
 #[tokio::test]
 async fn a_function_reads_its_variables_its_folders_and_nothing_else() {
     let app = spawn_functions().await;
-    let (status, body) = json_of(app.invoke(Method::GET, "sandbox", None).send().await.expect("invoke")).await;
+    let (status, body) =
+        json_of(app.invoke(Method::GET, "sandbox", None).send().await.expect("invoke")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         body,
@@ -286,7 +307,8 @@ async fn a_function_using_supabase_js_reads_rows_as_its_caller_or_as_the_service
         ("the service role", "rls?as=service", app.anon_key.as_str(), json!(["alice's", "someone else's"])),
     ];
     for (case, path, token, rows) in cases {
-        let (status, body) = json_of(app.invoke(Method::GET, path, Some(token)).send().await.expect("invoke")).await;
+        let (status, body) =
+            json_of(app.invoke(Method::GET, path, Some(token)).send().await.expect("invoke")).await;
         assert_eq!(status, StatusCode::OK, "{case}: {body}");
         assert_eq!(body, rows, "{case}");
     }

@@ -26,7 +26,11 @@ pub struct FunctionsConfig {
     /// The URL functions reach the gateway at (their `SUPABASE_URL`).
     /// Defaults to `http://` and the `--listen` address (127.0.0.1 when it
     /// listens on every interface).
-    #[arg(long = "functions-supabase-url", id = "functions_supabase_url", env = "GATEWAY_FUNCTIONS_SUPABASE_URL")]
+    #[arg(
+        long = "functions-supabase-url",
+        id = "functions_supabase_url",
+        env = "GATEWAY_FUNCTIONS_SUPABASE_URL"
+    )]
     pub supabase_url: Option<String>,
 
     /// Longest a request waits for a function's answer (its status and

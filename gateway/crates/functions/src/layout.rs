@@ -71,13 +71,15 @@ impl Layout {
     /// function would otherwise run with settings its author did not mean).
     pub fn load(dir: Option<PathBuf>) -> Result<Self, String> {
         let Some(dir) = dir else { return Ok(Self::default()) };
-        let dir = std::fs::canonicalize(&dir).map_err(|e| format!("functions folder {}: {e}", dir.display()))?;
+        let dir =
+            std::fs::canonicalize(&dir).map_err(|e| format!("functions folder {}: {e}", dir.display()))?;
         let mut settings = HashMap::new();
         if let Some(supabase) = dir.parent() {
             let path = supabase.join("config.toml");
             if path.is_file() {
                 let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                let parsed: ConfigToml = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                let parsed: ConfigToml =
+                    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
                 settings = parsed
                     .functions
                     .into_iter()

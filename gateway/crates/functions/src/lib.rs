@@ -84,17 +84,22 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
     };
     // The CLI's main service lets preflights through unchecked, so that a
     // browser's `OPTIONS` reaches the function's own CORS answer.
-    if function.verify_jwt && request.method() != Method::OPTIONS {
-        if let Err(message) = verify(&state.credentials, request.headers()) {
-            return unauthorized(message);
-        }
+    if function.verify_jwt
+        && request.method() != Method::OPTIONS
+        && let Err(message) = verify(&state.credentials, request.headers())
+    {
+        return unauthorized(message);
     }
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
     let worker = match state.workers.worker(&function, || environment(&state, host.as_deref())).await {
         Ok(worker) => worker,
         Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
             tracing::error!(function = %name, cause = %cause, "the function failed to boot");
-            return answer(StatusCode::SERVICE_UNAVAILABLE, "BOOT_ERROR", "Worker failed to boot (please check logs)");
+            return answer(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "BOOT_ERROR",
+                "Worker failed to boot (please check logs)",
+            );
         }
     };
     forward(&state, worker, request).await
@@ -115,7 +120,9 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     parts.uri = match path.parse() {
         Ok(uri) => uri,
-        Err(_) => return answer(StatusCode::BAD_REQUEST, "BAD_REQUEST", "The request's path cannot be forwarded"),
+        Err(_) => {
+            return answer(StatusCode::BAD_REQUEST, "BAD_REQUEST", "The request's path cannot be forwarded");
+        }
     };
     parts.version = axum::http::Version::HTTP_11;
     let outgoing = Request::from_parts(parts, body);
@@ -253,7 +260,8 @@ fn database_url(pg: &tokio_postgres::Config) -> String {
         out
     };
     let user = pg.get_user().map(enc).unwrap_or_default();
-    let password = pg.get_password().map(|p| format!(":{}", enc(&String::from_utf8_lossy(p)))).unwrap_or_default();
+    let password =
+        pg.get_password().map(|p| format!(":{}", enc(&String::from_utf8_lossy(p)))).unwrap_or_default();
     let dbname = pg.get_dbname().map(enc).unwrap_or_default();
     let port = pg.get_ports().first().copied().unwrap_or(5432);
     match pg.get_hosts().first() {

@@ -56,6 +56,8 @@ pub struct Worker {
     pub name: String,
     pub socket: PathBuf,
     exited: watch::Receiver<bool>,
+    /// Set when the gateway stops it, before the process is gone.
+    stopped: AtomicBool,
     kill: Mutex<Option<oneshot::Sender<()>>>,
     in_flight: AtomicUsize,
     last_used: Mutex<Instant>,
@@ -66,11 +68,12 @@ pub struct Worker {
 
 impl Worker {
     pub fn has_exited(&self) -> bool {
-        *self.exited.borrow()
+        self.stopped.load(Ordering::SeqCst) || *self.exited.borrow()
     }
 
     /// Stops the process; its requests in flight fail.
     pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         if let Some(kill) = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = kill.send(());
         }
@@ -131,7 +134,11 @@ impl Workers {
 
     /// The running worker of `function`, started when there is none. Callers
     /// of one function wait for the one start.
-    pub async fn worker(self: &Arc<Self>, function: &Function, env: impl FnOnce() -> Env) -> Result<Arc<Worker>, BootError> {
+    pub async fn worker(
+        self: &Arc<Self>,
+        function: &Function,
+        env: impl FnOnce() -> Env,
+    ) -> Result<Arc<Worker>, BootError> {
         self.start_reaper();
         let slot = self
             .slots
@@ -165,7 +172,8 @@ impl Workers {
     }
 
     async fn boot(&self, function: &Function, env: Env) -> Result<Worker, BootError> {
-        let deno = self.deno.as_ref().ok_or_else(|| BootError::NoDeno("no deno executable was found".to_owned()))?;
+        let deno =
+            self.deno.as_ref().ok_or_else(|| BootError::NoDeno("no deno executable was found".to_owned()))?;
         let dir = tempfile::Builder::new()
             .prefix("gateway-function-")
             .tempdir()
@@ -239,6 +247,7 @@ impl Workers {
             name: function.name.clone(),
             socket,
             exited,
+            stopped: AtomicBool::new(false),
             kill: Mutex::new(Some(kill_tx)),
             in_flight: AtomicUsize::new(0),
             last_used: Mutex::new(Instant::now()),
@@ -253,7 +262,9 @@ impl Workers {
                 return Ok(worker);
             }
             if Instant::now() > deadline {
-                return Err(BootError::Failed("it did not call Deno.serve within the boot timeout".to_owned()));
+                return Err(BootError::Failed(
+                    "it did not call Deno.serve within the boot timeout".to_owned(),
+                ));
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -272,10 +283,12 @@ impl Workers {
             loop {
                 tokio::time::sleep(every).await;
                 let Some(workers) = workers.upgrade() else { return };
-                let slots: Vec<_> = workers.slots.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+                let slots: Vec<_> =
+                    workers.slots.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
                 for slot in slots {
                     let Ok(mut slot) = slot.try_lock() else { continue };
-                    let idle_for = |w: &Worker| w.last_used.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+                    let idle_for =
+                        |w: &Worker| w.last_used.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
                     if let Some(worker) = slot.as_ref()
                         && (worker.has_exited()
                             || (worker.in_flight.load(Ordering::SeqCst) == 0 && idle_for(worker) >= idle))
