@@ -152,7 +152,7 @@ async fn with_verify_jwt_only_a_valid_token_reaches_the_function() {
         .jwt
         .sign_legacy(&json!({"role": "authenticated", "sub": ALICE, "exp": gateway::jwt::now() + 60}))
         .expect("legacy");
-    let forged = format!("{}x", user);
+    let forged = format!("{user}x");
     let cases: [(&str, Option<&str>, StatusCode, Value); 6] = [
         ("the anon key", Some(&app.anon_key), StatusCode::OK, Value::Null),
         ("a user's ES256 token", Some(&user), StatusCode::OK, Value::Null),

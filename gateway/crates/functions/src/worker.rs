@@ -47,9 +47,13 @@ pub struct Workers {
     pub layout: Layout,
     deno: Option<PathBuf>,
     deno_dir: PathBuf,
-    slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Arc<Worker>>>>>>,
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
     reaper: AtomicBool,
 }
+
+/// A function's worker, if it runs; its lock is held while one starts, so
+/// the callers of one function wait for one start.
+type Slot = tokio::sync::Mutex<Option<Arc<Worker>>>;
 
 /// One function's process.
 pub struct Worker {
