@@ -197,6 +197,10 @@ impl Workers {
 
         let mut command = Command::new(deno);
         command.arg("run").arg("--no-prompt").arg("--no-lock");
+        // The request the bootstrap hands on carries the caller's abort
+        // signal, which should fire when the caller goes away, not when the
+        // answer was delivered (Deno's legacy behaviour, which it warns of).
+        command.arg("--unstable-no-legacy-abort");
         match (&function.import_map, &function.deno_config) {
             (Some(map), _) => command.arg("--no-config").arg(format!("--import-map={}", map.display())),
             (None, Some(config)) => command.arg(format!("--config={}", config.display())),
