@@ -3,6 +3,8 @@
 #   - PostgreSQL's server programs (Debian's `postgresql` package) when no
 #     initdb can be found where the gateway looks for one;
 #   - Node.js and npm, and the client test project's npm packages;
+#   - Deno, which runs the Edge Functions, from npm (`tools/deno`: the `deno`
+#     package brings the `@deno/linux-x64-glibc` binary);
 #   - Debian's Chromium, which the browser tests drive (playwright-core
 #     downloads no browser of its own), and the frontend's npm packages.
 # Safe to run again: it only installs what is missing.
@@ -46,6 +48,9 @@ fi
 
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
   (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -x tools/deno/node_modules/@deno/linux-x64-glibc/deno ] || [ tools/deno/package-lock.json -nt tools/deno/node_modules ]; then
+  (cd tools/deno && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ -f frontend/package.json ] \
   && { [ ! -d frontend/node_modules ] || [ frontend/package-lock.json -nt frontend/node_modules ]; }; then

@@ -29,7 +29,9 @@ cp -r sql policies "$work/schema/"
 cp gateway/tests/fixtures/shop.sql "$work/schema/sql/900_client_fixture.sql"
 cp tests/client/fixtures/realtime.sql "$work/schema/sql/901_client_realtime.sql"
 cp tests/client/fixtures/realtime_changes.sql "$work/schema/sql/902_client_realtime_changes.sql"
+# The Edge Functions the client tests invoke are the Rust tests' fixtures.
 target/debug/gateway serve --data-dir "$work/.data" --sql-root "$work/schema" --listen 127.0.0.1:0 \
+  --functions-dir gateway/tests/fixtures/functions/supabase/functions \
   >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!
 cleanup() {

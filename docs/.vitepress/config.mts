@@ -26,6 +26,7 @@ export default defineConfig({
           { text: 'Auth: /auth/v1', link: '/services/auth' },
           { text: 'Storage: /storage/v1', link: '/services/storage' },
           { text: 'Realtime: /realtime/v1', link: '/services/realtime' },
+          { text: 'Edge Functions: /functions/v1', link: '/services/functions' },
         ],
       },
       {

@@ -73,7 +73,10 @@ pub fn around(app: Router, config: &CompressionConfig) -> Router {
         .layer(axum::middleware::map_response(restore_item_range));
     Router::new().fallback_service(tower::service_fn(move |request: Request| {
         // A Router is always ready, and cloning one clones an `Arc`.
-        let mut chosen = if request.headers().contains_key(header::ACCEPT_ENCODING) {
+        // An Edge Function's answer is its own, streamed as it comes.
+        let mut chosen = if request.headers().contains_key(header::ACCEPT_ENCODING)
+            && !crate::is_functions_path(request.uri().path())
+        {
             compressing.clone()
         } else {
             app.clone()

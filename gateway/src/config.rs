@@ -151,6 +151,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub realtime: crate::realtime::config::RealtimeConfig,
+
+    #[command(flatten)]
+    pub functions: crate::functions::FunctionsConfig,
 }
 
 impl Config {

@@ -1,5 +1,5 @@
 //! A self-hosted gateway that speaks the APIs of `@supabase/supabase-js`
-//! (`/rest/v1`, `/auth/v1`, `/storage/v1`, `/realtime/v1`) over PostgreSQL,
+//! (`/rest/v1`, `/auth/v1`, `/storage/v1`, `/realtime/v1`, `/functions/v1`) over PostgreSQL,
 //! with row-level security deciding who sees what, and serves the shop's
 //! frontend at `/`.
 //!
@@ -21,6 +21,7 @@ pub mod state;
 
 pub use gateway_auth as auth;
 pub use gateway_core::{body, caller, db, error, jwt, keys, logs, role, server, sql};
+pub use gateway_functions as functions;
 pub use gateway_realtime as realtime;
 pub use gateway_rest as rest;
 pub use gateway_storage as storage;
@@ -48,8 +49,6 @@ pub fn app(state: AppState) -> Router {
         .route("/ready", get(health::ready))
         // Services Supabase has and this gateway does not: their own 404s,
         // never the frontend's page.
-        .route("/functions/v1", any(no_function))
-        .route("/functions/v1/{*path}", any(no_function))
         .route("/graphql/v1", any(no_graphql))
         .route("/graphql/v1/{*path}", any(no_graphql))
         // `/config.json`, and a fallback that answers what no API route does.
@@ -61,6 +60,7 @@ pub fn app(state: AppState) -> Router {
         .nest("/auth/v1", auth::router(FromRef::from_ref(&state)))
         .nest("/storage/v1", storage::router(FromRef::from_ref(&state)))
         .nest("/realtime/v1", realtime::router(FromRef::from_ref(&state)))
+        .nest_service("/functions/v1", functions::router(FromRef::from_ref(&state)))
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>());
@@ -69,7 +69,7 @@ pub fn app(state: AppState) -> Router {
         .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
             let (routes, with_cors) = (routes.clone(), with_cors.clone());
             async move {
-                if tus_discovery(&request) {
+                if tus_discovery(&request) || functions_route(&request) {
                     routes.oneshot(request).await
                 } else {
                     with_cors.oneshot(request).await
@@ -88,15 +88,6 @@ pub fn app(state: AppState) -> Router {
         )
 ;
     compress::around(app, &state.config.compression)
-}
-
-/// Edge Functions are not served: every path answers as Supabase's Edge
-/// Runtime answers a function that does not exist (supabase/edge-runtime
-/// `main` service: 404 `{"code": "NOT_FOUND", "message": "Requested function
-/// was not found"}`).
-async fn no_function() -> Response {
-    let body = serde_json::json!({"code": "NOT_FOUND", "message": "Requested function was not found"});
-    (axum::http::StatusCode::NOT_FOUND, axum::Json(body)).into_response()
 }
 
 /// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's
@@ -120,6 +111,18 @@ fn tus_discovery(request: &axum::extract::Request) -> bool {
     request.method() == Method::OPTIONS
         && !request.headers().contains_key(axum::http::header::ACCESS_CONTROL_REQUEST_METHOD)
         && request.uri().path().starts_with("/storage/v1/upload/resumable")
+}
+
+/// A request to an Edge Function, whose answer is the function's own: it
+/// answers CORS itself, as on Supabase, so the layer adds nothing
+/// (`functions`).
+fn functions_route(request: &axum::extract::Request) -> bool {
+    is_functions_path(request.uri().path())
+}
+
+/// `/functions/v1` and what is under it.
+pub fn is_functions_path(path: &str) -> bool {
+    path.strip_prefix("/functions/v1").is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// CORS as the hosted service answers it: any origin, the request's own headers

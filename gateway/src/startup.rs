@@ -273,6 +273,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     );
     let realtime = Arc::new(crate::realtime::Realtime::default());
     realtime.changes.attach(db.clone());
+    let functions = Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir)?);
     Ok(AppState {
         config: Arc::new(config),
         db,
@@ -282,6 +283,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         store,
         images,
         realtime,
+        functions,
     })
 }
 

@@ -9,6 +9,7 @@ use gateway_auth::AuthState;
 use gateway_core::body::Limits;
 use gateway_core::caller::Credentials;
 use gateway_core::db::Db;
+use gateway_functions::{FunctionsState, Workers};
 use gateway_realtime::{Realtime, RealtimeState};
 use gateway_rest::RestState;
 use gateway_rest::cache::SchemaHandle;
@@ -33,6 +34,8 @@ pub struct AppState {
     pub images: Arc<Images>,
     /// Realtime's channels and change feed.
     pub realtime: Arc<Realtime>,
+    /// The Edge Functions' processes.
+    pub functions: Arc<Workers>,
 }
 
 impl AppState {
@@ -86,6 +89,27 @@ impl FromRef<AppState> for RealtimeState {
             credentials: app.credentials.clone(),
             config: Arc::new(app.config.realtime.clone()),
             realtime: app.realtime.clone(),
+        }
+    }
+}
+
+impl FromRef<AppState> for FunctionsState {
+    fn from_ref(app: &AppState) -> Self {
+        let configured = app.config.functions.supabase_url.clone();
+        let listen = app.config.listen;
+        // The gateway's own address, which every function reaches it at; a
+        // port chosen at start (0) is only known to the request.
+        let from_listen = (listen.port() != 0).then(|| {
+            let ip =
+                if listen.ip().is_unspecified() { "127.0.0.1".to_owned() } else { listen.ip().to_string() };
+            let ip = if ip.contains(':') { format!("[{ip}]") } else { ip };
+            format!("http://{ip}:{}", listen.port())
+        });
+        FunctionsState {
+            workers: app.functions.clone(),
+            credentials: app.credentials.clone(),
+            db: app.db.clone(),
+            supabase_url: configured.or(from_listen),
         }
     }
 }

@@ -15,7 +15,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("gateway-auth", &["gateway-core"]),
     ("gateway-storage", &["gateway-core"]),
     ("gateway-realtime", &["gateway-core"]),
-    ("gateway", &["gateway-core", "gateway-rest", "gateway-auth", "gateway-storage", "gateway-realtime"]),
+    ("gateway-functions", &["gateway-core"]),
+    (
+        "gateway",
+        &[
+            "gateway-core",
+            "gateway-rest",
+            "gateway-auth",
+            "gateway-storage",
+            "gateway-realtime",
+            "gateway-functions",
+        ],
+    ),
 ];
 
 fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {

@@ -1,0 +1,44 @@
+// Loaded before a function's own module, in the function's Deno process.
+// Edge Runtime hands each request to the handler the function gives
+// `Deno.serve`, whatever port it names (supabase/edge-runtime); here that
+// handler listens on the Unix socket the gateway chose instead.
+const socket = __SOCKET__;
+const serve = Deno.serve.bind(Deno);
+let served = false;
+
+Deno.serve = function (first, second) {
+  const options = typeof first === "function" ? {} : (first ?? {});
+  const handler = typeof first === "function" ? first : (typeof second === "function" ? second : options.handler);
+  served = true;
+  // Behind a Unix socket Deno names the scheme `http+unix:`; functions on
+  // Supabase see `http:` and the host the caller asked for.
+  const asOnSupabase = (request, info) =>
+    handler(new Request("http:" + request.url.slice(request.url.indexOf("//")), request), info);
+  return serve({
+    path: socket,
+    onListen() {},
+    onError: options.onError ?? (() =>
+      Response.json(
+        { code: "WORKER_ERROR", message: "Function exited due to an error (please check logs)" },
+        { status: 500 },
+      )),
+    signal: options.signal,
+  }, asOnSupabase);
+};
+
+// On Supabase a variable that is not set reads as `undefined`; here the
+// process may only read the variables it was given, and reading another
+// would throw.
+const get = Deno.env.get.bind(Deno.env);
+Deno.env.get = (name) => {
+  try {
+    return get(name);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) return undefined;
+    throw error;
+  }
+};
+
+export function served_() {
+  return served;
+}

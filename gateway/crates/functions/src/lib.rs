@@ -1,0 +1,275 @@
+//! `/functions/v1`: Supabase Edge Functions, as functions-js
+//! (`supabase.functions.invoke`) calls them, each run by Deno in a process
+//! of its own (`worker`), from a folder laid out as the Supabase CLI lays it
+//! out (`layout`).
+//!
+//! The request reaches the function as Supabase hands it over: the path
+//! after `/functions/v1` (so `new URL(req.url).pathname` is `/<name>/...`,
+//! as Supabase documents for routing inside a function), the query, the
+//! method, the headers and the body, streamed both ways. The gateway adds
+//! nothing to the function's answer (no CORS headers: the function answers
+//! `OPTIONS` itself, as on Supabase). What the gateway answers itself is
+//! Edge Runtime's (the CLI's `functions serve` main service and
+//! <https://supabase.com/docs/guides/functions/status-codes>), so that
+//! functions-js raises a `FunctionsHttpError` carrying the same bodies:
+//!
+//! | When | Status | Body |
+//! |---|---|---|
+//! | no such function | 404 | `{"code":"NOT_FOUND","message":"Requested function was not found"}` |
+//! | `verify_jwt` and no bearer | 401 | `{"code":401,"message":"Missing authorization header"}` |
+//! | `verify_jwt` and a bad token | 401 | `{"code":401,"message":"Invalid JWT"}` |
+//! | another method | 405 | `{"code":"METHOD_NOT_ALLOWED",...}` |
+//! | the function fails to start | 503 | `{"code":"BOOT_ERROR","message":"Worker failed to boot (please check logs)"}` |
+//! | its process dies (memory) | 546 | `{"code":"WORKER_LIMIT","message":"Worker failed to respond due to a resource limit (please check logs)"}` |
+//! | no answer within the wall clock | 504 | `{"code":"WORKER_TIMEOUT",...}` |
+//! | it throws | 500 | `{"code":"WORKER_ERROR","message":"Function exited due to an error (please check logs)"}` |
+
+pub mod config;
+pub mod layout;
+pub mod worker;
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    body::Body,
+    extract::{Request, State},
+    http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use futures::StreamExt;
+use gateway_core::caller::Credentials;
+use gateway_core::db::Db;
+use gateway_core::role::Role;
+use hyper_util::rt::TokioIo;
+
+pub use config::FunctionsConfig;
+pub use worker::Workers;
+
+use worker::BootError;
+
+/// What `/functions/v1` needs: the running functions, the keys that verify
+/// callers and name the functions' own keys, and the database the functions
+/// are told about.
+#[derive(Clone)]
+pub struct FunctionsState {
+    pub workers: Arc<Workers>,
+    pub credentials: Arc<Credentials>,
+    pub db: Db,
+    /// `SUPABASE_URL` as configured or made from `--listen`; `None` when the
+    /// gateway listens on a port chosen at start, in which case the first
+    /// request's `Host` names it.
+    pub supabase_url: Option<String>,
+}
+
+/// The routes under `/functions/v1`, each function's name the first segment.
+pub fn router(state: FunctionsState) -> Router {
+    Router::new().fallback(invoke).with_state(state)
+}
+
+async fn invoke(State(state): State<FunctionsState>, request: Request) -> Response {
+    if !matches!(
+        *request.method(),
+        Method::GET | Method::POST | Method::PUT | Method::PATCH | Method::DELETE | Method::OPTIONS
+    ) {
+        return answer(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "Edge Functions only support GET, POST, PUT, PATCH, DELETE and OPTIONS",
+        );
+    }
+    let name = request.uri().path().trim_start_matches('/').split('/').next().unwrap_or_default().to_owned();
+    let Some(function) = state.workers.layout.function(&name) else {
+        return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
+    };
+    // The CLI's main service lets preflights through unchecked, so that a
+    // browser's `OPTIONS` reaches the function's own CORS answer.
+    if function.verify_jwt
+        && request.method() != Method::OPTIONS
+        && let Err(message) = verify(&state.credentials, request.headers())
+    {
+        return unauthorized(message);
+    }
+    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
+    let worker = match state.workers.worker(&function, || environment(&state, host.as_deref())).await {
+        Ok(worker) => worker,
+        Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
+            tracing::error!(function = %name, cause = %cause, "the function failed to boot");
+            return answer(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "BOOT_ERROR",
+                "Worker failed to boot (please check logs)",
+            );
+        }
+    };
+    forward(&state, worker, request).await
+}
+
+/// The function's answer to `request`, streamed.
+async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: Request) -> Response {
+    let in_flight = worker.begin();
+    let limit = state.workers.config().wall_clock_limit.0;
+    let (mut parts, body) = request.into_parts();
+    strip_hop_by_hop(&mut parts.headers);
+    if !parts.headers.contains_key(header::HOST)
+        && let Some(authority) = parts.uri.authority()
+        && let Ok(host) = HeaderValue::from_str(authority.as_str())
+    {
+        parts.headers.insert(header::HOST, host);
+    }
+    let path = parts.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    parts.uri = match path.parse() {
+        Ok(uri) => uri,
+        Err(_) => {
+            return answer(StatusCode::BAD_REQUEST, "BAD_REQUEST", "The request's path cannot be forwarded");
+        }
+    };
+    parts.version = axum::http::Version::HTTP_11;
+    let outgoing = Request::from_parts(parts, body);
+
+    let exchange = async {
+        let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a function's connection ended");
+            }
+        });
+        sender.send_request(outgoing).await.map_err(Box::<dyn std::error::Error + Send + Sync>::from)
+    };
+    let response = match tokio::time::timeout(limit, exchange).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => {
+            // A process that died under a request: a V8 heap over the memory
+            // limit, or a kill. Edge Runtime answers a worker stopped by a
+            // limit this way.
+            tracing::error!(function = %worker.name, error = %e, "the function's process stopped during a request");
+            state.workers.retire(&worker);
+            return answer(
+                StatusCode::from_u16(546).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                "WORKER_LIMIT",
+                "Worker failed to respond due to a resource limit (please check logs)",
+            );
+        }
+        Err(_) => {
+            tracing::error!(function = %worker.name, limit = ?limit, "the function did not answer within the wall clock limit; stopping it");
+            state.workers.retire(&worker);
+            return answer(
+                StatusCode::GATEWAY_TIMEOUT,
+                "WORKER_TIMEOUT",
+                "Function did not respond before the wall clock limit",
+            );
+        }
+    };
+    let (mut parts, body) = response.into_parts();
+    strip_hop_by_hop(&mut parts.headers);
+    // The worker counts as busy until the last byte of its answer is out.
+    let stream = http_body_util::BodyDataStream::new(body).map(move |chunk| {
+        let _ = &in_flight;
+        chunk
+    });
+    Response::from_parts(parts, Body::from_stream(stream))
+}
+
+/// Headers of one hop only (RFC 9110, section 7.6.1), which a proxy drops.
+fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    let named: Vec<HeaderName> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
+        .collect();
+    for name in named {
+        headers.remove(name);
+    }
+    for name in [
+        header::CONNECTION,
+        HeaderName::from_static("keep-alive"),
+        header::PROXY_AUTHENTICATE,
+        header::PROXY_AUTHORIZATION,
+        header::TE,
+        header::TRAILER,
+        header::TRANSFER_ENCODING,
+        header::UPGRADE,
+    ] {
+        headers.remove(name);
+    }
+}
+
+/// The JWT check Supabase runs before a function with `verify_jwt`: any
+/// token the gateway's keys verify (the legacy HS256 secret and the
+/// asymmetric signing keys alike). Publishable and secret keys are not JWTs
+/// and fail it, as Supabase documents.
+fn verify(credentials: &Credentials, headers: &HeaderMap) -> Result<(), &'static str> {
+    let value = headers.get(header::AUTHORIZATION).ok_or("Missing authorization header")?;
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .ok_or("Invalid JWT")?;
+    credentials.jwt.verify(token).map(|_| ()).map_err(|_| "Invalid JWT")
+}
+
+fn unauthorized(message: &str) -> Response {
+    let body = serde_json::json!({"code": 401, "message": message});
+    (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response()
+}
+
+fn answer(status: StatusCode, code: &str, message: &str) -> Response {
+    (status, axum::Json(serde_json::json!({"code": code, "message": message}))).into_response()
+}
+
+/// The variables Supabase gives every function
+/// (<https://supabase.com/docs/guides/functions/secrets>), made when a
+/// function's process starts so that it has the keys in use then.
+fn environment(state: &FunctionsState, host: Option<&str>) -> worker::Env {
+    let url = state
+        .supabase_url
+        .clone()
+        .or_else(|| host.map(|h| format!("http://{h}")))
+        .unwrap_or_else(|| "http://127.0.0.1:54321".to_owned());
+    let jwt = &state.credentials.jwt;
+    let key = |role| gateway_core::jwt::api_key(jwt, role).unwrap_or_default();
+    let mut env = vec![
+        ("SUPABASE_URL", url),
+        ("SUPABASE_ANON_KEY", key(Role::Anon)),
+        ("SUPABASE_SERVICE_ROLE_KEY", key(Role::ServiceRole)),
+        ("SUPABASE_DB_URL", database_url(state.db.pg_config())),
+        ("SUPABASE_JWKS", jwt.jwks().to_string()),
+    ];
+    if let Some(publishable) = state.credentials.api_keys.publishable() {
+        env.push(("SUPABASE_PUBLISHABLE_KEYS", serde_json::json!({"default": publishable}).to_string()));
+    }
+    env
+}
+
+/// A libpq URL for the gateway's own database connection (the
+/// `authenticator` role, or whatever `DATABASE_URL` names).
+fn database_url(pg: &tokio_postgres::Config) -> String {
+    use tokio_postgres::config::Host;
+    let enc = |s: &str| {
+        let mut out = String::new();
+        for byte in s.bytes() {
+            if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+                out.push(byte as char);
+            } else {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+        out
+    };
+    let user = pg.get_user().map(enc).unwrap_or_default();
+    let password =
+        pg.get_password().map(|p| format!(":{}", enc(&String::from_utf8_lossy(p)))).unwrap_or_default();
+    let dbname = pg.get_dbname().map(enc).unwrap_or_default();
+    let port = pg.get_ports().first().copied().unwrap_or(5432);
+    match pg.get_hosts().first() {
+        Some(Host::Tcp(host)) => format!("postgresql://{user}{password}@{}:{port}/{dbname}", enc(host)),
+        Some(Host::Unix(dir)) => format!(
+            "postgresql://{user}{password}@/{dbname}?host={}&port={port}",
+            enc(&dir.to_string_lossy())
+        ),
+        None => format!("postgresql://{user}{password}@localhost:{port}/{dbname}"),
+    }
+}

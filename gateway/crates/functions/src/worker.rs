@@ -1,0 +1,385 @@
+//! One Deno process per function, as Edge Runtime gives each function a
+//! worker of its own (supabase/edge-runtime, `EdgeRuntime.userWorkers`):
+//! started by the first request, reused by the next ones, stopped when it
+//! has served nothing for the idle timeout, and stopped when a request
+//! overruns the wall clock. Its permissions are narrowed with Deno's flags
+//! (<https://docs.deno.com/runtime/fundamentals/security/>): the network,
+//! reads of its own folder and `_shared/`, writes in a temporary folder of
+//! its own, and only the variables the gateway gives it.
+//!
+//! The process listens on a Unix socket in that temporary folder (mode
+//! 0700), so nothing but the gateway reaches it and nobody skips the JWT
+//! check.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::{oneshot, watch};
+
+use crate::config::FunctionsConfig;
+use crate::layout::{Function, Layout};
+
+const BOOTSTRAP: &str = include_str!("bootstrap.js");
+const MAIN: &str = include_str!("main.js.in");
+
+/// Why a function could not be started.
+#[derive(Debug)]
+pub enum BootError {
+    /// No `deno` was found, or it could not be run.
+    NoDeno(String),
+    /// The function's module failed (a syntax error, a missing import, a
+    /// throw at the top level), exited, or never called `Deno.serve`.
+    Failed(String),
+}
+
+/// The variables a function reads (`Deno.env`), Supabase's names.
+pub type Env = Vec<(&'static str, String)>;
+
+/// The running functions.
+pub struct Workers {
+    config: FunctionsConfig,
+    pub layout: Layout,
+    deno: Option<PathBuf>,
+    deno_dir: PathBuf,
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+    reaper: AtomicBool,
+}
+
+/// A function's worker, if it runs; its lock is held while one starts, so
+/// the callers of one function wait for one start.
+type Slot = tokio::sync::Mutex<Option<Arc<Worker>>>;
+
+/// One function's process.
+pub struct Worker {
+    pub name: String,
+    pub socket: PathBuf,
+    exited: watch::Receiver<bool>,
+    /// Set when the gateway stops it, before the process is gone.
+    stopped: AtomicBool,
+    kill: Mutex<Option<oneshot::Sender<()>>>,
+    in_flight: AtomicUsize,
+    last_used: Mutex<Instant>,
+    /// Holds the socket and the function's writable folder; removed with
+    /// the worker.
+    _dir: tempfile::TempDir,
+}
+
+impl Worker {
+    pub fn has_exited(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst) || *self.exited.borrow()
+    }
+
+    /// Stops the process; its requests in flight fail.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        if let Some(kill) = self.kill.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = kill.send(());
+        }
+    }
+
+    /// Counts a request until the returned guard drops (at the end of its
+    /// answer's body), so an idle worker is never one still streaming.
+    pub fn begin(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        InFlight(self.clone())
+    }
+}
+
+pub struct InFlight(Arc<Worker>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        *self.0.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Workers {
+    pub fn new(config: FunctionsConfig, data_dir: &Path) -> Result<Self, String> {
+        let layout = Layout::load(crate::layout::find_dir(config.dir.as_deref()))?;
+        let deno = crate::layout::find_deno(config.deno.as_deref());
+        match (&layout.dir, &deno) {
+            (Some(dir), Some(deno)) => {
+                tracing::info!(functions = %dir.display(), deno = %deno.display(), "serving Edge Functions");
+            }
+            (Some(dir), None) => tracing::warn!(
+                functions = %dir.display(),
+                "no deno found (run scripts/setup.sh or set GATEWAY_FUNCTIONS_DENO): every function will answer BOOT_ERROR"
+            ),
+            (None, _) => {}
+        }
+        // Deno's own cache (`npm:` packages) lives with the gateway's data.
+        let deno_dir = std::path::absolute(data_dir.join("deno")).map_err(|e| e.to_string())?;
+        Ok(Self {
+            config,
+            layout,
+            deno,
+            deno_dir,
+            slots: Mutex::new(HashMap::new()),
+            reaper: AtomicBool::new(false),
+        })
+    }
+
+    pub fn config(&self) -> &FunctionsConfig {
+        &self.config
+    }
+
+    /// The running worker of `function`, started when there is none. Callers
+    /// of one function wait for the one start.
+    pub async fn worker(
+        self: &Arc<Self>,
+        function: &Function,
+        env: impl FnOnce() -> Env,
+    ) -> Result<Arc<Worker>, BootError> {
+        self.start_reaper();
+        let slot = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(function.name.clone())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().await;
+        if let Some(worker) = slot.as_ref().filter(|w| !w.has_exited()) {
+            *worker.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            return Ok(worker.clone());
+        }
+        *slot = None;
+        let worker = Arc::new(self.boot(function, env()).await?);
+        *slot = Some(worker.clone());
+        Ok(worker)
+    }
+
+    /// Forgets `worker` (stopped for overrunning), so the next request starts
+    /// a new one.
+    pub fn retire(&self, worker: &Arc<Worker>) {
+        worker.stop();
+        let slot = self.slots.lock().unwrap_or_else(|e| e.into_inner()).get(&worker.name).cloned();
+        if let Some(slot) = slot
+            && let Ok(mut slot) = slot.try_lock()
+            && slot.as_ref().is_some_and(|w| Arc::ptr_eq(w, worker))
+        {
+            *slot = None;
+        }
+    }
+
+    async fn boot(&self, function: &Function, env: Env) -> Result<Worker, BootError> {
+        let deno =
+            self.deno.as_ref().ok_or_else(|| BootError::NoDeno("no deno executable was found".to_owned()))?;
+        let dir = tempfile::Builder::new()
+            .prefix("gateway-function-")
+            .tempdir()
+            .map_err(|e| BootError::NoDeno(format!("a temporary folder: {e}")))?;
+        let socket = dir.path().join("socket");
+        let bootstrap = dir.path().join("bootstrap.js");
+        let main = dir.path().join("main.js");
+        let write = |path: &Path, text: String| {
+            std::fs::write(path, text).map_err(|e| BootError::NoDeno(format!("{}: {e}", path.display())))
+        };
+        write(&bootstrap, BOOTSTRAP.replace("__SOCKET__", &js_string(&socket.to_string_lossy())))?;
+        write(
+            &main,
+            MAIN.replace("__BOOTSTRAP__", &js_string(&file_url(&bootstrap)))
+                .replace("__ENTRYPOINT__", &js_string(&file_url(&function.entrypoint))),
+        )?;
+
+        let mut command = Command::new(deno);
+        command.arg("run").arg("--no-prompt").arg("--no-lock");
+        // The request the bootstrap hands on carries the caller's abort
+        // signal, which should fire when the caller goes away, not when the
+        // answer was delivered (Deno's legacy behaviour, which it warns of).
+        command.arg("--unstable-no-legacy-abort");
+        match (&function.import_map, &function.deno_config) {
+            (Some(map), _) => command.arg("--no-config").arg(format!("--import-map={}", map.display())),
+            (None, Some(config)) => command.arg(format!("--config={}", config.display())),
+            (None, None) => command.arg("--no-config"),
+        };
+        let names: Vec<&str> = env.iter().map(|(name, _)| *name).collect();
+        command
+            .arg("--allow-net")
+            .arg(format!(
+                "--allow-read={},{},{}",
+                function.dir.display(),
+                function.shared.display(),
+                dir.path().display()
+            ))
+            .arg(format!("--allow-write={}", dir.path().display()))
+            .arg(format!("--allow-env={}", names.join(",")))
+            .arg(format!("--v8-flags=--max-old-space-size={}", self.config.memory_limit_mb))
+            .arg(&main)
+            .current_dir(&function.dir)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .env("DENO_DIR", &self.deno_dir)
+            .env("DENO_NO_UPDATE_CHECK", "1")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", dir.path())
+            // The system's certificates and proxy reach the npm registry as
+            // npm itself reaches it; the function cannot read them.
+            .env("DENO_TLS_CA_STORE", "system")
+            .envs(PASSED_THROUGH.iter().filter_map(|name| Some((*name, std::env::var_os(name)?))))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| BootError::NoDeno(format!("{}: {e}", deno.display())))?;
+        forward_logs(&function.name, child.stdout.take(), child.stderr.take());
+
+        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        let (exited_tx, exited) = watch::channel(false);
+        let name = function.name.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                status = child.wait() => {
+                    tracing::info!(function = %name, status = ?status.ok(), "the function's process exited");
+                }
+                _ = kill_rx => {
+                    let _ = child.kill().await;
+                }
+            }
+            let _ = exited_tx.send(true);
+        });
+        let worker = Worker {
+            name: function.name.clone(),
+            socket,
+            exited,
+            stopped: AtomicBool::new(false),
+            kill: Mutex::new(Some(kill_tx)),
+            in_flight: AtomicUsize::new(0),
+            last_used: Mutex::new(Instant::now()),
+            _dir: dir,
+        };
+        let deadline = Instant::now() + self.config.boot_timeout.0;
+        loop {
+            if worker.has_exited() {
+                return Err(BootError::Failed("the process exited before it served".to_owned()));
+            }
+            if tokio::net::UnixStream::connect(&worker.socket).await.is_ok() {
+                return Ok(worker);
+            }
+            if Instant::now() > deadline {
+                return Err(BootError::Failed(
+                    "it did not call Deno.serve within the boot timeout".to_owned(),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops the workers idle for longer than the idle timeout, checking a
+    /// few times per timeout; it ends with the gateway's `Workers`.
+    fn start_reaper(self: &Arc<Self>) {
+        if self.reaper.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let idle = self.config.idle_timeout.0;
+        let every = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(10));
+        let workers: Weak<Self> = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(workers) = workers.upgrade() else { return };
+                let slots: Vec<_> =
+                    workers.slots.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+                for slot in slots {
+                    let Ok(mut slot) = slot.try_lock() else { continue };
+                    let idle_for =
+                        |w: &Worker| w.last_used.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+                    if let Some(worker) = slot.as_ref()
+                        && (worker.has_exited()
+                            || (worker.in_flight.load(Ordering::SeqCst) == 0 && idle_for(worker) >= idle))
+                    {
+                        tracing::debug!(function = %worker.name, "stopping an idle function");
+                        worker.stop();
+                        *slot = None;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// What the process needs from the gateway's environment to fetch `npm:`
+/// packages the way npm does on this machine.
+const PASSED_THROUGH: &[&str] = &[
+    "HOME",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "DENO_CERT",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "NPM_CONFIG_REGISTRY",
+];
+
+/// The function's `console.log` (stdout) and `console.error` (stderr) lines,
+/// in the gateway's log under the function's name.
+fn forward_logs(
+    name: &str,
+    stdout: Option<tokio::process::ChildStdout>,
+    stderr: Option<tokio::process::ChildStderr>,
+) {
+    if let Some(stdout) = stdout {
+        let name = name.to_owned();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(function = %name, "{line}");
+            }
+        });
+    }
+    if let Some(stderr) = stderr {
+        let name = name.to_owned();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::warn!(function = %name, "{line}");
+            }
+        });
+    }
+}
+
+/// `text` as a JavaScript string literal (JSON's are).
+fn js_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
+}
+
+/// A `file:` URL of an absolute path, its bytes percent-encoded outside the
+/// characters a path segment keeps.
+fn file_url(path: &Path) -> String {
+    let mut url = String::from("file://");
+    for byte in path.to_string_lossy().bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            url.push(byte as char);
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_urls_escape_what_a_path_segment_cannot_hold() {
+        assert_eq!(file_url(Path::new("/srv/my fn/index.ts")), "file:///srv/my%20fn/index.ts");
+        assert_eq!(file_url(Path::new("/a/%b#?.ts")), "file:///a/%25b%23%3F.ts");
+    }
+}
