@@ -155,6 +155,8 @@ fn cors() -> CorsLayer {
         "x-supabase-api-version",
         "x-sb-error-code",
         "x-total-count",
+        // So that a browser app can quote it in a bug report.
+        "x-request-id",
         "etag",
         "last-modified",
         // What tus-js-client reads in a browser (`/storage/v1/upload/resumable`).

@@ -20,7 +20,7 @@ fn sample(text: &str, name: &str, labels: &[&str]) -> f64 {
         .filter_map(|line| {
             let (series, value) = line.rsplit_once(' ')?;
             let (metric, rest) = series.split_once('{').unwrap_or((series, ""));
-            (metric == name && labels.iter().all(|label| rest.contains(label))).then(|| value.parse().ok())?
+            (metric == name && labels.iter().all(|label| rest.contains(label))).then(|| value.parse::<f64>().ok())?
         })
         .sum()
 }

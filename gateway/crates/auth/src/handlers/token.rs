@@ -44,9 +44,12 @@ pub async fn token(
     headers: HeaderMap,
     Body(body): Body<TokenBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let grant = query_param(query.as_deref(), "grant_type");
-    let grant = match grant.as_deref() {
-        Some(known @ ("password" | "refresh_token" | "pkce" | "id_token" | "web3")) => known,
+    let grant = match query_param(query.as_deref(), "grant_type").as_deref() {
+        Some("password") => "password",
+        Some("refresh_token") => "refresh_token",
+        Some("pkce") => "pkce",
+        Some("id_token") => "id_token",
+        Some("web3") => "web3",
         _ => "other",
     };
     let answer = issue(state, ip, user_agent, headers, body, grant).await;
