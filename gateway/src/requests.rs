@@ -132,7 +132,8 @@ pub async fn record(State(recording): State<Recording>, request: Request, next: 
 /// APIs; `gateway` for the rest (health, the shop, the 404s of services not
 /// served).
 pub fn service_of(path: &str) -> &'static str {
-    let prefix = |name: &str| path.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    let prefix =
+        |name: &str| path.strip_prefix(name).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     if prefix("/rest/v1") {
         "rest"
     } else if prefix("/auth/v1") {

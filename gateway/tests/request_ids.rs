@@ -30,7 +30,7 @@ async fn every_service_echoes_a_sane_request_id_and_replaces_any_other() {
         ("REST unknown table", "/rest/v1/no_such_table", true, 404),
         ("Auth settings", "/auth/v1/settings", true, 200),
         ("Auth refusal", "/auth/v1/user", true, 401),
-        ("Storage refusal", "/storage/v1/bucket", false, 403),
+        ("Storage refusal, in Storage's shape", "/storage/v1/bucket", false, 400),
         ("Realtime without an upgrade", "/realtime/v1/websocket?vsn=1.0.0", true, 400),
         ("the gateway's health", "/health", false, 200),
         ("a service not served", "/functions/v1/hello", false, 404),
@@ -43,7 +43,8 @@ async fn every_service_echoes_a_sane_request_id_and_replaces_any_other() {
             }
             let response = request.send().await.expect("request");
             assert_eq!(response.status().as_u16(), status, "{what}");
-            let echoed = response.headers().get("x-request-id").map(|v| v.to_str().expect("ascii").to_owned());
+            let echoed =
+                response.headers().get("x-request-id").map(|v| v.to_str().expect("ascii").to_owned());
             let echoed = echoed.unwrap_or_else(|| panic!("{what}: no x-request-id"));
             if kept {
                 assert_eq!(echoed, id, "{what}");

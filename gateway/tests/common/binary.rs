@@ -57,7 +57,8 @@ impl Gateway {
             stderr.read_to_end(&mut bytes).expect("read the log");
             bytes
         });
-        let (mut address, mut admin, mut anon_key, mut service_key) = (String::new(), None, String::new(), String::new());
+        let (mut address, mut admin, mut anon_key, mut service_key) =
+            (String::new(), None, String::new(), String::new());
         let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
         while service_key.is_empty() {
             let line = lines.next().expect("the banner").expect("a line");
@@ -74,7 +75,30 @@ impl Gateway {
         }
         // The rest of the banner is not read; the pipe must not fill.
         std::thread::spawn(move || for _ in lines {});
-        Gateway { child, log: Some(log), address, admin, anon_key, service_key, private }
+        let gateway = Gateway { child, log: Some(log), address, admin, anon_key, service_key, private };
+        gateway.wait_until_serving();
+        gateway
+    }
+
+    /// The banner comes before the accept loop (and its signal handlers):
+    /// waits for `/health` to answer.
+    fn wait_until_serving(&self) {
+        use std::io::Write;
+        let host = self.address.trim_start_matches("http://");
+        for _ in 0..200 {
+            if let Ok(mut stream) = std::net::TcpStream::connect(host) {
+                let request = format!("GET /health HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
+                let mut answer = String::new();
+                if stream.write_all(request.as_bytes()).is_ok()
+                    && stream.read_to_string(&mut answer).is_ok()
+                    && answer.starts_with("HTTP/1.1 200")
+                {
+                    return;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("the gateway at {host} never answered /health");
     }
 
     /// Stops it as a service manager would (SIGINT) and returns its log.

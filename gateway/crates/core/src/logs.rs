@@ -29,6 +29,13 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(10);
 const MAX_CAUSES: usize = 256;
 const OTHER_CAUSES: &str = "(other causes)";
 
+/// The driver's debug line for each statement prints its parameters, and a
+/// request's settings are parameters: `request.headers` holds the API key and
+/// the bearer token. So that `RUST_LOG=debug` never logs them, this target
+/// stays at info whatever `RUST_LOG` says (the SQL text, in
+/// `tokio_postgres::prepare`, has no values and stays available).
+const NEVER_BELOW_INFO: &str = "tokio_postgres::query=info";
+
 /// How log lines are written (`--log-format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -44,7 +51,8 @@ pub enum LogFormat {
 /// database libraries at warn, on stderr, in `format`.
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn"));
+        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn"))
+        .add_directive(NEVER_BELOW_INFO.parse().unwrap_or_else(|_| tracing::Level::INFO.into()));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     match format {
         LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
