@@ -157,7 +157,11 @@ echo
 echo "medians: off $off_rps req/s, ${off_us} us CPU per request; on $on_rps req/s, ${on_us} us CPU per request"
 awk -v on="$on_rps" -v off="$off_rps" -v onu="$on_us" -v offu="$off_us" 'BEGIN {
   r = off > 0 ? on / off : 0
-  printf "throughput on/off: %.3f (target >= 0.97: %s); CPU per request on/off: %.3f\n", r, r >= 0.97 ? "met" : "NOT met", offu > 0 ? onu / offu : 0
+  verdict = "NOT met"
+  if (r >= 0.97) verdict = "met"
+  cpu = 0
+  if (offu > 0) cpu = onu / offu
+  printf "throughput on/off: %.3f (target >= 0.97: %s); CPU per request on/off: %.3f\n", r, verdict, cpu
 }'
 series=$(curl -s "http://127.0.0.1:$admin_port/metrics" | grep -c '^gateway_http_requests_total' || true)
 echo "the metered gateway exported $series request series"
