@@ -73,7 +73,10 @@ impl Command {
     /// The gateway's settings, for the commands that take them.
     fn config(&self) -> Option<&Config> {
         match self {
-            Command::Serve(config) | Command::Migrate(config) => Some(config),
+            Command::Serve(config)
+            | Command::Migrate(MigrateArgs { config, .. })
+            | Command::Backup(BackupArgs { config, .. })
+            | Command::Restore(RestoreArgs { config, .. }) => Some(config),
             Command::Keys(KeysArgs { config, .. }) | Command::SigningKeys(SigningKeysArgs { config, .. }) => {
                 Some(config)
             }
