@@ -69,6 +69,24 @@ enum Command {
     Docs(DocsCommand),
 }
 
+impl Command {
+    /// The gateway's settings, for the commands that take them.
+    fn config(&self) -> Option<&Config> {
+        match self {
+            Command::Serve(config)
+            | Command::Migrate(MigrateArgs { config, .. })
+            | Command::Backup(BackupArgs { config, .. })
+            | Command::Restore(RestoreArgs { config, .. }) => Some(config),
+            Command::Keys(KeysArgs { config, .. }) | Command::SigningKeys(SigningKeysArgs { config, .. }) => {
+                Some(config)
+            }
+            Command::Users(UsersCommand::Add { config, .. } | UsersCommand::List { config }) => Some(config),
+            Command::Storage(StorageCommand::Sweep { config, .. }) => Some(config),
+            Command::Cluster(_) | Command::Docs(_) => None,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum DocsCommand {
     /// The flags and variables of `gateway serve`, for docs/configuration.md.
@@ -253,8 +271,11 @@ pub async fn run() -> ExitCode {
             }
         };
     }
-    crate::logs::init();
-    let result = match Cli::parse().command {
+    // Logs start once the command line is read, in the format it asks for;
+    // nothing logs before (clap prints its own errors).
+    let cli = Cli::parse();
+    crate::logs::init(cli.command.config().map(|c| c.log_format).unwrap_or_default());
+    let result = match cli.command {
         Command::Serve(config) => serve(config).await,
         Command::Migrate(MigrateArgs { config, check: true }) => {
             let result = migrate_check(config).await;
@@ -323,6 +344,15 @@ async fn serve_on(
     }
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;
+    // Metrics are recorded only when they can be read.
+    let admin = match config.metrics_listen {
+        Some(wanted) => {
+            let (listener, bound) = crate::telemetry::bind(wanted).await?;
+            let handle = crate::telemetry::install()?;
+            Some((startup::Admin { listener, handle }, bound))
+        }
+        None => None,
+    };
     let seed = config.seed;
     let state = startup::state(config, database.api.clone(), secret)?;
     let secret_for_backups = secret.clone();
@@ -350,6 +380,9 @@ async fn serve_on(
     });
     println!("gateway is serving on http://{address}");
     println!("  API URL:          http://{address}");
+    if let Some((_, bound)) = &admin {
+        println!("  metrics:          http://{bound}/metrics");
+    }
     if let Some((cluster, _)) = &database.cluster {
         println!("  database:         {}", cluster.superuser_url());
         if cluster.kept_outside() {
@@ -386,7 +419,8 @@ async fn serve_on(
             }))
         }
     };
-    let served = startup::serve(listener, state, startup::shutdown_signal()).await;
+    let admin = admin.map(|(admin, _)| admin);
+    let served = startup::serve(listener, state, admin, startup::shutdown_signal()).await;
     if let Some(scheduled) = scheduled {
         scheduled.abort();
     }

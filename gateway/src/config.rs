@@ -131,6 +131,24 @@ pub struct Config {
     )]
     pub backup_keep: u32,
 
+    /// Address of the admin listener: `/metrics` (Prometheus text), `/live`
+    /// and `/ready`, as PostgREST's admin server. Off unless set; nothing is
+    /// recorded while it is off. Keep it private (loopback or an internal
+    /// network): it needs no key.
+    #[arg(help_heading = "Operations", long, env = "GATEWAY_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
+    /// How log lines are written to stderr: `text` (one line each, for a
+    /// terminal or journald) or `json` (one object per line, for a log
+    /// collector). Every line of a request carries its `request_id`.
+    #[arg(help_heading = "Operations", long, env = "GATEWAY_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: crate::logs::LogFormat,
+
+    /// Log one line per request: method, path (without the query string,
+    /// which can carry an API key), status, duration and request id.
+    #[arg(help_heading = "Operations", long, env = "GATEWAY_ACCESS_LOG", default_value_t = false)]
+    pub access_log: bool,
+
     #[command(flatten)]
     pub server: crate::server::ServerConfig,
 

@@ -16,8 +16,10 @@ pub mod embedded;
 pub mod frontend;
 pub mod health;
 pub mod help;
+pub mod requests;
 pub mod startup;
 pub mod state;
+pub mod telemetry;
 
 pub use gateway_auth as auth;
 pub use gateway_core::{body, caller, db, error, jwt, keys, logs, role, server, sql};
@@ -63,7 +65,8 @@ pub fn app(state: AppState) -> Router {
         .nest_service("/functions/v1", functions::router(FromRef::from_ref(&state)))
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
-        .layer(error::shaped::<rest::PostgRest>());
+        .layer(error::shaped::<rest::PostgRest>())
+        .route_layer(axum::middleware::from_fn(requests::keep_route));
     let with_cors = cors().layer(routes.clone());
     let app = Router::new()
         .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
@@ -79,15 +82,25 @@ pub fn app(state: AppState) -> Router {
         .layer(
             // Paths only: a query string may carry an API key. A failed request
             // is logged once, with its cause, by `error`: the layer's own line
-            // per 5xx is for debugging.
+            // per 5xx is for debugging. The request's id is on every line.
             TraceLayer::new_for_http()
                 .make_span_with(|request: &axum::http::Request<_>| {
-                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                    tracing::info_span!(
+                        "request",
+                        method = %request.method(),
+                        path = %request.uri().path(),
+                        request_id = %requests::id_of(request),
+                    )
                 })
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
-        )
-;
+        );
+    let recording =
+        requests::Recording { metrics: telemetry::installed(), access_log: state.config.access_log };
+    // The id outermost, so that every answer carries it, the compressed and
+    // the refused alike.
     compress::around(app, &state.config.compression)
+        .layer(axum::middleware::from_fn_with_state(recording, requests::record))
+        .layer(axum::middleware::from_fn(requests::request_id))
 }
 
 /// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's
@@ -145,6 +158,8 @@ fn cors() -> CorsLayer {
         "x-supabase-api-version",
         "x-sb-error-code",
         "x-total-count",
+        // So that a browser app can quote it in a bug report.
+        "x-request-id",
         "etag",
         "last-modified",
         // What tus-js-client reads in a browser (`/storage/v1/upload/resumable`).

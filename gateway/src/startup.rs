@@ -295,8 +295,17 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
+    admin: Option<Admin>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // The admin listener lives as long as the API's, drain included, so that
+    // the last requests are counted and `/ready` answers meanwhile.
+    let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
+    let admin_task = admin.map(|admin| {
+        tokio::spawn(crate::telemetry::serve_admin(admin.listener, state.clone(), admin.handle, async {
+            let _ = admin_stopped.await;
+        }))
+    });
     let listener_task = crate::rest::cache::spawn_listener(state.schema.clone(), state.db.clone());
     state.realtime.changes.check_at_start();
     let realtime = state.realtime.clone();
@@ -318,6 +327,13 @@ pub async fn serve(
     let open_files = crate::server::raise_open_files_limit();
     let cap = crate::server::connection_cap(&limits, open_files);
     let result = crate::server::serve(listener, crate::app(state), &limits, cap, shutdown).await;
+    drop(stop_admin);
+    if let Some(task) = admin_task {
+        // A scraper's keep-alive connection must not hold the exit.
+        if tokio::time::timeout(std::time::Duration::from_secs(1), task).await.is_err() {
+            tracing::debug!("the admin listener was stopped with connections open");
+        }
+    }
     listener_task.abort();
     keys_task.abort();
     realtime.changes.stop();
@@ -325,6 +341,13 @@ pub async fn serve(
         sweeper.abort();
     }
     result
+}
+
+/// The admin listener (`--metrics-listen`) and the recorder its `/metrics`
+/// renders.
+pub struct Admin {
+    pub listener: TcpListener,
+    pub handle: metrics_exporter_prometheus::PrometheusHandle,
 }
 
 /// Makes the first keys on a first start and loads them all

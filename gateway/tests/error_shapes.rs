@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 fn rendered<S: ErrorShape>(error: &ApiError) -> (u16, Value) {
     let response: Response = render::<S>(error);
     let status = response.status().as_u16();
-    let bytes = futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
+    let bytes =
+        futures::executor::block_on(axum::body::to_bytes(response.into_body(), 1 << 16)).expect("body");
     (status, serde_json::from_slice(&bytes).expect("json"))
 }
 
@@ -39,7 +40,10 @@ fn each_service_renders_a_bad_token_in_its_own_shape() {
         ("GoTrue", (403, json!({"code":"bad_jwt","error_code":"bad_jwt","msg":gotrue,"message":gotrue}))),
         (
             "Storage",
-            (400, json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"JWT expired"})),
+            (
+                400,
+                json!({"statusCode":"403","code":"AccessDenied","error":"Unauthorized","message":"JWT expired"}),
+            ),
         ),
         ("Realtime", (401, json!({"message":"Unauthorized"}))),
     ];

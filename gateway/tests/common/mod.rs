@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod auth;
+pub mod binary;
 pub mod oidc;
 pub mod smtp;
 pub mod wire;

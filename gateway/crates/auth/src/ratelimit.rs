@@ -119,6 +119,7 @@ pub async fn take(state: &AuthState, bucket: Bucket, ip: Option<IpAddr>) -> Resu
         forget_idle(&state.db).await?;
     }
     if rows.is_empty() {
+        metrics::counter!("gateway_auth_rate_limited_total", "limit" => bucket.name()).increment(1);
         return Err(AuthError::over_request_rate_limit().into());
     }
     Ok(())

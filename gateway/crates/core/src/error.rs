@@ -260,7 +260,10 @@ fn reshape<S: ErrorShape>(mut response: Response) -> Response {
     // set only its content type.
     let headers = response.headers();
     for name in headers.keys() {
-        if name == header::CONTENT_TYPE || name == header::CONTENT_LENGTH || shaped.headers().contains_key(name) {
+        if name == header::CONTENT_TYPE
+            || name == header::CONTENT_LENGTH
+            || shaped.headers().contains_key(name)
+        {
             continue;
         }
         for value in headers.get_all(name) {

@@ -29,17 +29,35 @@ pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(10);
 const MAX_CAUSES: usize = 256;
 const OTHER_CAUSES: &str = "(other causes)";
 
+/// The driver's debug line for each statement prints its parameters, and a
+/// request's settings are parameters: `request.headers` holds the API key and
+/// the bearer token. So that `RUST_LOG=debug` never logs them, this target
+/// stays at info whatever `RUST_LOG` says (the SQL text, in
+/// `tokio_postgres::prepare`, has no values and stays available).
+const NEVER_BELOW_INFO: &str = "tokio_postgres::query=info";
+
+/// How log lines are written (`--log-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One line of text per event, the request's span fields in front.
+    #[default]
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `fields`, `target`,
+    /// and `span`/`spans` with the request's fields), for log collectors.
+    Json,
+}
+
 /// Installs the process-wide subscriber: `RUST_LOG`, or info with the HTTP and
-/// database libraries at warn, on stderr.
-pub fn init() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+/// database libraries at warn, on stderr, in `format`.
+pub fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn,tokio_postgres=warn"))
+        .add_directive(NEVER_BELOW_INFO.parse().unwrap_or_else(|_| tracing::Level::INFO.into()));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => builder.json().with_ansi(false).init(),
+    }
 }
 
 static INTERVAL_MS: AtomicU64 = AtomicU64::new(DEFAULT_INTERVAL.as_millis() as u64);

@@ -42,6 +42,7 @@ use gateway_core::caller::{Caller, Credentials};
 use gateway_core::db::Db;
 use gateway_core::error::{ApiError, shaped};
 use gateway_core::server::ConnectionSlot;
+use tracing::Instrument;
 
 use config::RealtimeConfig;
 use error::RealtimeError;
@@ -114,11 +115,17 @@ async fn websocket(
     };
     let max = usize::try_from(state.config.max_frame_size).unwrap_or(usize::MAX);
     let claims = caller.claims;
-    Ok(upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| async move {
-        let stopping = slot.as_ref().map(|slot| slot.stopping.clone());
-        socket::run(state, socket, vsn, claims, stopping).await;
-        // The slot (the connection's permit) goes with the socket.
-        drop(slot);
+    // The socket outlives the upgrade request; its log lines stay in that
+    // request's span, which carries the request id.
+    let span = tracing::Span::current();
+    Ok(upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| {
+        async move {
+            let stopping = slot.as_ref().map(|slot| slot.stopping.clone());
+            socket::run(state, socket, vsn, claims, stopping).await;
+            // The slot (the connection's permit) goes with the socket.
+            drop(slot);
+        }
+        .instrument(span)
     }))
 }
 

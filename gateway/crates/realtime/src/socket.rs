@@ -16,6 +16,7 @@ use axum::extract::ws::{CloseFrame, Message as WsMessage, Utf8Bytes, WebSocket, 
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
+use tracing::Instrument;
 
 use super::auth;
 use super::bus::Event;
@@ -82,7 +83,8 @@ pub async fn run(
     let (outbox, receiver, overflow) = Outbox::new(config.max_queued_messages);
     let (sink, mut stream) = socket.split();
     let (close, closing) = oneshot::channel();
-    let mut writer = tokio::spawn(write(sink, receiver, closing, vsn));
+    // The writer logs in the socket's span: the upgrade request's, with its id.
+    let mut writer = tokio::spawn(write(sink, receiver, closing, vsn).in_current_span());
     let mut me = Socket {
         state,
         id: realtime.next_socket_id(),
@@ -92,6 +94,8 @@ pub async fn run(
         joins: VecDeque::new(),
         events: (Instant::now(), 0),
     };
+    metrics::gauge!("gateway_realtime_sockets").increment(1.0);
+    tracing::debug!(socket = me.id, "realtime socket opened");
     let mut last_read = Instant::now();
     let close_with = loop {
         let idle_at = last_read + config.idle_timeout.0;
@@ -99,6 +103,9 @@ pub async fn run(
         tokio::select! {
             frame = stream.next() => {
                 last_read = Instant::now();
+                if let Some(Ok(WsMessage::Text(_) | WsMessage::Binary(_))) = &frame {
+                    metrics::counter!("gateway_realtime_messages_received_total").increment(1);
+                }
                 let next = match frame {
                     Some(Ok(WsMessage::Text(text))) => match wire::decode_text(vsn, text.as_str()) {
                         Some(message) => me.handle(message).await,
@@ -133,6 +140,9 @@ pub async fn run(
         }
     };
     me.leave_all();
+    metrics::gauge!("gateway_realtime_sockets").decrement(1.0);
+    let why = close_with.as_ref().map_or("closed by the client", |(_, reason)| reason);
+    tracing::debug!(socket = me.id, why, "realtime socket closed");
     if let Some((code, reason)) = close_with {
         let _ = close.send(CloseFrame { code, reason: Utf8Bytes::from_static(reason) });
     } else {
@@ -198,10 +208,11 @@ async fn write(
             biased;
             message = receiver.recv() => match message {
                 Some(message) => {
-                    if let Some(frame) = send(message)
-                        && sink.send(frame).await.is_err()
-                    {
-                        return;
+                    if let Some(frame) = send(message) {
+                        if sink.send(frame).await.is_err() {
+                            return;
+                        }
+                        metrics::counter!("gateway_realtime_messages_sent_total").increment(1);
                     }
                 }
                 None => break,
@@ -421,7 +432,9 @@ impl Socket {
                 }
             }
         }
-        self.channels.insert(topic, channel);
+        if self.channels.insert(topic, channel).is_none() {
+            metrics::gauge!("gateway_realtime_channels").increment(1.0);
+        }
         Next::Continue
     }
 
@@ -572,6 +585,7 @@ impl Socket {
 
     fn leave(&mut self, topic: &str) {
         let Some(channel) = self.channels.remove(topic) else { return };
+        metrics::gauge!("gateway_realtime_channels").decrement(1.0);
         let realtime = &self.state.realtime;
         if let Some(change) = realtime.hub.leave(&channel.key, &channel.member) {
             realtime.publish(&self.state.db, Event::Presence(change));

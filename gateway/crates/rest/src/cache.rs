@@ -43,7 +43,16 @@ impl SchemaHandle {
     /// Reads the catalog again. On failure the old cache stays in use, as
     /// PostgREST keeps serving "best effort".
     pub async fn reload(&self, db: &Db) -> Result<Arc<SchemaCache>, ApiError> {
-        let cache = Arc::new(load(db, &self.schemas).await.map_err(|e| match e {
+        let started = std::time::Instant::now();
+        let loaded = load(db, &self.schemas).await;
+        // PostgREST's series (its `Metrics` module), so that its dashboards
+        // read them: loads by outcome, and the last load's query time.
+        let outcome = if loaded.is_ok() { "SUCCESS" } else { "FAIL" };
+        metrics::counter!("pgrst_schema_cache_loads_total", "status" => outcome).increment(1);
+        if loaded.is_ok() {
+            metrics::gauge!("pgrst_schema_cache_query_time_seconds").set(started.elapsed().as_secs_f64());
+        }
+        let cache = Arc::new(loaded.map_err(|e| match e {
             ApiError::Unavailable(_) | ApiError::PoolTimeout => unavailable(),
             other => other,
         })?);

@@ -153,6 +153,7 @@ pub async fn serve(
     };
     // A small object is read whole, in one go (`Backend::read`); a stream
     // would take a hop to the blocking pool per 8 KiB.
+    metrics::counter!("gateway_storage_sent_bytes_total").increment(end - start);
     if end - start <= SMALL_OBJECT {
         let bytes = state.store.read(&path, start..end, size).await.map_err(missing)?;
         return Ok((status, common, Body::from(bytes)).into_response());

@@ -170,13 +170,18 @@ async fn respond(
     let cache_key = format!("{path}#{variant}");
     let stored_at = keys::variant_path(bucket, &object.name, &object.version, &variant)?;
     let bytes = match state.images.cached(&cache_key) {
-        Some(hit) => hit,
+        Some(hit) => {
+            metrics::counter!("gateway_storage_transforms_total", "outcome" => "cached").increment(1);
+            hit
+        }
         None => match stored_variant(state, &stored_at).await {
             Some(stored) => {
+                metrics::counter!("gateway_storage_transforms_total", "outcome" => "cached").increment(1);
                 state.images.remember(&cache_key, &stored);
                 stored
             }
             None => {
+                let started = std::time::Instant::now();
                 let made = state
                     .images
                     .render(cache_key, transform, output, || async {
@@ -185,7 +190,14 @@ async fn respond(
                             None => read().await,
                         }
                     })
-                    .await?;
+                    .await;
+                let outcome = if made.is_ok() { "made" } else { "failed" };
+                metrics::counter!("gateway_storage_transforms_total", "outcome" => outcome).increment(1);
+                if made.is_ok() {
+                    metrics::histogram!("gateway_storage_transform_duration_seconds")
+                        .record(started.elapsed().as_secs_f64());
+                }
+                let made = made?;
                 let (store, made_copy) = (state.store.clone(), made.clone());
                 tokio::spawn(async move {
                     if let Err(error) = store.put(&stored_at, vec![made_copy]).await {
@@ -209,7 +221,12 @@ async fn respond(
         },
     };
     common.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len() as u64));
-    let body = if *method == Method::HEAD { Body::empty() } else { Body::from(Bytes::clone(&body)) };
+    let body = if *method == Method::HEAD {
+        Body::empty()
+    } else {
+        metrics::counter!("gateway_storage_sent_bytes_total").increment(body.len() as u64);
+        Body::from(Bytes::clone(&body))
+    };
     Ok((status, common, body).into_response())
 }
 

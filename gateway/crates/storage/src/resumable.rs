@@ -1396,7 +1396,11 @@ where
             if let Some(body) = body
                 && !upload.complete()
             {
-                receive(&state.store, &upload, &mut progress, &lease, body, room).await?;
+                let before = progress.offset;
+                let received = receive(&state.store, &upload, &mut progress, &lease, body, room).await;
+                metrics::counter!("gateway_storage_received_bytes_total")
+                    .increment(progress.offset.saturating_sub(before));
+                received?;
             }
             upload.offset = progress.offset;
             upload.length = progress.length;

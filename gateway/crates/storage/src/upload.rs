@@ -184,6 +184,7 @@ pub async fn upload(
             state.store.remove(&path).await;
             return Err(e);
         }
+        metrics::counter!("gateway_storage_received_bytes_total").increment(written.size);
         (id, previous)
     } else {
         // Too large to hold: the insert is tried as the caller and rolled back,
@@ -204,7 +205,10 @@ pub async fn upload(
         }
         .await;
         match switched {
-            Ok(done) => done,
+            Ok(done) => {
+                metrics::counter!("gateway_storage_received_bytes_total").increment(written.size);
+                done
+            }
             Err(e) => {
                 state.store.remove(&path).await;
                 return Err(e);

@@ -127,6 +127,7 @@ pub(crate) async fn paced(state: &AuthState, address: &str) -> Result<(), ApiErr
     }
     let wait: i64 = session.query(WAIT, &[&key, &gap]).await?.first().map_or(1, |r| r.get(0));
     session.rollback().await?;
+    metrics::counter!("gateway_auth_rate_limited_total", "limit" => "email_frequency").increment(1);
     Err(over_email_send_rate_limit(wait.max(1)).into())
 }
 

@@ -5,7 +5,7 @@
 use axum::{
     Json,
     extract::{RawQuery, State},
-    http::{HeaderMap, header},
+    http::{HeaderMap, StatusCode, header},
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -44,7 +44,40 @@ pub async fn token(
     headers: HeaderMap,
     Body(body): Body<TokenBody>,
 ) -> Result<Json<Value>, ApiError> {
-    match query_param(query.as_deref(), "grant_type").as_deref() {
+    let grant = match query_param(query.as_deref(), "grant_type").as_deref() {
+        Some("password") => "password",
+        Some("refresh_token") => "refresh_token",
+        Some("pkce") => "pkce",
+        Some("id_token") => "id_token",
+        Some("web3") => "web3",
+        _ => "other",
+    };
+    let answer = issue(state, ip, user_agent, headers, body, grant).await;
+    count_sign_in(grant, &answer);
+    answer
+}
+
+/// Counts a session issued, or a sign-in refused; refusals for the rate
+/// limit are counted where the limit is (`ratelimit`).
+fn count_sign_in(grant: &'static str, answer: &Result<Json<Value>, ApiError>) {
+    match answer {
+        Ok(_) => metrics::counter!("gateway_auth_sign_ins_total", "grant" => grant).increment(1),
+        Err(e) if e.status().is_client_error() && e.status() != StatusCode::TOO_MANY_REQUESTS => {
+            metrics::counter!("gateway_auth_sign_in_failures_total", "grant" => grant).increment(1);
+        }
+        Err(_) => {}
+    }
+}
+
+async fn issue(
+    state: AuthState,
+    ip: Option<std::net::IpAddr>,
+    user_agent: Option<String>,
+    headers: HeaderMap,
+    body: TokenBody,
+    grant: &'static str,
+) -> Result<Json<Value>, ApiError> {
+    match (grant != "other").then_some(grant) {
         Some("password") => password_grant(&state, ip, user_agent.as_deref(), body).await,
         Some("refresh_token") => refresh_grant(&state, ip, body).await,
         Some("pkce") => {

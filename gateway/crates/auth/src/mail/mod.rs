@@ -92,6 +92,7 @@ pub async fn send(config: &MailConfig, to: &str, mail: &Mail) -> Result<(), ApiE
         builder = builder.credentials(Credentials::new(user.clone(), pass.expose().to_owned()));
     }
     builder.build().send(message).await.map_err(ApiError::internal)?;
+    metrics::counter!("gateway_auth_mails_sent_total").increment(1);
     Ok(())
 }
 

@@ -54,6 +54,19 @@ pub struct PoolSettings {
     pub statement_timeout: Span,
 }
 
+/// The pool at one moment: what PostgREST's `pgrst_db_pool_*` gauges report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// The pool size (`pgrst_db_pool_max`).
+    pub max: usize,
+    /// Connections open, idle or in use.
+    pub open: usize,
+    /// Open connections idle in the pool (`pgrst_db_pool_available`).
+    pub available: usize,
+    /// Requests waiting for a connection (`pgrst_db_pool_waiting`).
+    pub waiting: usize,
+}
+
 /// How long a connection attempt may take before the database counts as down.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -110,6 +123,17 @@ impl Db {
     /// prepared yet adds a round trip that is not counted).
     pub fn round_trips(&self) -> u64 {
         self.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// The pool's size and use right now, for the metrics scrape.
+    pub fn pool_status(&self) -> PoolStatus {
+        let status = self.pool.status();
+        PoolStatus {
+            max: status.max_size,
+            open: status.size,
+            available: status.available,
+            waiting: status.waiting,
+        }
     }
 
     fn count_round_trip(&self) {
@@ -200,7 +224,11 @@ impl Db {
 
 fn pool_error(error: PoolError) -> ApiError {
     match error {
-        PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => ApiError::PoolTimeout,
+        PoolError::Timeout(deadpool_postgres::TimeoutType::Wait) => {
+            // PostgREST's name, so that its dashboards read it.
+            metrics::counter!("pgrst_db_pool_timeouts_total").increment(1);
+            ApiError::PoolTimeout
+        }
         PoolError::Timeout(_) => ApiError::Unavailable("timed out connecting".to_owned()),
         PoolError::Backend(e) => ApiError::from_pg(e, Role::ServiceRole),
         other => ApiError::internal(other),

@@ -317,12 +317,23 @@ async fn tail_once(inner: &Inner, db: &Db, after: &mut i64) -> Result<(), String
             };
             let changes: Vec<(i64, Value)> = rows.iter().map(|row| (row.get(0), row.get(1))).collect();
             deliver(inner, db, &changes).await;
+            if let Some(committed) = changes.last().and_then(|(_, change)| committed_at(change)) {
+                let lag = (chrono::Utc::now() - committed).num_milliseconds().max(0) as f64 / 1000.0;
+                metrics::gauge!("gateway_realtime_changes_lag_seconds").set(lag);
+            }
             *after = last;
         }
     }
     .await;
     driver.abort();
     result
+}
+
+/// When a change's transaction committed (`commit_timestamp`), for the
+/// feed's lag.
+fn committed_at(change: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
+    let text = change["data"]["commit_timestamp"].as_str()?;
+    chrono::DateTime::parse_from_rfc3339(text).ok().map(|t| t.with_timezone(&chrono::Utc))
 }
 
 /// One subscription's interest in one change.
