@@ -399,7 +399,7 @@ pub async fn restore(
 }
 
 /// Refuses a data directory that holds anything.
-fn refuse_unless_empty(data_dir: &Path) -> Result<(), BoxError> {
+pub(crate) fn refuse_unless_empty(data_dir: &Path) -> Result<(), BoxError> {
     match std::fs::read_dir(data_dir).map(|mut entries| entries.next().is_some()) {
         Ok(true) => Err(format!(
             "{} is not empty: a restore makes a new data directory, give it an empty or new one",

@@ -133,8 +133,19 @@ struct BackupArgs {
 #[derive(clap::Args)]
 struct RestoreArgs {
     /// The archive `gateway backup` wrote.
-    #[arg(long, value_name = "FILE")]
-    from: std::path::PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "to", conflicts_with = "to")]
+    from: Option<std::path::PathBuf>,
+    /// Recover the database as it was at this moment from `--wal-archive`
+    /// (RFC 3339, e.g. 2026-11-28T12:00:00Z, or `2026-11-28 12:00:00` in
+    /// UTC): the newest base backup before it, and the archived WAL replayed
+    /// up to it.
+    #[arg(long, value_name = "TIME", requires = "wal_archive", value_parser = crate::pitr::parse_target)]
+    to: Option<chrono::DateTime<chrono::Utc>>,
+    /// With `--to`: the storage root (a folder) the recovered rows' object
+    /// versions are copied from when the new store lacks them. Not needed
+    /// when both use the same S3 bucket.
+    #[arg(long, value_name = "DIR", requires = "to")]
+    objects_from: Option<std::path::PathBuf>,
     #[command(flatten)]
     config: Config,
 }
@@ -295,7 +306,11 @@ pub async fn run() -> ExitCode {
         Command::SigningKeys(SigningKeysArgs { config, command }) => signing_keys(&config, command).await,
         Command::Users(command) => users(command).await,
         Command::Backup(BackupArgs { config, out }) => backup(config, &out).await,
-        Command::Restore(RestoreArgs { config, from }) => restore(config, &from).await,
+        Command::Restore(RestoreArgs { config, from: Some(from), .. }) => restore(config, &from).await,
+        Command::Restore(RestoreArgs { config, to: Some(to), objects_from, .. }) => {
+            restore_to(config, to, objects_from.as_deref()).await
+        }
+        Command::Restore(_) => Err("restore needs --from FILE or --to TIME".into()),
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
         }
@@ -419,10 +434,24 @@ async fn serve_on(
             }))
         }
     };
+    let base_backups = match (&state.config.wal_archive, &database.cluster) {
+        (Some(dir), Some((cluster, _))) => {
+            let archive = crate::pitr::WalArchive::new(dir)?;
+            archive.keep_secret(&secret_for_backups)?;
+            println!("  WAL archive:      {}", archive.dir().display());
+            Some(crate::pitr::spawn_base_backups(
+                archive,
+                cluster.clone(),
+                state.config.backup_every.map(|every| every.0),
+                state.config.backup_keep as usize,
+            ))
+        }
+        _ => None,
+    };
     let admin = admin.map(|(admin, _)| admin);
     let served = startup::serve(listener, state, admin, startup::shutdown_signal()).await;
-    if let Some(scheduled) = scheduled {
-        scheduled.abort();
+    for task in [scheduled, base_backups].into_iter().flatten() {
+        task.abort();
     }
     served?;
     Ok(())
@@ -537,6 +566,60 @@ async fn restore(config: Config, from: &std::path::Path) -> Result<(), BoxError>
     if config.jwt_secret.is_some() {
         println!(
             "note: --jwt-secret (or JWT_SECRET) is set and overrides the backup's secret, kept in {}",
+            config.jwt_secret_path().display()
+        );
+    }
+    Ok(())
+}
+
+async fn restore_to(
+    config: Config,
+    to: chrono::DateTime<chrono::Utc>,
+    objects_from: Option<&std::path::Path>,
+) -> Result<(), BoxError> {
+    if config.database_url.is_some() {
+        return Err(
+            "a restore makes a new embedded cluster under --data-dir; leave --database-url out".into()
+        );
+    }
+    let dir = config.wal_archive.as_deref().ok_or("--to needs --wal-archive")?;
+    let archive = crate::pitr::WalArchive::new(dir)?;
+    let source = match objects_from {
+        Some(root) => {
+            let mut local = config.storage.clone();
+            local.s3_bucket = None;
+            Some(crate::storage::Backend::from_config(&local, root)?)
+        }
+        None => None,
+    };
+    let recovered = crate::pitr::restore_to(
+        &archive,
+        to,
+        &config.data_dir,
+        (&config.storage, &config.storage_root()),
+        source.as_ref(),
+    )
+    .await?;
+    println!(
+        "recovered the database as of {to} into {} from the base backup of {} and the archived WAL; \
+         {} objects copied",
+        config.data_dir.display(),
+        recovered.base.complete_at,
+        recovered.objects
+    );
+    if !recovered.missing.is_empty() {
+        println!(
+            "{} object rows have no bytes in either store (deleted or replaced after {to}){}:",
+            recovered.missing.len(),
+            if objects_from.is_none() { "; --objects-from names the store to copy them from" } else { "" }
+        );
+        for name in recovered.missing.iter().take(20) {
+            println!("  {name}");
+        }
+    }
+    if config.jwt_secret.is_some() {
+        println!(
+            "note: --jwt-secret (or JWT_SECRET) is set and overrides the archive's secret, kept in {}",
             config.jwt_secret_path().display()
         );
     }

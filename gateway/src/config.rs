@@ -131,6 +131,14 @@ pub struct Config {
     )]
     pub backup_keep: u32,
 
+    /// Archive the embedded cluster's write-ahead log into this folder, with
+    /// base backups beside it (one at start when it has none, one more at
+    /// each `--backup-every`, the newest `--backup-keep` kept), for
+    /// `gateway restore --to <time>`. The postgres user must be able to
+    /// enter it. Unset: no archiving.
+    #[arg(help_heading = "Backups", long, env = "GATEWAY_WAL_ARCHIVE", value_name = "DIR")]
+    pub wal_archive: Option<PathBuf>,
+
     /// Address of the admin listener: `/metrics` (Prometheus text), `/live`
     /// and `/ready`, as PostgREST's admin server. Off unless set; nothing is
     /// recorded while it is off. Keep it private (loopback or an internal

@@ -92,6 +92,11 @@ pub struct Cluster {
     owner: Option<Owner>,
     /// The cluster lives in the owner's home, not in the data directory.
     kept_outside: bool,
+    /// Settings the server starts with besides [`LOGICAL_DECODING`] (WAL
+    /// archiving, a recovery target: `crate::pitr`).
+    settings: Vec<String>,
+    /// How long [`Cluster::start`] waits for the server to accept connections.
+    start_timeout: std::time::Duration,
 }
 
 impl Cluster {
@@ -141,7 +146,15 @@ impl Cluster {
             std::env::temp_dir().join(format!("gateway-{}", short_hash(&pgdata)))
         };
         let kept_outside = owner.as_ref().is_some_and(|o| pgdata.starts_with(o.home.join("gateway")));
-        let cluster = Self { bindir, pgdata, socket_dir, owner, kept_outside };
+        let cluster = Self {
+            bindir,
+            pgdata,
+            socket_dir,
+            owner,
+            kept_outside,
+            settings: Vec::new(),
+            start_timeout: std::time::Duration::from_secs(120),
+        };
         for dir in [&cluster.pgdata, &cluster.socket_dir] {
             if let Some(parent) = dir.parent() {
                 cluster.create_owned_dir(parent, 0o755)?;
@@ -159,6 +172,21 @@ impl Cluster {
         Ok(cluster)
     }
 
+    /// The server starts with `settings` (`name=value`, as `postgres -c` takes
+    /// them) besides the ones it always has; they are not written to its
+    /// configuration files.
+    pub fn with_settings(mut self, settings: Vec<String>) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// [`Cluster::start`] waits this long for the server (a recovery replays
+    /// WAL before it accepts connections).
+    pub fn with_start_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.start_timeout = timeout;
+        self
+    }
+
     /// Whether the cluster lives in the `postgres` user's home rather than in
     /// the data directory (see the module's documentation).
     pub fn kept_outside(&self) -> bool {
@@ -167,6 +195,16 @@ impl Cluster {
 
     pub fn pgdata(&self) -> &Path {
         &self.pgdata
+    }
+
+    /// The folder of the server's Unix socket.
+    pub fn socket_dir(&self) -> &Path {
+        &self.socket_dir
+    }
+
+    /// The socket's port number (it names the socket file; no TCP port opens).
+    pub fn port(&self) -> u16 {
+        PORT
     }
 
     pub fn bindir(&self) -> &Path {
@@ -238,6 +276,7 @@ impl Cluster {
             .arg(&self.socket_dir)
             .args(["-c", "listen_addresses=", "-c", "unix_socket_permissions=0700"])
             .args(LOGICAL_DECODING.iter().flat_map(|setting| ["-c", setting]))
+            .args(self.settings.iter().flat_map(|setting| ["-c", setting.as_str()]))
             .arg("-p")
             .arg(PORT.to_string())
             .current_dir("/")
@@ -251,7 +290,7 @@ impl Cluster {
         let mut server = command.spawn().map_err(io("starting postgres"))?;
         // As `pg_ctl start --wait`: ready when the postmaster writes "ready" as
         // the status line of its pid file (PostgreSQL's `PM_STATUS_READY`).
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let deadline = std::time::Instant::now() + self.start_timeout;
         loop {
             if let Ok(Some(status)) = server.try_wait() {
                 return Err(self.start_failed(format!("postgres exited with {status}")));
@@ -260,7 +299,10 @@ impl Cluster {
                 break;
             }
             if std::time::Instant::now() > deadline {
-                return Err(self.start_failed("postgres was not ready within 120 s".to_owned()));
+                return Err(self.start_failed(format!(
+                    "postgres was not ready within {} s",
+                    self.start_timeout.as_secs()
+                )));
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
@@ -361,17 +403,25 @@ impl Cluster {
         config
     }
 
+    /// A command that runs as the cluster's owner (`program` is looked up on
+    /// `PATH` unless it is a path).
+    pub fn command_as_owner(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.current_dir("/").stdin(Stdio::null()).process_group(0);
+        if let Some(owner) = &self.owner {
+            command.uid(owner.uid).gid(owner.gid).env("HOME", &owner.home);
+        }
+        command
+    }
+
     /// Runs one of the server programs as the cluster's owner.
-    fn run<I, S>(&self, program: &str, args: I) -> Result<Output, EmbeddedError>
+    pub fn run<I, S>(&self, program: &str, args: I) -> Result<Output, EmbeddedError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        let mut command = Command::new(self.bindir.join(program));
-        command.args(args).current_dir("/").stdin(Stdio::null()).process_group(0);
-        if let Some(owner) = &self.owner {
-            command.uid(owner.uid).gid(owner.gid).env("HOME", &owner.home);
-        }
+        let mut command = self.command_as_owner(self.bindir.join(program));
+        command.args(args);
         let output = command.output().map_err(io(format!("running {program}")))?;
         if output.status.success() {
             return Ok(output);
@@ -389,7 +439,7 @@ impl Cluster {
     }
 
     /// Creates `dir` if missing, owned by the cluster's owner.
-    fn create_owned_dir(&self, dir: &Path, mode: u32) -> Result<(), EmbeddedError> {
+    pub fn create_owned_dir(&self, dir: &Path, mode: u32) -> Result<(), EmbeddedError> {
         let existed = dir.exists();
         create_dir(dir, mode)?;
         if let (Some(owner), false) = (&self.owner, existed) {
@@ -410,7 +460,7 @@ fn create_dir(dir: &Path, mode: u32) -> Result<(), EmbeddedError> {
 }
 
 /// `owner` may enter `dir`: every ancestor grants it search permission.
-fn reachable(dir: &Path, owner: &Owner) -> bool {
+pub fn reachable(dir: &Path, owner: &Owner) -> bool {
     dir.ancestors().all(|ancestor| match fs::metadata(ancestor) {
         Ok(meta) => {
             let mode = meta.mode();
@@ -653,6 +703,8 @@ mod tests {
             socket_dir: PathBuf::from("/tmp/a b+c/postgres"),
             owner: None,
             kept_outside: false,
+            settings: Vec::new(),
+            start_timeout: std::time::Duration::from_secs(120),
         };
         assert_eq!(
             cluster.superuser_url(),

@@ -56,11 +56,22 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
             }
             None => None,
         };
+        if config.wal_archive.is_some() {
+            return Err("--wal-archive archives the embedded cluster's WAL; with --database-url, set up \
+                        archiving on that server (PostgreSQL's archive_command or its provider's backups)"
+                .into());
+        }
         return Ok(Database { api, admin, cluster: None });
     }
     let data_dir = config.data_dir.clone();
-    let (cluster, started) = tokio::task::spawn_blocking(move || -> Result<_, embedded::EmbeddedError> {
-        let cluster = Cluster::new(&data_dir)?;
+    let archive = config.wal_archive.as_deref().map(crate::pitr::WalArchive::new).transpose()?;
+    let archiving = archive.is_some();
+    let (cluster, started) = tokio::task::spawn_blocking(move || -> Result<_, BoxError> {
+        let mut cluster = Cluster::new(&data_dir)?;
+        if let Some(archive) = &archive {
+            archive.prepare(&cluster)?;
+            cluster = cluster.with_settings(archive.server_settings());
+        }
         if cluster.init()? {
             tracing::info!(pgdata = %cluster.pgdata().display(), "initialised a new PostgreSQL cluster");
         }
@@ -78,7 +89,7 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
         Ok((cluster, started))
     })
     .await??;
-    let started = started || restart_for_logical_decoding(&cluster).await?;
+    let started = started || restart_for_settings(&cluster, archiving).await?;
     Ok(Database {
         api: cluster.pg_config("authenticator"),
         admin: Some(cluster.pg_config(embedded::SUPERUSER)),
@@ -86,21 +97,27 @@ pub async fn open_database(config: &Config) -> Result<Database, BoxError> {
     })
 }
 
-/// A server that was already running (started by an older gateway, with
-/// `wal_level=replica`) is restarted with the settings Realtime's change feed
-/// needs (`embedded::LOGICAL_DECODING`). True when this call restarted it.
-async fn restart_for_logical_decoding(cluster: &Cluster) -> Result<bool, BoxError> {
+/// A server that was already running without the settings this start asks
+/// for is restarted with them: one started by an older gateway, with
+/// `wal_level=replica` (Realtime's change feed needs
+/// `embedded::LOGICAL_DECODING`), or without WAL archiving when
+/// `--wal-archive` is now set. True when this call restarted it.
+async fn restart_for_settings(cluster: &Cluster, archiving: bool) -> Result<bool, BoxError> {
     let (client, connection) = cluster.pg_config(embedded::SUPERUSER).connect(NoTls).await?;
     let connection = tokio::spawn(connection);
-    let level = client.query_one("select current_setting('wal_level')", &[]).await?.get::<_, String>(0);
+    let row =
+        client.query_one("select current_setting('wal_level'), current_setting('archive_mode')", &[]).await?;
+    let (level, archive_mode): (String, String) = (row.get(0), row.get(1));
     drop(client);
     let _ = connection.await;
-    if level == "logical" {
+    if level == "logical" && (!archiving || archive_mode == "on") {
         return Ok(false);
     }
     tracing::warn!(
         wal_level = %level,
-        "restarting the running PostgreSQL server with wal_level=logical for Realtime's changes"
+        archive_mode = %archive_mode,
+        "restarting the running PostgreSQL server with the settings Realtime's change feed and WAL \
+         archiving need"
     );
     let cluster = cluster.clone();
     tokio::task::spawn_blocking(move || -> Result<(), embedded::EmbeddedError> {
