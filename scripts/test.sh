@@ -30,7 +30,9 @@ cp gateway/tests/fixtures/shop.sql "$work/schema/sql/900_client_fixture.sql"
 cp tests/client/fixtures/realtime.sql "$work/schema/sql/901_client_realtime.sql"
 cp tests/client/fixtures/realtime_changes.sql "$work/schema/sql/902_client_realtime_changes.sql"
 # The Edge Functions the client tests invoke are the Rust tests' fixtures.
-target/debug/gateway serve --data-dir "$work/.data" --sql-root "$work/schema" --listen 127.0.0.1:0 \
+# Debug logging, so that the check after the suite reads everything the
+# gateway can write about a request.
+RUST_LOG=debug target/debug/gateway serve --data-dir "$work/.data" --sql-root "$work/schema" --listen 127.0.0.1:0 \
   --functions-dir gateway/tests/fixtures/functions/supabase/functions \
   >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!
@@ -62,7 +64,13 @@ GATEWAY_DATA_DIR="$work/.data"
 GATEWAY_BIN="$PWD/target/debug/gateway"
 export GATEWAY_URL ANON_KEY SERVICE_ROLE_KEY PUBLISHABLE_KEY SECRET_KEY
 export GATEWAY_DATABASE_URL GATEWAY_SQL_ROOT GATEWAY_DATA_DIR GATEWAY_BIN
-(cd tests/client && npm test)
+# Every credential the suite sends or receives is noted (lib/record-secrets.mjs)
+# and searched for in the gateway's log afterwards: none may be there.
+SECRETS_FILE="$work/credentials.jsonl"
+: >"$SECRETS_FILE"
+(cd tests/client && SECRETS_FILE="$SECRETS_FILE" NODE_OPTIONS="--import=$PWD/lib/record-secrets.mjs" npm test)
+echo "== no credential in the gateway's debug log"
+node tests/client/lib/check-secrets.mjs "$SECRETS_FILE" "$work/gateway.log"
 cleanup
 trap - EXIT
 

@@ -142,11 +142,7 @@ async fn recovery_and_otp_answer_alike_whether_or_not_the_address_has_an_account
     // (path, body for the known address, body for an unknown one)
     let cases = [
         ("/recover", json!({"email": "known@example.com"}), json!({"email": "nobody@example.com"})),
-        (
-            "/otp",
-            json!({"email": "known@example.com", "create_user": false}),
-            json!({"email": "nobody@example.com", "create_user": false}),
-        ),
+        ("/otp", json!({"email": "known@example.com"}), json!({"email": "nobody@example.com"})),
     ];
     for (n, (path, known, unknown)) in cases.into_iter().enumerate() {
         let a = app.send(app.auth(Method::POST, path).json(&known)).await;
@@ -155,6 +151,25 @@ async fn recovery_and_otp_answer_alike_whether_or_not_the_address_has_an_account
         assert_eq!((a.status, &a.body), (200, &json!({})), "{path}");
         sink.nth_to("known@example.com", n).await;
     }
+    // `/otp` made the unknown address an unconfirmed user and mailed it the
+    // confirmation; `/recover` mailed nobody.
+    assert_eq!(sink.count_to("nobody@example.com"), 1);
+}
+
+#[tokio::test]
+async fn otp_without_creating_users_refuses_an_unknown_address_as_gotrue_does() {
+    let (app, sink) = mail_app(|_| {}).await;
+    app.confirmed_user("known@example.com", "s3cret-pw").await;
+    let known = app
+        .send(app.auth(Method::POST, "/otp").json(&json!({"email": "known@example.com", "create_user": false})))
+        .await;
+    assert_eq!((known.status, &known.body), (200, &json!({})));
+    let unknown = app
+        .send(app.auth(Method::POST, "/otp").json(&json!({"email": "nobody@example.com", "create_user": false})))
+        .await;
+    assert_eq!((unknown.status, unknown.code()), (422, "otp_disabled"));
+    assert_eq!(unknown.body["msg"], "Signups not allowed for otp");
+    sink.nth_to("known@example.com", 0).await;
     assert_eq!(sink.count_to("nobody@example.com"), 0);
     let listed = app.send(app.as_service(Method::GET, "/admin/users")).await;
     assert_eq!(listed.body["users"].as_array().expect("users").len(), 1, "no user was created");

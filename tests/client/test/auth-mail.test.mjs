@@ -163,7 +163,10 @@ test('resetPasswordForEmail, signInWithOtp and resend complete with verifyOtp', 
   assert.ok(signedIn.data.session.access_token)
 
   const unknown = await supabase.auth.signInWithOtp({ email: email('nobody'), options: { shouldCreateUser: false } })
-  assert.equal(unknown.error, null, 'unknown addresses get the same answer')
+  assert.equal(unknown.error.name, 'AuthApiError', 'GoTrue refuses an unknown address when no user may be made')
+  assert.equal(unknown.error.status, 422)
+  assert.equal(unknown.error.code, 'otp_disabled')
+  assert.equal(unknown.error.message, 'Signups not allowed for otp')
 
   const pending = email('pending')
   await client().auth.signUp({ email: pending, password: 's3cret-pw' })

@@ -35,7 +35,7 @@ impl AuthError {
         Self::new(StatusCode::BAD_REQUEST, code, message)
     }
 
-    fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn unprocessable(code: &'static str, message: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
     }
 

@@ -5,9 +5,11 @@
 //!
 //! Enumeration: `/recover` and `/otp` answer 200 `{}` whether or not the
 //! address has an account, and their mails are sent after the answer, so
-//! neither status, body nor timing tells. GoTrue answers `/otp` with
-//! `create_user: false` for an unknown address 422 `otp_disabled`; here it
-//! is 200 `{}` like the rest (the rule that an answer never tells whether an address has an account).
+//! neither status, body nor timing tells. One exception is GoTrue's own
+//! (`internal/api/otp.go`, `magic_link.go`): `/otp` with `create_user:
+//! false` for an unknown address answers 422 `otp_disabled` "Signups not
+//! allowed for otp", which supabase-js apps check for to tell "no account"
+//! apart; an app that must not reveal that leaves `create_user` on.
 
 use axum::{
     Json,
@@ -296,7 +298,7 @@ pub async fn otp(
             let user = new_email_user(&state, &email, data.unwrap_or_else(|| json!({})), false).await?;
             in_background(&state, user, Verification::Signup, redirect_to);
         }
-        None => {}
+        None => return Err(AuthError::unprocessable("otp_disabled", "Signups not allowed for otp").into()),
     }
     Ok(Json(json!({})))
 }
