@@ -122,8 +122,8 @@ async fn inserts_updates_and_deletes_arrive_as_realtime_sends_them() {
     );
     assert_eq!(
         data["record"],
-        json!({"id": 1, "body": "hola", "tags": "{a,b}", "meta": {"k": [1]}, "done": true, "score": 10.5,
-               "at": "2026-11-25 12:00:00+00"})
+        json!({"id": 1, "body": "hola", "tags": ["a", "b"], "meta": {"k": [1]}, "done": true, "score": 10.5,
+               "at": "2026-11-25T12:00:00+00:00"})
     );
     assert!(data.get("old_record").is_none(), "an insert has no old record: {data}");
     let stamp = data["commit_timestamp"].as_str().expect("commit_timestamp");
@@ -250,8 +250,11 @@ async fn a_deleted_row_under_rls_carries_only_its_primary_key() {
     run(&app, "insert into public.products (id, name, category) values (3, 'gone', 'cables')").await;
     let mut changes = subscribe(&app, vec![binding(1, "*", Some("products"), None)], anon()).await;
     run(&app, "update public.products set name = 'going' where id = 3").await;
+    // An update's old row goes whole under replica identity full, RLS or not.
     let update = next(&mut changes).await;
-    assert_eq!(update["data"]["old_record"], json!({"id": 3}));
+    assert_eq!(update["data"]["old_record"]["id"], 3);
+    assert_eq!(update["data"]["old_record"]["name"], "gone");
+    assert_eq!(update["data"]["old_record"]["category"], "cables");
 
     // Checked when the feed reads it, the row is gone: still everyone
     // subscribed to the table is told, with nothing but its key.
@@ -513,4 +516,89 @@ async fn without_logical_decoding_a_subscription_is_refused_with_the_reason_and_
     let read =
         app.rest(reqwest::Method::GET, "/product_categories?select=category&limit=1", None).send().await;
     assert_eq!(read.expect("a REST read").status(), 200);
+}
+
+/// Each column type, as the change feed delivers it, equals `to_jsonb` of
+/// the row in PostgreSQL (Realtime's `realtime.cast`): (column, type, value).
+const TYPED_COLUMNS: &[(&str, &str, &str)] = &[
+    ("tags", "text[]", r#"'{red,"with space","q\"uote,comma"}'"#),
+    ("empty", "text[]", "'{}'"),
+    ("matrix", "int[]", "'{{1,2},{3,4}}'"),
+    ("flags", "boolean[]", "'{t,f,NULL}'"),
+    ("prices", "numeric[]", "'{1.5,2.25,-3}'"),
+    ("amount", "numeric", "12345.678901"),
+    ("ratio", "float8", "0.1"),
+    ("not_a_number", "float8", "'NaN'"),
+    ("doc", "json", r#"'{"b": 1, "a": [true, null]}'"#),
+    ("docb", "jsonb", r#"'{"nested": {"x": [1, "two"]}}'"#),
+    ("docs", "jsonb[]", r#"array['{"a":1}'::jsonb, 'null'::jsonb]"#),
+    ("at", "timestamptz", "'2026-11-25 12:34:56.789+02'"),
+    ("local", "timestamp", "'2026-11-25 12:34:56'"),
+    ("day", "date", "'2026-11-25'"),
+    ("clock", "time", "'12:34:56'"),
+    ("span", "interval", "'1 day 02:03:04'"),
+    ("period", "int4range", "'[1,5)'"),
+    ("moments", "tstzrange", "'[2026-01-01 00:00+00,2026-02-01 00:00+00)'"),
+    ("mood", "realtime_types_mood", "'happy'"),
+    ("moods", "realtime_types_mood[]", "'{happy,sad}'"),
+    ("positive", "realtime_types_positive", "42"),
+    ("pair", "realtime_types_pair", r#"'(7,"a b")'"#),
+    ("blob", "bytea", r"'\x0102ff'"),
+    ("long_text", "text", "repeat('x', 20000)"),
+    ("uid", "uuid", "'00000000-0000-0000-0000-000000000042'"),
+    ("money_col", "money", "12.5"),
+    ("inet_col", "inet", "'192.168.0.1/24'"),
+    ("nothing", "text", "null"),
+];
+
+#[tokio::test]
+async fn every_column_type_arrives_as_to_jsonb_of_the_row_gives_it() {
+    let app = feed().await;
+    let columns: Vec<String> = TYPED_COLUMNS.iter().map(|(name, ty, _)| format!("{name} {ty}")).collect();
+    run(
+        &app,
+        &format!(
+            "create type public.realtime_types_mood as enum ('happy', 'sad');
+             create domain public.realtime_types_positive as integer check (value > 0);
+             create type public.realtime_types_pair as (x integer, y text);
+             create table public.typed (id bigint primary key, {});
+             alter table public.typed replica identity full;
+             grant select on public.typed to anon;
+             alter publication supabase_realtime add table public.typed;",
+            columns.join(", ")
+        ),
+    )
+    .await;
+    let mut changes = subscribe(&app, vec![binding(1, "*", Some("typed"), None)], anon()).await;
+    let names: Vec<&str> = TYPED_COLUMNS.iter().map(|(name, _, _)| *name).collect();
+    let values: Vec<&str> = TYPED_COLUMNS.iter().map(|(_, _, value)| *value).collect();
+    run(
+        &app,
+        &format!("insert into public.typed (id, {}) values (1, {})", names.join(", "), values.join(", ")),
+    )
+    .await;
+    run(&app, "update public.typed set matrix = '{{5}}' where id = 1").await;
+    let expected: Value = app
+        .admin()
+        .await
+        .query_one("select to_jsonb(t) from public.typed t where id = 1", &[])
+        .await
+        .expect("to_jsonb")
+        .get(0);
+
+    let insert = next(&mut changes).await;
+    let update = next(&mut changes).await;
+    let old = &update["data"]["old_record"];
+    let new = &update["data"]["record"];
+    for (name, _, _) in TYPED_COLUMNS {
+        let matrix = *name == "matrix";
+        assert_eq!(insert["data"]["record"][name], old[name], "{name}: the update's old row is the insert's");
+        if !matrix {
+            assert_eq!(new[name], expected[name], "{name}");
+        }
+    }
+    assert_eq!(new["matrix"], json!([[5]]));
+    assert_eq!(old["matrix"], json!([[1, 2], [3, 4]]));
+    assert_eq!(new["tags"], json!(["red", "with space", "q\"uote,comma"]), "arrays follow PostgreSQL's quoting");
+    assert_eq!(new["long_text"].as_str().map(str::len), Some(20000));
 }

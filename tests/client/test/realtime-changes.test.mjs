@@ -118,16 +118,19 @@ for (const vsn of ['1.0.0', '2.0.0']) {
     const got = collect(channel, { event: '*', schema: 'public', table: 'rt_notes', filter: `id=eq.${id}` })
     await watching(channel)
     await write(service.from('rt_notes').insert({ id: id + 1_000_000_000, body: 'another row' }))
-    await write(service.from('rt_notes').insert({ id, body: 'hola', tags: ['a', 'b'] }))
+    // Array elements with spaces, quotes and commas arrive as PostgreSQL
+    // holds them, not split on every comma.
+    const tags = ['red', 'with space', 'q"uote,comma']
+    await write(service.from('rt_notes').insert({ id, body: 'hola', tags }))
     await write(service.from('rt_notes').update({ body: 'chau', done: true }).eq('id', id))
     await write(service.from('rt_notes').delete().eq('id', id))
 
     await waitFor(got, 3, 'changes')
     assert.deepEqual(got.map((c) => c.eventType), ['INSERT', 'UPDATE', 'DELETE'])
-    assert.deepEqual(got[0].new, { id, body: 'hola', tags: ['a', 'b'], done: false })
-    assert.deepEqual(got[1].old, { id, body: 'hola', tags: ['a', 'b'], done: false })
-    assert.deepEqual(got[1].new, { id, body: 'chau', tags: ['a', 'b'], done: true })
-    assert.deepEqual(got[2].old, { id, body: 'chau', tags: ['a', 'b'], done: true })
+    assert.deepEqual(got[0].new, { id, body: 'hola', tags, done: false })
+    assert.deepEqual(got[1].old, { id, body: 'hola', tags, done: false })
+    assert.deepEqual(got[1].new, { id, body: 'chau', tags, done: true })
+    assert.deepEqual(got[2].old, { id, body: 'chau', tags, done: true })
     await sleep(300)
     assert.equal(got.length, 3)
   })

@@ -140,14 +140,16 @@ async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String
     catalog.learn(client, &decoder).await?;
     let mut lsns = Vec::new();
     let mut changes = Vec::new();
+    let mut casts = Vec::new();
     for transaction in &transactions {
         for change in &transaction.changes {
-            if let Some(value) = catalog.describe(&decoder, transaction, change) {
+            if let Some(value) = catalog.describe(&decoder, transaction, change, changes.len(), &mut casts) {
                 lsns.push(lsn_text(transaction.end_lsn));
                 changes.push(value);
             }
         }
     }
+    cast(client, &catalog.types, &mut changes, casts).await;
     client
         .execute("select _gateway.realtime_publish($1, $2)", &[&lsns, &changes])
         .await
@@ -155,6 +157,63 @@ async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String
     client.execute("select _gateway.realtime_advance($1)", &[&to]).await.map_err(|e| e.to_string())?;
     *advanced = to;
     Ok(transactions.len())
+}
+
+/// A value [`typed`] cannot give as `to_jsonb` would: PostgreSQL casts it.
+struct Cast {
+    /// Index of the change in the batch.
+    change: usize,
+    /// `record` or `old_record`.
+    record: &'static str,
+    column: String,
+    text: String,
+    type_oid: u32,
+}
+
+/// Puts each value of `casts` in its place as `to_jsonb` of its type gives it
+/// (`_gateway.realtime_cast`, Realtime's `realtime.cast`), all in one
+/// statement. Should that fail (a type dropped since), the values keep
+/// PostgreSQL's text, typed as well as [`typed`] can.
+async fn cast(client: &Client, types: &HashMap<u32, String>, changes: &mut [Value], casts: Vec<Cast>) {
+    if casts.is_empty() {
+        return;
+    }
+    let texts: Vec<&str> = casts.iter().map(|c| c.text.as_str()).collect();
+    let oids: Vec<u32> = casts.iter().map(|c| c.type_oid).collect();
+    let values: Vec<Value> = match client
+        .query(
+            "select _gateway.realtime_cast(u.value, u.type_oid) \
+             from unnest($1::text[], $2::oid[]) with ordinality as u(value, type_oid, n) order by u.n",
+            &[&texts, &oids],
+        )
+        .await
+    {
+        Ok(rows) => rows.iter().map(|row| row.get::<_, Option<Value>>(0).unwrap_or(Value::Null)).collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not cast changed values as their types; sending their text");
+            casts
+                .iter()
+                .map(|c| typed(types.get(&c.type_oid).map_or("text", String::as_str), &c.text))
+                .collect()
+        }
+    };
+    for (cast, value) in casts.into_iter().zip(values) {
+        if let Some(slot) = changes
+            .get_mut(cast.change)
+            .and_then(|change| change["data"].get_mut(cast.record))
+            .and_then(Value::as_object_mut)
+        {
+            slot.insert(cast.column, value);
+        }
+    }
+}
+
+/// Types whose text [`typed`] turns into exactly what `to_jsonb` gives.
+fn typed_here(type_name: &str) -> bool {
+    matches!(
+        type_name,
+        "int2" | "int4" | "int8" | "oid" | "bool" | "text" | "varchar" | "bpchar" | "name" | "uuid" | "citext"
+    )
 }
 
 fn lsn_text(lsn: u64) -> String {
@@ -219,7 +278,16 @@ impl Catalog {
     /// The stored change: `data` is the payload's `data` as Realtime sends it
     /// (supabase/realtime `lib/extensions/postgres_cdc_rls`, walrus), `rls`
     /// and `pk` what the fan-out needs to check it per subscriber.
-    fn describe(&self, decoder: &Decoder, transaction: &Transaction, change: &RowChange) -> Option<Value> {
+    /// Values of types [`typed_here`] does not know are left as null and
+    /// noted in `casts`, with `index`, the change's place in its batch.
+    fn describe(
+        &self,
+        decoder: &Decoder,
+        transaction: &Transaction,
+        change: &RowChange,
+        index: usize,
+        casts: &mut Vec<Cast>,
+    ) -> Option<Value> {
         let relation = decoder.relations.get(&change.relation)?;
         let rls = self.rls.get(&change.relation).copied().unwrap_or(true);
         let type_name = |oid: u32| self.types.get(&oid).cloned().unwrap_or_else(|| "text".to_owned());
@@ -229,7 +297,7 @@ impl Catalog {
             Some(pk) => pk.iter().map(String::as_str).collect(),
             None => relation.columns.iter().filter(|c| c.key).map(|c| c.name.as_str()).collect(),
         };
-        let record_of = |values: &[Datum], keys_only: bool| {
+        let mut record_of = |values: &[Datum], keys_only: bool, name: &'static str| {
             let mut record = Map::new();
             for (column, datum) in relation.columns.iter().zip(values) {
                 if keys_only && !pk.contains(&column.name.as_str()) {
@@ -240,7 +308,21 @@ impl Catalog {
                         record.insert(column.name.clone(), Value::Null);
                     }
                     Datum::Text(text) => {
-                        record.insert(column.name.clone(), typed(&type_name(column.type_oid), text));
+                        let type_name = type_name(column.type_oid);
+                        let value = match typed_here(&type_name) {
+                            true => typed(&type_name, text),
+                            false => {
+                                casts.push(Cast {
+                                    change: index,
+                                    record: name,
+                                    column: column.name.clone(),
+                                    text: text.clone(),
+                                    type_oid: column.type_oid,
+                                });
+                                Value::Null
+                            }
+                        };
+                        record.insert(column.name.clone(), value);
                     }
                     Datum::Unchanged => {}
                 }
@@ -254,18 +336,21 @@ impl Catalog {
         data.insert("type".into(), json!(change.kind.as_str()));
         data.insert("columns".into(), Value::Array(columns));
         if let Some(new) = &change.new {
-            data.insert("record".into(), record_of(new, false));
+            data.insert("record".into(), record_of(new, false, "record"));
         }
         if change.kind != Kind::Insert {
-            // Where RLS guards the table the old row is cut to its primary
+            // Where RLS guards the table a deleted row is cut to its primary
             // key, since no check can tell whether the caller could see the
             // rest of a row that is gone (Supabase, "Postgres Changes",
-            // Delete events / Old records). Without an old tuple (the key
-            // did not change) the key comes from the new row, as wal2json's
+            // Delete events / Old records); an updated row's old values go
+            // whole under replica identity full, RLS or not, as Realtime's
+            // `apply_rls` sends them. Without an old tuple (the key did not
+            // change) the key comes from the new row, as wal2json's
             // `identity` gives it to Realtime.
+            let cut = (rls && change.kind == Kind::Delete) || !relation.full_identity;
             let old = match (&change.old, &change.new) {
-                (Some(old), _) => record_of(old, rls || !relation.full_identity),
-                (None, Some(new)) => record_of(new, true),
+                (Some(old), _) => record_of(old, cut, "old_record"),
+                (None, Some(new)) => record_of(new, true, "old_record"),
                 (None, None) => json!({}),
             };
             data.insert("old_record".into(), old);
