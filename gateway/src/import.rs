@@ -215,18 +215,26 @@ enum Carry {
 }
 
 /// The order rows are moved in: a table before those that point at it.
-const MOVED: [(&str, &str); 5] =
-    [("auth", "users"), ("auth", "identities"), ("auth", "mfa_factors"), ("storage", "buckets"), ("storage", "objects")];
+const MOVED: [(&str, &str); 7] = [
+    ("auth", "users"),
+    ("auth", "identities"),
+    ("auth", "sessions"),
+    ("auth", "mfa_factors"),
+    ("auth", "mfa_amr_claims"),
+    ("storage", "buckets"),
+    ("storage", "objects"),
+];
 
 fn carry(schema: &str, table: &str) -> Carry {
     if MOVED.contains(&(schema, table)) {
         return Carry::Move;
     }
     Carry::Leave(match (schema, table) {
-        ("auth", "sessions" | "refresh_tokens" | "mfa_amr_claims" | "mfa_challenges") => {
-            "sessions are not carried over (refresh tokens are kept here as keyed hashes): users sign in \
-             again once the access token they hold expires"
+        ("auth", "refresh_tokens") => {
+            "refresh tokens are kept here as keyed hashes, so the hosted ones are not accepted: sessions \
+             go on until their access token expires, then users sign in again"
         }
+        ("auth", "mfa_challenges") => "pending MFA challenges: users ask for a new one",
         ("auth", "one_time_tokens" | "flow_state") => {
             "pending confirmation, recovery and magic links and OAuth flows: users ask for a new one"
         }
@@ -734,11 +742,33 @@ impl Planner<'_> {
                 .collect::<Vec<_>>()
                 .join(", ");
             let source = format!("{}.{}", quote_ident(STAGING), quote_ident(&name));
+            // Storage with object versioning (supabase/storage
+            // `0063-object-versioning-schema.sql`) keeps noncurrent versions
+            // and delete markers as rows; this gateway keeps one row per
+            // name, the current one.
+            let mut current = Vec::new();
+            if name == "storage.objects" {
+                if dumped.iter().any(|c| c == "archived_at") {
+                    current.push("\"archived_at\" IS NULL".to_owned());
+                }
+                if dumped.iter().any(|c| c == "is_delete_marker") {
+                    current.push("NOT coalesce(\"is_delete_marker\"::boolean, false)".to_owned());
+                }
+                if !current.is_empty() {
+                    self.find(
+                        File::Data,
+                        name.clone(),
+                        Verdict::Adapted,
+                        "only current versions are kept: noncurrent versions and delete markers are left out",
+                    );
+                }
+            }
+            let filter = if current.is_empty() { String::new() } else { format!(" WHERE {}", current.join(" AND ")) };
             let _ = writeln!(
                 sql,
-                "WITH moved AS (INSERT INTO {target} ({columns}) SELECT {values} FROM {source} \
+                "WITH moved AS (INSERT INTO {target} ({columns}) SELECT {values} FROM {source}{filter} \
                  ON CONFLICT DO NOTHING RETURNING 1) \
-                 SELECT '{MARK}', '{name}', (SELECT count(*) FROM {source}), (SELECT count(*) FROM moved);"
+                 SELECT '{MARK}', '{name}', (SELECT count(*) FROM {source}{filter}), (SELECT count(*) FROM moved);"
             );
         }
         // Objects stored before Storage kept versions have none; here every
