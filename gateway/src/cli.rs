@@ -59,7 +59,9 @@ enum Command {
     /// Move a hosted Supabase project in: load the three files `supabase db
     /// dump` writes (roles, schema, data) as Supabase's restore guide does,
     /// after saying what the dump carries that this database lacks, and copy
-    /// the stored objects. docs/moving-in.md.
+    /// the stored objects. --jwt-secret is the project's JWT secret, kept as
+    /// <data-dir>/jwt_secret so that the tokens it issued stay valid.
+    /// docs/moving-in.md.
     Import(ImportArgs),
     /// Maintain the stored files.
     #[command(subcommand)]
@@ -168,9 +170,6 @@ struct ImportArgs {
     /// Say what would be skipped, adapted or refused, and load nothing.
     #[arg(long)]
     dry_run: bool,
-    /// `--jwt-secret` is the hosted project's JWT secret: it is kept as
-    /// `<data-dir>/jwt_secret`, so that the tokens and API keys the project
-    /// issued stay valid.
     #[command(flatten)]
     config: Config,
 }
@@ -585,6 +584,15 @@ async fn import(args: ImportArgs) -> Result<(), BoxError> {
     let ImportArgs { roles, schema, data, objects, dry_run, config } = args;
     let dump = import::Dump::read(&roles, &schema, &data)?;
     let objects = objects.as_deref().map(import::ObjectSource::parse).transpose()?;
+    // What can be found wrong before anything is loaded is.
+    if let Some(import::ObjectSource::Folder(folder)) = &objects
+        && !folder.is_dir()
+    {
+        return Err(format!("--objects {}: no such folder", folder.display()).into());
+    }
+    if let Some(secret) = &config.jwt_secret {
+        JwtKeys::hs256(secret, None).map_err(|e| format!("--jwt-secret: {e}"))?;
+    }
     let sql_root = startup::sql_root(&config)?;
     let database = startup::open_database(&config).await?;
     let result = async {
@@ -625,9 +633,11 @@ async fn import_into(
         let sealed: i64 =
             client.query_one("select count(*) from auth.gateway_signing_keys", &[]).await?.get(0);
         if sealed > 0 && kept.as_deref() != Some(secret.expose()) {
-            return Err("refused: --jwt-secret cannot be changed on a database a gateway has served already (its \
+            return Err(
+                "refused: --jwt-secret cannot be changed on a database a gateway has served already (its \
                  signing keys are sealed with its JWT secret); import into a new --data-dir or database"
-                .into());
+                    .into(),
+            );
         }
     }
     let facts = import::facts(client).await?;
@@ -660,12 +670,14 @@ async fn import_into(
     let loaded = loaded?;
     println!("loaded the roles, the schema and the data in one transaction");
     for (table, staged, moved) in &loaded.tables {
-        if staged == moved {
-            println!("  {table}: {moved} rows");
-        } else if *staged == 0 {
+        // A count of 0 staged is an adaptation of rows already loaded.
+        if staged == moved || *staged == 0 {
             println!("  {table}: {moved} rows");
         } else {
-            println!("  {table}: {moved} of {staged} rows ({} were here already and are kept as they were)", staged - moved);
+            println!(
+                "  {table}: {moved} of {staged} rows ({} were here already and are kept as they were)",
+                staged - moved
+            );
         }
     }
     match objects {
@@ -677,13 +689,19 @@ async fn import_into(
                 copied.copied, copied.bytes, copied.present
             );
             if !copied.missing.is_empty() {
-                println!("  the source has no bytes for {} objects: {}", copied.missing.len(), copied.missing.join(", "));
+                println!(
+                    "  the source has no bytes for {} objects: {}",
+                    copied.missing.len(),
+                    copied.missing.join(", ")
+                );
             }
         }
         None => {
             let rows: i64 = client.query_one("select count(*) from storage.objects", &[]).await?.get(0);
             if rows > 0 {
-                println!("no --objects: the {rows} object rows have no bytes here until they are copied (run again with --objects)");
+                println!(
+                    "no --objects: the {rows} object rows have no bytes here until they are copied (run again with --objects)"
+                );
             }
         }
     }

@@ -164,8 +164,14 @@ impl Plan {
 /// and Supabase's own, which a hosted dump may name but nothing here needs.
 fn reserved_role(name: &str) -> Option<&'static str> {
     const OURS: [&str; 5] = ["anon", "authenticated", "service_role", "authenticator", "postgres"];
-    const SUPABASE: [&str; 6] =
-        ["dashboard_user", "pgbouncer", "pgsodium_keyholder", "pgsodium_keyiduser", "pgsodium_keymaker", "pgtle_admin"];
+    const SUPABASE: [&str; 6] = [
+        "dashboard_user",
+        "pgbouncer",
+        "pgsodium_keyholder",
+        "pgsodium_keyiduser",
+        "pgsodium_keymaker",
+        "pgtle_admin",
+    ];
     if OURS.contains(&name) {
         Some("this gateway makes and manages this role itself (sql/000_roles.sql)")
     } else if SUPABASE.contains(&name) || name.starts_with("supabase_") || name.starts_with("cli_login_") {
@@ -338,7 +344,12 @@ impl Planner<'_> {
                     // against a server feeding psql commands, not needed for
                     // a file read here.
                     if !(text.starts_with("\\restrict") || text.starts_with("\\unrestrict")) {
-                        self.find(file, format!("line {line}"), Verdict::Skipped, format!("psql meta-command `{text}`"));
+                        self.find(
+                            file,
+                            format!("line {line}"),
+                            Verdict::Skipped,
+                            format!("psql meta-command `{text}`"),
+                        );
                     }
                 }
                 Piece::Sql { text, .. } => self.statement(file, &text),
@@ -353,24 +364,17 @@ impl Planner<'_> {
         // Statements that create or name things.
         match first {
             Token::Word(w) if w == "SET" => return self.set(file, text, &tokens),
-            Token::Word(w) if w == "CREATE" => {
-                if !self.create(file, &tokens) {
-                    return;
-                }
-            }
-            Token::Word(w) if w == "ALTER" => {
-                if !self.alter(file, &tokens) {
-                    return;
-                }
-            }
-            Token::Word(w) if w == "COMMENT" => {
-                // COMMENT ON EXTENSION x: only for an extension this load makes.
-                if tokens.get(2).is_some_and(|t| t.is("EXTENSION")) {
-                    let name = tokens.get(3).and_then(Token::ident).unwrap_or_default();
-                    if !self.extensions.contains(&name) {
-                        return;
-                    }
-                }
+            Token::Word(w) if w == "CREATE" && !self.create(file, &tokens) => return,
+            Token::Word(w) if w == "ALTER" && !self.alter(file, &tokens) => return,
+            // COMMENT ON EXTENSION x: only for an extension this load makes.
+            Token::Word(w)
+                if w == "COMMENT"
+                    && tokens.get(2).is_some_and(|t| t.is("EXTENSION"))
+                    && !self
+                        .extensions
+                        .contains(&tokens.get(3).and_then(Token::ident).unwrap_or_default()) =>
+            {
+                return;
             }
             Token::Word(w) if w == "INSERT" => return self.insert(file, text, &tokens),
             Token::Word(w) if w == "SELECT" && text.contains("setval(") => return self.setval(file, text),
@@ -388,7 +392,8 @@ impl Planner<'_> {
     fn set(&mut self, file: File, text: &str, tokens: &[Token]) {
         let name = tokens.get(1).and_then(Token::ident).unwrap_or_default();
         // `SET SESSION ...`, `SET LOCAL ...` and custom `a.b` settings pass.
-        let known = self.facts.settings.contains(&name) || matches!(name.as_str(), "session" | "local")
+        let known = self.facts.settings.contains(&name)
+            || matches!(name.as_str(), "session" | "local")
             || tokens.get(2) == Some(&Token::Punct('.'));
         if known {
             self.keep(file, text);
@@ -413,7 +418,10 @@ impl Planner<'_> {
         if tokens.get(1).is_some_and(|t| t.is("OR")) && tokens.get(2).is_some_and(|t| t.is("REPLACE")) {
             i = 3;
         }
-        while tokens.get(i).is_some_and(|t| t.is("UNLOGGED") || t.is("TEMPORARY") || t.is("TEMP") || t.is("TRUSTED")) {
+        while tokens
+            .get(i)
+            .is_some_and(|t| t.is("UNLOGGED") || t.is("TEMPORARY") || t.is("TEMP") || t.is("TRUSTED"))
+        {
             i += 1;
         }
         let kind = match tokens.get(i) {
@@ -433,14 +441,24 @@ impl Planner<'_> {
                 let name = tokens.get(i).and_then(Token::ident).unwrap_or_default();
                 if let Some(reason) = reserved_role(&name) {
                     if self.facts.roles.contains(&name) {
-                        self.find(file, format!("role {name}"), Verdict::Skipped, format!("it exists here: {reason}"));
+                        self.find(
+                            file,
+                            format!("role {name}"),
+                            Verdict::Skipped,
+                            format!("it exists here: {reason}"),
+                        );
                     } else {
                         self.find(file, format!("role {name}"), Verdict::Skipped, reason);
                     }
                     return false;
                 }
                 if self.facts.roles.contains(&name) {
-                    self.find(file, format!("role {name}"), Verdict::Skipped, "it exists here already; kept as it is");
+                    self.find(
+                        file,
+                        format!("role {name}"),
+                        Verdict::Skipped,
+                        "it exists here already; kept as it is",
+                    );
                     return false;
                 }
                 self.roles.insert(name);
@@ -548,7 +566,12 @@ impl Planner<'_> {
             Some(t) if t.is("ROLE") || t.is("USER") => {
                 let name = tokens.get(2).and_then(Token::ident).unwrap_or_default();
                 if let Some(reason) = reserved_role(&name) {
-                    self.find(file, format!("role {name}"), Verdict::Skipped, format!("its settings are not changed: {reason}"));
+                    self.find(
+                        file,
+                        format!("role {name}"),
+                        Verdict::Skipped,
+                        format!("its settings are not changed: {reason}"),
+                    );
                     return false;
                 }
                 true
@@ -556,7 +579,12 @@ impl Planner<'_> {
             Some(t) if t.is("PUBLICATION") => {
                 let name = tokens.get(2).and_then(Token::ident).unwrap_or_default();
                 if !self.facts.publications.contains(&name) && !self.publications.contains(&name) {
-                    self.find(file, format!("publication {name}"), Verdict::Skipped, "this database has no such publication");
+                    self.find(
+                        file,
+                        format!("publication {name}"),
+                        Verdict::Skipped,
+                        "this database has no such publication",
+                    );
                     return false;
                 }
                 true
@@ -582,7 +610,8 @@ impl Planner<'_> {
                 out.push_str("\\.\n");
             }
             Target::Stage(staged) => {
-                let columns = columns.unwrap_or_default().iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", ");
+                let columns =
+                    columns.unwrap_or_default().iter().map(|c| quote_ident(c)).collect::<Vec<_>>().join(", ");
                 let copy = format!("COPY {staged} ({columns}) FROM stdin;");
                 self.keep(file, &copy);
                 let out = self.out(file);
@@ -615,7 +644,14 @@ impl Planner<'_> {
         }
     }
 
-    fn rows_target(&mut self, file: File, schema: &str, table: &str, columns: Option<&[String]>, count: u64) -> Target {
+    fn rows_target(
+        &mut self,
+        file: File,
+        schema: &str,
+        table: &str,
+        columns: Option<&[String]>,
+        count: u64,
+    ) -> Target {
         let name = format!("{schema}.{table}");
         if !managed(schema) {
             if self.relation_exists(schema, table) {
@@ -630,9 +666,11 @@ impl Planner<'_> {
             return Target::Drop;
         }
         let carried = match carry(schema, table) {
-            Carry::Move if self.facts.columns.contains_key(&(schema.to_owned(), table.to_owned())) => Carry::Move,
+            Carry::Move if self.facts.columns.contains_key(&(schema.to_owned(), table.to_owned())) => {
+                Carry::Move
+            }
             Carry::Move => Carry::Leave("this database has no such table"),
-            other => other,
+            leave @ Carry::Leave(_) => leave,
         };
         match carried {
             Carry::Leave(reason) => {
@@ -664,7 +702,8 @@ impl Planner<'_> {
                         if self.staged.is_empty() {
                             let _ = writeln!(create, "CREATE SCHEMA {};", quote_ident(STAGING));
                         }
-                        let defs = columns.iter().map(|c| format!("{} text", quote_ident(c))).collect::<Vec<_>>();
+                        let defs =
+                            columns.iter().map(|c| format!("{} text", quote_ident(c))).collect::<Vec<_>>();
                         let _ = write!(
                             create,
                             "CREATE UNLOGGED TABLE {}.{staged} ({});",
@@ -713,26 +752,45 @@ impl Planner<'_> {
             );
         }
         for ((schema, table), (rows, reason)) in std::mem::take(&mut self.left) {
-            self.find(File::Data, format!("{schema}.{table}"), Verdict::Skipped, format!("{rows} rows left out: {reason}"));
+            self.find(
+                File::Data,
+                format!("{schema}.{table}"),
+                Verdict::Skipped,
+                format!("{rows} rows left out: {reason}"),
+            );
         }
         // Moves in dependency order, then the staging schema goes.
         let mut sql = String::from("SET session_replication_role = replica;\n");
         let mut staged = std::mem::take(&mut self.staged);
-        staged.sort_by_key(|(key, _)| MOVED.iter().position(|(s, t)| (*s, *t) == (key.0.as_str(), key.1.as_str())));
+        staged.sort_by_key(|(key, _)| {
+            MOVED.iter().position(|(s, t)| (*s, *t) == (key.0.as_str(), key.1.as_str()))
+        });
         for ((schema, table), dumped) in &staged {
             let ours = &self.facts.columns[&(schema.clone(), table.clone())];
-            let writable: Vec<&Column> = ours.iter().filter(|c| !c.computed && dumped.contains(&c.name)).collect();
-            let lacking: Vec<&String> = dumped.iter().filter(|d| !ours.iter().any(|c| &c.name == *d)).collect();
+            let writable: Vec<&Column> =
+                ours.iter().filter(|c| !c.computed && dumped.contains(&c.name)).collect();
+            let lacking: Vec<&String> =
+                dumped.iter().filter(|d| !ours.iter().any(|c| &c.name == *d)).collect();
             let computed: Vec<&String> =
                 dumped.iter().filter(|d| ours.iter().any(|c| &c.name == *d && c.computed)).collect();
             let name = format!("{schema}.{table}");
             if !lacking.is_empty() {
                 let list = lacking.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
-                self.find(File::Data, name.clone(), Verdict::Adapted, format!("columns this database lacks, left out: {list}"));
+                self.find(
+                    File::Data,
+                    name.clone(),
+                    Verdict::Adapted,
+                    format!("columns this database lacks, left out: {list}"),
+                );
             }
             if !computed.is_empty() {
                 let list = computed.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ");
-                self.find(File::Data, name.clone(), Verdict::Adapted, format!("computed here, not copied: {list}"));
+                self.find(
+                    File::Data,
+                    name.clone(),
+                    Verdict::Adapted,
+                    format!("computed here, not copied: {list}"),
+                );
             }
             let target = format!("{}.{}", quote_ident(schema), quote_ident(table));
             let columns = writable.iter().map(|c| quote_ident(&c.name)).collect::<Vec<_>>().join(", ");
@@ -763,7 +821,8 @@ impl Planner<'_> {
                     );
                 }
             }
-            let filter = if current.is_empty() { String::new() } else { format!(" WHERE {}", current.join(" AND ")) };
+            let filter =
+                if current.is_empty() { String::new() } else { format!(" WHERE {}", current.join(" AND ")) };
             let _ = writeln!(
                 sql,
                 "WITH moved AS (INSERT INTO {target} ({columns}) SELECT {values} FROM {source}{filter} \
@@ -878,8 +937,22 @@ fn top_level_paren(text: &str) -> Option<usize> {
 /// `AUTHORIZATION`, and the roles granted in `GRANT role TO role`.
 fn role_refs(tokens: &[Token]) -> Vec<String> {
     const PRIVILEGES: [&str; 16] = [
-        "SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "CREATE", "CONNECT", "TEMPORARY",
-        "TEMP", "EXECUTE", "USAGE", "SET", "ALTER", "ALL",
+        "SELECT",
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "TRUNCATE",
+        "REFERENCES",
+        "TRIGGER",
+        "CREATE",
+        "CONNECT",
+        "TEMPORARY",
+        "TEMP",
+        "EXECUTE",
+        "USAGE",
+        "SET",
+        "ALTER",
+        "ALL",
     ];
     const NOT_ROLES: [&str; 5] = ["PUBLIC", "CURRENT_USER", "SESSION_USER", "CURRENT_ROLE", "GROUP"];
     let mut roles = Vec::new();
@@ -888,7 +961,11 @@ fn role_refs(tokens: &[Token]) -> Vec<String> {
         while let Some(token) = tokens.get(i) {
             match token {
                 Token::Word(w) if NOT_ROLES.contains(&w.as_str()) => {}
-                Token::Word(w) if matches!(w.as_str(), "WITH" | "GRANTED" | "CASCADE" | "RESTRICT" | "USING" | "IN") => break,
+                Token::Word(w)
+                    if matches!(w.as_str(), "WITH" | "GRANTED" | "CASCADE" | "RESTRICT" | "USING" | "IN") =>
+                {
+                    break;
+                }
                 Token::Word(_) | Token::Quoted(_) => roles.push(token.ident().unwrap_or_default()),
                 _ => break,
             }
@@ -901,20 +978,20 @@ fn role_refs(tokens: &[Token]) -> Vec<String> {
     let head = |k: &str| tokens.first().is_some_and(|t| t.is(k));
     let sets = |upto: usize| tokens[..upto].iter().any(|t| t.is("SET") || t.is("RENAME"));
     for (i, token) in tokens.iter().enumerate() {
-        let previous = i.checked_sub(1).and_then(|p| tokens.get(p));
-        if token.is("TO") && !(sets(i) && !head("GRANT")) {
-            list(i + 1, &mut roles);
-        } else if token.is("FROM") && head("REVOKE") {
-            list(i + 1, &mut roles);
-        } else if token.is("ROLE") && previous.is_some_and(|p| p.is("FOR")) {
-            list(i + 1, &mut roles);
-        } else if token.is("BY") && previous.is_some_and(|p| p.is("GRANTED")) {
-            list(i + 1, &mut roles);
-        } else if token.is("AUTHORIZATION") {
+        let previous = |k: &str| i.checked_sub(1).and_then(|p| tokens.get(p)).is_some_and(|p| p.is(k));
+        // `SET x TO y` and `RENAME TO` name no role.
+        let names_roles = (token.is("TO") && (head("GRANT") || !sets(i)))
+            || (token.is("FROM") && head("REVOKE"))
+            || (token.is("ROLE") && previous("FOR"))
+            || (token.is("BY") && previous("GRANTED"))
+            || token.is("AUTHORIZATION");
+        if names_roles {
             list(i + 1, &mut roles);
         }
     }
-    if head("GRANT") && tokens.get(1).is_some_and(|t| !matches!(t, Token::Word(w) if PRIVILEGES.contains(&w.as_str()))) {
+    if head("GRANT")
+        && tokens.get(1).is_some_and(|t| !matches!(t, Token::Word(w) if PRIVILEGES.contains(&w.as_str())))
+    {
         list(1, &mut roles);
     }
     roles.sort();
@@ -924,7 +1001,8 @@ fn role_refs(tokens: &[Token]) -> Vec<String> {
 
 /// Reads what [`plan`] needs from the database.
 pub async fn facts(client: &tokio_postgres::Client) -> Result<Facts, BoxError> {
-    let strings = |rows: Vec<tokio_postgres::Row>| rows.iter().map(|r| r.get::<_, String>(0)).collect::<HashSet<_>>();
+    let strings =
+        |rows: Vec<tokio_postgres::Row>| rows.iter().map(|r| r.get::<_, String>(0)).collect::<HashSet<_>>();
     let pairs = |rows: Vec<tokio_postgres::Row>| {
         rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, String>(1))).collect::<HashSet<_>>()
     };
@@ -988,10 +1066,8 @@ pub async fn facts(client: &tokio_postgres::Client) -> Result<Facts, BoxError> {
         if rows.is_empty() {
             continue;
         }
-        let list = rows
-            .iter()
-            .map(|r| Column { name: r.get(0), type_sql: r.get(1), computed: r.get(2) })
-            .collect();
+        let list =
+            rows.iter().map(|r| Column { name: r.get(0), type_sql: r.get(1), computed: r.get(2) }).collect();
         columns.insert((schema.to_owned(), table.to_owned()), list);
     }
     Ok(Facts {
@@ -1016,7 +1092,12 @@ pub struct Loaded {
 }
 
 /// Runs the plan with `psql` in one transaction: all or nothing.
-pub async fn load(bindir: &Path, admin: &tokio_postgres::Config, plan: &Plan, work: &Path) -> Result<Loaded, BoxError> {
+pub async fn load(
+    bindir: &Path,
+    admin: &tokio_postgres::Config,
+    plan: &Plan,
+    work: &Path,
+) -> Result<Loaded, BoxError> {
     let files = [
         ("roles.sql", &plan.roles_sql),
         ("schema.sql", &plan.schema_sql),
@@ -1038,8 +1119,10 @@ pub async fn load(bindir: &Path, admin: &tokio_postgres::Config, plan: &Plan, wo
     let output = tokio::task::spawn_blocking(move || psql.output()).await??;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let errors: Vec<&str> =
-            stderr.lines().filter(|l| l.contains("ERROR") || l.contains("FATAL") || l.contains("DETAIL")).collect();
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("ERROR") || l.contains("FATAL") || l.contains("DETAIL"))
+            .collect();
         let shown = if errors.is_empty() { stderr.trim().to_owned() } else { errors.join("\n") };
         return Err(format!("the load failed and was rolled back, nothing changed:\n{shown}").into());
     }
@@ -1070,7 +1153,10 @@ impl ObjectSource {
                 if bucket.is_empty() {
                     return Err(format!("--objects {text}: no bucket named").into());
                 }
-                Ok(ObjectSource::S3 { bucket: bucket.to_owned(), prefix: prefix.trim_matches('/').to_owned() })
+                Ok(ObjectSource::S3 {
+                    bucket: bucket.to_owned(),
+                    prefix: prefix.trim_matches('/').to_owned(),
+                })
             }
             None => Ok(ObjectSource::Folder(PathBuf::from(text))),
         }
@@ -1103,7 +1189,9 @@ impl ObjectSource {
                             return Ok((Arc::new(store), String::new()));
                         }
                         if let Ok(entries) = std::fs::read_dir(dir) {
-                            next.extend(entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()));
+                            next.extend(
+                                entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()),
+                            );
                         }
                     }
                     candidates = next;
@@ -1200,7 +1288,8 @@ mod tests {
 
     fn facts() -> Facts {
         let set = |items: &[&str]| items.iter().map(|s| s.to_string()).collect::<HashSet<_>>();
-        let pairs = |items: &[(&str, &str)]| items.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let pairs =
+            |items: &[(&str, &str)]| items.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
         let column = |name: &str, type_sql: &str, computed: bool| Column {
             name: name.into(),
             type_sql: type_sql.into(),
@@ -1208,7 +1297,12 @@ mod tests {
         };
         Facts {
             server_version_num: 150008,
-            settings: set(&["statement_timeout", "client_encoding", "session_replication_role", "search_path"]),
+            settings: set(&[
+                "statement_timeout",
+                "client_encoding",
+                "session_replication_role",
+                "search_path",
+            ]),
             roles: set(&["postgres", "anon", "authenticated", "service_role", "authenticator"]),
             extensions: [("pgcrypto".to_owned(), true), ("pg_trgm".to_owned(), false)].into_iter().collect(),
             schemas: set(&["public", "auth", "storage", "extensions"]),
@@ -1243,24 +1337,84 @@ mod tests {
         let cases: &[(File, &str, &str, bool)] = &[
             (File::Schema, "SET transaction_timeout = 0;", "Skipped setting transaction_timeout", false),
             (File::Schema, "SET statement_timeout = 0;", "", true),
-            (File::Schema, "CREATE EXTENSION IF NOT EXISTS \"pg_graphql\" WITH SCHEMA \"graphql\";", "Skipped extension pg_graphql", false),
-            (File::Schema, "CREATE EXTENSION IF NOT EXISTS \"pgcrypto\" WITH SCHEMA \"extensions\";", "", false),
-            (File::Schema, "CREATE EXTENSION IF NOT EXISTS \"pg_trgm\" WITH SCHEMA \"extensions\";", "", true),
-            (File::Schema, "CREATE TABLE IF NOT EXISTS \"public\".\"products\" (\"id\" bigint);", "Refused table public.products", false),
+            (
+                File::Schema,
+                "CREATE EXTENSION IF NOT EXISTS \"pg_graphql\" WITH SCHEMA \"graphql\";",
+                "Skipped extension pg_graphql",
+                false,
+            ),
+            (
+                File::Schema,
+                "CREATE EXTENSION IF NOT EXISTS \"pgcrypto\" WITH SCHEMA \"extensions\";",
+                "",
+                false,
+            ),
+            (
+                File::Schema,
+                "CREATE EXTENSION IF NOT EXISTS \"pg_trgm\" WITH SCHEMA \"extensions\";",
+                "",
+                true,
+            ),
+            (
+                File::Schema,
+                "CREATE TABLE IF NOT EXISTS \"public\".\"products\" (\"id\" bigint);",
+                "Refused table public.products",
+                false,
+            ),
             (File::Schema, "CREATE TABLE IF NOT EXISTS \"public\".\"notes\" (\"id\" bigint);", "", true),
-            (File::Schema, "CREATE OR REPLACE FUNCTION \"auth\".\"uid\"() RETURNS uuid AS $$ select 1 $$;", "Skipped function auth.uid", false),
-            (File::Schema, "ALTER TABLE \"public\".\"notes\" OWNER TO \"supabase_admin\";", "Skipped role supabase_admin", false),
+            (
+                File::Schema,
+                "CREATE OR REPLACE FUNCTION \"auth\".\"uid\"() RETURNS uuid AS $$ select 1 $$;",
+                "Skipped function auth.uid",
+                false,
+            ),
+            (
+                File::Schema,
+                "ALTER TABLE \"public\".\"notes\" OWNER TO \"supabase_admin\";",
+                "Skipped role supabase_admin",
+                false,
+            ),
             (File::Schema, "ALTER TABLE \"public\".\"notes\" OWNER TO \"postgres\";", "", true),
-            (File::Schema, "GRANT ALL ON TABLE \"public\".\"notes\" TO \"dashboard_user\";", "Skipped role dashboard_user", false),
+            (
+                File::Schema,
+                "GRANT ALL ON TABLE \"public\".\"notes\" TO \"dashboard_user\";",
+                "Skipped role dashboard_user",
+                false,
+            ),
             (File::Schema, "CREATE PUBLICATION \"supabase_realtime\";", "", false),
-            (File::Schema, "ALTER PUBLICATION \"supabase_realtime\" ADD TABLE ONLY \"public\".\"notes\";", "", true),
-            (File::Schema, "ALTER PUBLICATION \"other\" ADD TABLE ONLY \"public\".\"notes\";", "Skipped publication other", false),
+            (
+                File::Schema,
+                "ALTER PUBLICATION \"supabase_realtime\" ADD TABLE ONLY \"public\".\"notes\";",
+                "",
+                true,
+            ),
+            (
+                File::Schema,
+                "ALTER PUBLICATION \"other\" ADD TABLE ONLY \"public\".\"notes\";",
+                "Skipped publication other",
+                false,
+            ),
             (File::Roles, "CREATE ROLE \"anon\";", "Skipped role anon", false),
             (File::Roles, "CREATE ROLE \"supabase_admin\";", "Skipped role supabase_admin", false),
-            (File::Roles, "ALTER ROLE \"authenticator\" SET \"statement_timeout\" TO '8s';", "Skipped role authenticator", false),
+            (
+                File::Roles,
+                "ALTER ROLE \"authenticator\" SET \"statement_timeout\" TO '8s';",
+                "Skipped role authenticator",
+                false,
+            ),
             (File::Roles, "CREATE ROLE \"reporting\";", "", true),
-            (File::Data, "INSERT INTO \"auth\".\"oauth_clients\" (\"id\") VALUES ('a'), ('b');", "Skipped auth.oauth_clients", false),
-            (File::Data, "INSERT INTO \"public\".\"gone\" (\"id\") VALUES (1);", "Refused public.gone", false),
+            (
+                File::Data,
+                "INSERT INTO \"auth\".\"oauth_clients\" (\"id\") VALUES ('a'), ('b');",
+                "Skipped auth.oauth_clients",
+                false,
+            ),
+            (
+                File::Data,
+                "INSERT INTO \"public\".\"gone\" (\"id\") VALUES (1);",
+                "Refused public.gone",
+                false,
+            ),
             (File::Data, "INSERT INTO \"public\".\"products\" (\"id\") VALUES (1);", "", true),
         ];
         for (file, statement, finding, kept) in cases {
@@ -1279,7 +1433,11 @@ mod tests {
 
     #[test]
     fn roles_the_dump_makes_may_be_named_after() {
-        let plan = planned("CREATE ROLE \"reporting\";", "GRANT SELECT ON TABLE \"public\".\"notes\" TO \"reporting\";", "");
+        let plan = planned(
+            "CREATE ROLE \"reporting\";",
+            "GRANT SELECT ON TABLE \"public\".\"notes\" TO \"reporting\";",
+            "",
+        );
         assert!(plan.findings.is_empty(), "{:?}", plan.findings);
         assert!(plan.schema_sql.contains("TO \"reporting\""));
     }
@@ -1291,7 +1449,11 @@ mod tests {
         let plan = planned("", "", data);
         assert_eq!(said(&plan), ["Adapted auth.users"]);
         assert!(plan.findings[0].reason.contains("oauth_thing"), "{}", plan.findings[0].reason);
-        assert!(plan.data_sql.contains("CREATE UNLOGGED TABLE \"_gateway_import\".\"auth.users\""), "{}", plan.data_sql);
+        assert!(
+            plan.data_sql.contains("CREATE UNLOGGED TABLE \"_gateway_import\".\"auth.users\""),
+            "{}",
+            plan.data_sql
+        );
         assert!(plan.data_sql.contains("COPY \"_gateway_import\".\"auth.users\" (\"id\", \"email\", \"is_sso_user\", \"oauth_thing\") FROM stdin;\n0b5e\ta@b.c\tf\tx\n\\.\n"));
         assert!(
             plan.move_sql.contains("INSERT INTO \"auth\".\"users\" (\"id\", \"email\") SELECT \"id\"::uuid, \"email\"::character varying(255)"),
@@ -1312,10 +1474,16 @@ mod tests {
             ("GRANT ALL ON TABLE \"t\" TO \"anon\", \"authenticated\";", &["anon", "authenticated"]),
             ("GRANT \"a\" TO \"b\" GRANTED BY \"c\";", &["a", "b", "c"]),
             ("REVOKE ALL ON SCHEMA \"s\" FROM PUBLIC;", &[]),
-            ("ALTER DEFAULT PRIVILEGES FOR ROLE \"postgres\" IN SCHEMA \"public\" GRANT ALL ON TABLES TO \"anon\";", &["anon", "postgres"]),
+            (
+                "ALTER DEFAULT PRIVILEGES FOR ROLE \"postgres\" IN SCHEMA \"public\" GRANT ALL ON TABLES TO \"anon\";",
+                &["anon", "postgres"],
+            ),
             ("ALTER ROLE \"x\" SET \"search_path\" TO \"$user\", \"public\";", &[]),
             ("ALTER TABLE \"t\" RENAME TO \"u\";", &[]),
-            ("CREATE POLICY \"p\" ON \"t\" FOR SELECT TO \"authenticated\" USING (true);", &["authenticated"]),
+            (
+                "CREATE POLICY \"p\" ON \"t\" FOR SELECT TO \"authenticated\" USING (true);",
+                &["authenticated"],
+            ),
             ("CREATE SCHEMA \"s\" AUTHORIZATION \"owner\";", &["owner"]),
         ];
         for (sql, expected) in cases {

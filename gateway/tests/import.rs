@@ -8,6 +8,7 @@
 //! layout (`<FILE_STORAGE_BACKEND_PATH>/stub/stub/<bucket>/<name>/<version>`).
 
 mod common;
+mod storage_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -231,8 +232,9 @@ async fn a_hosted_project_moves_in_and_its_passwords_policies_tokens_and_files_w
         .expect("download");
     assert_eq!(avatar.status(), 200);
     assert_eq!(avatar.headers()["content-type"], "image/png");
-    let expected = std::fs::read(stored.join(format!("avatars/{ANA}/avatar.png/5f0e6d2c-3b8a-4f7e-9c1d-2a4b6c8d0e1f")))
-        .expect("fixture");
+    let expected =
+        std::fs::read(stored.join(format!("avatars/{ANA}/avatar.png/5f0e6d2c-3b8a-4f7e-9c1d-2a4b6c8d0e1f")))
+            .expect("fixture");
     assert_eq!(avatar.bytes().await.expect("bytes").to_vec(), expected);
     let logo = app
         .client
@@ -241,7 +243,10 @@ async fn a_hosted_project_moves_in_and_its_passwords_policies_tokens_and_files_w
         .await
         .expect("download");
     assert_eq!(logo.status(), 200);
-    assert_eq!(logo.bytes().await.expect("bytes").to_vec(), std::fs::read(stored.join("public-assets/logo.txt")).expect("fixture"));
+    assert_eq!(
+        logo.bytes().await.expect("bytes").to_vec(),
+        std::fs::read(stored.join("public-assets/logo.txt")).expect("fixture")
+    );
 }
 
 #[tokio::test]
@@ -252,7 +257,10 @@ async fn a_dump_that_collides_with_this_database_is_refused_and_nothing_changes(
     let dry = import(&url, &data_dir, None, &["--dry-run"]);
     let said = text(&dry);
     assert!(dry.status.success(), "{said}");
-    assert!(said.contains("extension pg_graphql: not available") && said.contains("dry run: nothing was loaded"), "{said}");
+    assert!(
+        said.contains("extension pg_graphql: not available") && said.contains("dry run: nothing was loaded"),
+        "{said}"
+    );
 
     // The shop's own public.products is in this database (sql/100_shop.sql):
     // a project with a table of that name cannot be loaded over it.
@@ -277,4 +285,65 @@ async fn a_dump_that_collides_with_this_database_is_refused_and_nothing_changes(
     let users: i64 = client.query_one("select count(*) from auth.users", &[]).await.expect("users").get(0);
     assert_eq!(users, 0);
     assert!(!data_dir.join("jwt_secret").exists());
+}
+
+#[tokio::test]
+async fn objects_are_copied_from_an_s3_bucket_too() {
+    let moto = storage_support::start_moto().await;
+    let http = reqwest::Client::new();
+    let created = http.put(format!("{}/hosted-project", moto.endpoint)).send().await.expect("create");
+    assert!(created.status().is_success(), "{}", created.status());
+    // The bytes as the project's storage backend keeps them in its bucket:
+    // `<tenant>/<bucket>/<name>/<version>`, and without a version for
+    // objects stored before versions.
+    let stored = fixtures().join("objects/stub/stub");
+    let avatar_key = format!("avatars/{ANA}/avatar.png/5f0e6d2c-3b8a-4f7e-9c1d-2a4b6c8d0e1f");
+    for key in [avatar_key.as_str(), "public-assets/logo.txt"] {
+        let bytes = std::fs::read(stored.join(key)).expect("fixture");
+        let put =
+            http.put(format!("{}/hosted-project/tenant-ref/{key}", moto.endpoint)).body(bytes).send().await;
+        assert!(put.expect("put").status().is_success(), "{key}");
+    }
+
+    let (database, url, data_dir) = target().await;
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .arg("import")
+        .args(["--database-url", &url])
+        .arg("--data-dir")
+        .arg(&data_dir)
+        .arg("--sql-root")
+        .arg(repo_root())
+        .arg("--roles")
+        .arg(fixtures().join("roles.sql"))
+        .arg("--schema")
+        .arg(fixtures().join("schema.sql"))
+        .arg("--data")
+        .arg(fixtures().join("data.sql"))
+        .args(["--objects", "s3://hosted-project/tenant-ref"])
+        .env("AWS_ENDPOINT", &moto.endpoint)
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .env("AWS_REGION", "us-east-1")
+        .env_remove("RUST_LOG")
+        .env("JWT_SECRET", HOSTED_SECRET)
+        .output()
+        .expect("gateway runs");
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("copied 2 objects"), "{said}");
+
+    // In this gateway's store (local disk under <data-dir>/storage), each
+    // at its row's version.
+    let client = superuser(&database).await;
+    for row in client.query("select bucket_id, name, version from storage.objects", &[]).await.expect("rows")
+    {
+        let (bucket, name, version): (String, String, String) = (row.get(0), row.get(1), row.get(2));
+        let source = if bucket == "avatars" { avatar_key.clone() } else { format!("{bucket}/{name}") };
+        assert_eq!(
+            std::fs::read(data_dir.join("storage").join(&bucket).join(&name).join(&version)).expect("copied"),
+            std::fs::read(stored.join(source)).expect("fixture"),
+            "{bucket}/{name}"
+        );
+    }
 }

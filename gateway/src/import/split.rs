@@ -79,7 +79,11 @@ pub fn split(sql: &str) -> Vec<Piece> {
                 }
                 j = next;
             }
-            pieces.push(Piece::Copy { head: text, rows: sql[rows_start..rows_end].to_owned(), line: start_line });
+            pieces.push(Piece::Copy {
+                head: text,
+                rows: sql[rows_start..rows_end].to_owned(),
+                line: start_line,
+            });
             i = j;
         } else {
             pieces.push(Piece::Sql { text, line: start_line });
@@ -264,7 +268,10 @@ pub fn tokens(text: &str) -> Vec<Token> {
             _ if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
                 let start = i;
                 while i < bytes.len()
-                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'$' || bytes[i] >= 0x80)
+                    && (bytes[i].is_ascii_alphanumeric()
+                        || bytes[i] == b'_'
+                        || bytes[i] == b'$'
+                        || bytes[i] >= 0x80)
                 {
                     i += 1;
                 }
@@ -317,7 +324,10 @@ mod tests {
             ),
             ("do $x$ begin perform 1; end $x$;", &["do $x$ begin perform 1; end $x$;"]),
             ("select $1::int;", &["select $1::int;"]),
-            ("\\restrict abc\nselect 1;\n\\unrestrict abc\n", &["meta \\restrict abc", "select 1;", "meta \\unrestrict abc"]),
+            (
+                "\\restrict abc\nselect 1;\n\\unrestrict abc\n",
+                &["meta \\restrict abc", "select 1;", "meta \\unrestrict abc"],
+            ),
         ];
         for (sql, expected) in cases {
             assert_eq!(texts(sql), *expected, "{sql}");
@@ -326,7 +336,8 @@ mod tests {
 
     #[test]
     fn copy_rows_run_to_the_terminator_line() {
-        let sql = "COPY \"auth\".\"users\" (\"id\", \"email\") FROM stdin;\n1\ta;b\n2\t\\N\n\\.\n\nselect 3;\n";
+        let sql =
+            "COPY \"auth\".\"users\" (\"id\", \"email\") FROM stdin;\n1\ta;b\n2\t\\N\n\\.\n\nselect 3;\n";
         assert_eq!(
             split(sql),
             [
@@ -357,6 +368,9 @@ mod tests {
                 Token::Punct(';'),
             ]
         );
-        assert_eq!(tokens("values (E'a\\'b', $q$x$q$, 12.5)")[2..5], [Token::Literal, Token::Punct(','), Token::Literal]);
+        assert_eq!(
+            tokens("values (E'a\\'b', $q$x$q$, 12.5)")[2..5],
+            [Token::Literal, Token::Punct(','), Token::Literal]
+        );
     }
 }
