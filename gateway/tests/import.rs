@@ -347,3 +347,118 @@ async fn objects_are_copied_from_an_s3_bucket_too() {
         );
     }
 }
+
+/// `gateway serve` as deployed, reading its banner: the API URL and the
+/// service_role key.
+struct Served {
+    child: std::process::Child,
+    address: String,
+    service_key: String,
+}
+
+impl Served {
+    fn start(data_dir: &Path) -> Served {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .arg("--sql-root")
+            .arg(repo_root())
+            .env_remove("DATABASE_URL")
+            .env_remove("DATABASE_ADMIN_URL")
+            .env_remove("JWT_SECRET")
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn gateway");
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (mut address, mut service_key) = (String::new(), String::new());
+        while service_key.is_empty() {
+            let line = lines.next().expect("the banner").expect("a line");
+            if let Some(rest) = line.trim().strip_prefix("API URL:") {
+                address = rest.trim().to_owned();
+            } else if let Some(rest) = line.trim().strip_prefix("service_role key:") {
+                service_key = rest.trim().to_owned();
+            }
+        }
+        std::thread::spawn(move || for _ in lines {});
+        Served { child, address, service_key }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // Ctrl-C: the gateway drains and stops its PostgreSQL.
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn into_a_new_data_directory_with_its_own_cluster_then_served_from_it() {
+    // Inside the test cluster's folder, which the postgres user may enter
+    // when the tests run as root.
+    let data_dir = cluster().dir.join("moved-in");
+    let files = fixtures();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .arg("import")
+        .arg("--data-dir")
+        .arg(&data_dir)
+        .arg("--sql-root")
+        .arg(repo_root())
+        .arg("--roles")
+        .arg(files.join("roles.sql"))
+        .arg("--schema")
+        .arg(files.join("schema.sql"))
+        .arg("--data")
+        .arg(files.join("data.sql"))
+        .arg("--objects")
+        .arg(files.join("objects"))
+        .args(["--jwt-secret", HOSTED_SECRET])
+        .env_remove("DATABASE_URL")
+        .env_remove("DATABASE_ADMIN_URL")
+        .env_remove("JWT_SECRET")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("gateway runs");
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("auth.users: 2 rows") && said.contains("copied 2 objects"), "{said}");
+
+    let served = Served::start(&data_dir);
+    let http = reqwest::Client::new();
+    let now = gateway::jwt::now();
+    let hosted_anon = hosted_token(json!({"iss": "supabase", "role": "anon", "iat": now, "exp": now + 3600}));
+    let signed_in = http
+        .post(format!("{}/auth/v1/token?grant_type=password", served.address))
+        .header("apikey", &hosted_anon)
+        .json(&json!({"email": "ana@example.com", "password": PASSWORD}))
+        .send()
+        .await
+        .expect("sign in");
+    assert_eq!(signed_in.status(), 200);
+    let session: Value = signed_in.json().await.expect("json");
+    let notes = http
+        .get(format!("{}/rest/v1/notes?select=id&order=id", served.address))
+        .header("apikey", &hosted_anon)
+        .bearer_auth(access_token(&session))
+        .send()
+        .await
+        .expect("notes");
+    assert_eq!(notes.json::<Value>().await.expect("json"), json!([{"id": 1}, {"id": 2}, {"id": 3}]));
+    let logo = http
+        .get(format!("{}/storage/v1/object/public-assets/logo.txt", served.address))
+        .header("apikey", &served.service_key)
+        .bearer_auth(&served.service_key)
+        .send()
+        .await
+        .expect("download");
+    assert_eq!(logo.status(), 200);
+    assert_eq!(
+        logo.bytes().await.expect("bytes").to_vec(),
+        std::fs::read(files.join("objects/stub/stub/public-assets/logo.txt")).expect("fixture")
+    );
+}
