@@ -672,7 +672,7 @@ async fn import_into(
     for (table, staged, moved) in &loaded.tables {
         // A count of 0 staged is an adaptation of rows already loaded.
         if staged == moved || *staged == 0 {
-            println!("  {table}: {moved} rows");
+            println!("  {table}: {}", import::counted(*moved, "row"));
         } else {
             println!(
                 "  {table}: {moved} of {staged} rows ({} were here already and are kept as they were)",
@@ -685,8 +685,10 @@ async fn import_into(
             let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
             let copied = import::copy_objects(client, &source, &store).await?;
             println!(
-                "copied {} objects ({} bytes); {} were in the store already",
-                copied.copied, copied.bytes, copied.present
+                "copied {} ({} bytes); {} in the store already",
+                import::counted(copied.copied, "object"),
+                copied.bytes,
+                copied.present
             );
             if !copied.missing.is_empty() {
                 println!(

@@ -661,7 +661,10 @@ impl Planner<'_> {
                 file,
                 name,
                 Verdict::Refused,
-                format!("{count} rows for a table that neither this database nor the schema file has"),
+                format!(
+                    "{} for a table that neither this database nor the schema file has",
+                    counted(count, "row")
+                ),
             );
             return Target::Drop;
         }
@@ -746,8 +749,9 @@ impl Planner<'_> {
                 format!("role {role}"),
                 Verdict::Skipped,
                 format!(
-                    "this database has no such role: {count} statements naming it left out (owners stay the importing \
-                     role, grants to it are dropped), the first: {first}"
+                    "this database has no such role: {} naming it left out (owners stay the importing role, grants \
+                     to it are dropped), the first: {first}",
+                    counted(count as u64, "statement")
                 ),
             );
         }
@@ -756,7 +760,7 @@ impl Planner<'_> {
                 File::Data,
                 format!("{schema}.{table}"),
                 Verdict::Skipped,
-                format!("{rows} rows left out: {reason}"),
+                format!("{} left out: {reason}", counted(rows, "row")),
             );
         }
         // Moves in dependency order, then the staging schema goes.
@@ -857,6 +861,11 @@ enum Target {
     Stage(String),
     /// Not loaded.
     Drop,
+}
+
+/// `1 row`, `2 rows`, `0 rows`.
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// The first 80 characters of a statement, on one line.
