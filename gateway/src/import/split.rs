@@ -191,6 +191,10 @@ fn is_word(bytes: &[u8], at: usize) -> bool {
 }
 
 fn is_copy_from_stdin(text: &str) -> bool {
+    // Most statements are not COPY: they are not read twice.
+    if !text.get(..4).is_some_and(|head| head.eq_ignore_ascii_case("COPY")) {
+        return false;
+    }
     let words = tokens(text);
     matches!(words.first(), Some(Token::Word(w)) if w == "COPY")
         && words.windows(2).any(|w| {
