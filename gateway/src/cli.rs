@@ -667,7 +667,24 @@ async fn import_into(
     std::fs::set_permissions(&work, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
     let loaded = import::load(&bindir, admin, &plan, &work).await;
     let _ = std::fs::remove_dir_all(&work);
-    let loaded = loaded?;
+    let loaded = loaded.map_err(|e| -> BoxError {
+        // The usual cause: an object of the project needs an extension
+        // that was left out.
+        let missing: Vec<&str> = plan
+            .findings
+            .iter()
+            .filter(|f| f.verdict == import::Verdict::Skipped)
+            .filter_map(|f| f.object.strip_prefix("extension "))
+            .collect();
+        match missing.is_empty() {
+            true => e,
+            false => format!(
+                "{e}\nthe extensions left out above ({}) may be what it needs: install them on this PostgreSQL",
+                missing.join(", ")
+            )
+            .into(),
+        }
+    })?;
     println!("loaded the roles, the schema and the data in one transaction");
     for (table, staged, moved) in &loaded.tables {
         // A count of 0 staged is an adaptation of rows already loaded.

@@ -250,7 +250,7 @@ async fn a_hosted_project_moves_in_and_its_passwords_policies_tokens_and_files_w
 }
 
 #[tokio::test]
-async fn a_dump_that_collides_with_this_database_is_refused_and_nothing_changes() {
+async fn dumps_this_database_cannot_take_are_refused_and_nothing_changes() {
     let (database, url, data_dir) = target().await;
 
     // A dry run reports and loads nothing.
@@ -278,7 +278,33 @@ async fn a_dump_that_collides_with_this_database_is_refused_and_nothing_changes(
     );
     assert!(said.contains("refused: the import cannot go on"), "{said}");
 
+    // A table that needs an extension this PostgreSQL lacks: the load fails,
+    // is rolled back, and the error names the extension.
     let client = superuser(&database).await;
+    let available: bool = client
+        .query_one("select exists (select from pg_available_extensions where name = 'vector')", &[])
+        .await
+        .expect("extensions")
+        .get(0);
+    if !available {
+        let mut text_of = std::fs::read_to_string(fixtures().join("schema.sql")).expect("schema");
+        text_of.push_str(
+            "\nCREATE EXTENSION IF NOT EXISTS \"vector\" WITH SCHEMA \"extensions\";\n\
+             CREATE TABLE IF NOT EXISTS \"public\".\"documents\" (\"id\" bigint NOT NULL, \"embedding\" \"extensions\".\"vector\"(3));\n",
+        );
+        std::fs::write(&schema, text_of).expect("write");
+        let failed = import(&url, &data_dir, Some(&schema), &[]);
+        let said = text(&failed);
+        assert_eq!(failed.status.code(), Some(1), "{said}");
+        assert!(said.contains("skipped  extension vector: not available on this PostgreSQL"), "{said}");
+        assert!(said.contains("the load failed and was rolled back, nothing changed"), "{said}");
+        assert!(
+            said.contains("extensions.vector")
+                && said.contains("(pg_graphql, supabase_vault, vector) may be what it needs"),
+            "{said}"
+        );
+    }
+
     let notes: Option<String> =
         client.query_one("select to_regclass('public.notes')::text", &[]).await.expect("regclass").get(0);
     assert_eq!(notes, None);
