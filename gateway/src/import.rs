@@ -97,7 +97,6 @@ pub enum File {
     Roles,
     Schema,
     Data,
-    Objects,
 }
 
 impl File {
@@ -106,7 +105,6 @@ impl File {
             File::Roles => "roles",
             File::Schema => "schema",
             File::Data => "data",
-            File::Objects => "objects",
         }
     }
 }
@@ -312,7 +310,7 @@ impl Planner<'_> {
         match file {
             File::Roles => &mut self.plan.roles_sql,
             File::Schema => &mut self.plan.schema_sql,
-            File::Data | File::Objects => &mut self.plan.data_sql,
+            File::Data => &mut self.plan.data_sql,
         }
     }
 
@@ -722,22 +720,18 @@ impl Planner<'_> {
         }
     }
 
-    /// `SELECT pg_catalog.setval('"s"."seq"', n, true);`: kept when the
-    /// sequence is here or made by the schema file.
+    /// `SELECT pg_catalog.setval('"s"."seq"', n, true);`. A managed
+    /// schema's sequences (auth.refresh_tokens_id_seq) are this gateway's:
+    /// left as they are. Others belong to the dump's tables and are kept (an
+    /// identity column's sequence is made by ALTER TABLE, so it is not looked
+    /// for: a missing one fails the load).
     fn setval(&mut self, file: File, text: &str) {
         let name = text.split('\'').nth(1).unwrap_or_default();
-        let parts: Vec<String> = name.split('.').map(|p| p.trim_matches('"').to_owned()).collect();
-        let (schema, sequence) = match parts.as_slice() {
-            [schema, sequence] => (schema.clone(), sequence.clone()),
-            [sequence] => ("public".to_owned(), sequence.clone()),
-            _ => return self.keep(file, text),
+        let schema = match name.split_once('.') {
+            Some((schema, _)) => schema.trim_matches('"'),
+            None => "public",
         };
-        // A managed schema's sequences (auth.refresh_tokens_id_seq) are this
-        // gateway's: left as they are. Others belong to the dump's tables
-        // (an identity column's sequence is made by ALTER TABLE, so it is not
-        // looked for here: a missing one fails the load).
-        let _ = sequence;
-        if !managed(&schema) {
+        if !managed(schema) {
             self.keep(file, text);
         }
     }
@@ -1425,6 +1419,13 @@ mod tests {
                 false,
             ),
             (File::Data, "INSERT INTO \"public\".\"products\" (\"id\") VALUES (1);", "", true),
+            (
+                File::Data,
+                "SELECT pg_catalog.setval('\"auth\".\"refresh_tokens_id_seq\"', 1, true);",
+                "",
+                false,
+            ),
+            (File::Data, "SELECT pg_catalog.setval('\"public\".\"notes_id_seq\"', 4, true);", "", true),
         ];
         for (file, statement, finding, kept) in cases {
             let (roles, schema, data) = match file {
