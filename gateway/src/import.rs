@@ -1431,7 +1431,7 @@ mod tests {
             let (roles, schema, data) = match file {
                 File::Roles => (*statement, "", ""),
                 File::Schema => ("", *statement, ""),
-                _ => ("", "", *statement),
+                File::Data => ("", "", *statement),
             };
             let plan = planned(roles, schema, data);
             let expected: Vec<String> = if finding.is_empty() { vec![] } else { vec![finding.to_string()] };

@@ -42,9 +42,15 @@ async fn target() -> (String, String, PathBuf) {
     (database, url, data_dir)
 }
 
+/// Roles belong to the whole cluster, which the tests share: two imports at
+/// once would both see the dump's role missing and both make it. One runs at
+/// a time, as on a real server.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// `gateway import` over `url` with the fixture's files, `schema` in place of
 /// the fixture's, and `extra` arguments.
 fn import(url: &str, data_dir: &Path, schema: Option<&Path>, extra: &[&str]) -> Output {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let files = fixtures();
     let schema = schema.map_or_else(|| files.join("schema.sql"), Path::to_path_buf);
     std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
@@ -332,6 +338,7 @@ async fn objects_are_copied_from_an_s3_bucket_too() {
     }
 
     let (database, url, data_dir) = target().await;
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
         .arg("import")
         .args(["--database-url", &url])
@@ -355,6 +362,7 @@ async fn objects_are_copied_from_an_s3_bucket_too() {
         .env("JWT_SECRET", HOSTED_SECRET)
         .output()
         .expect("gateway runs");
+    drop(turn);
     let said = text(&output);
     assert!(output.status.success(), "{said}");
     assert!(said.contains("copied 2 objects"), "{said}");
