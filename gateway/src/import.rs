@@ -1108,7 +1108,16 @@ pub async fn load(
         ("move.sql", &plan.move_sql),
     ];
     let mut psql = crate::backup::pg_command(bindir, "psql", admin);
-    psql.args(["-X", "-q", "-A", "-t", "--no-password", "--single-transaction", "-v", "ON_ERROR_STOP=1"]);
+    psql.env("PGAPPNAME", "gateway import").args([
+        "-X",
+        "-q",
+        "-A",
+        "-t",
+        "--no-password",
+        "--single-transaction",
+        "-v",
+        "ON_ERROR_STOP=1",
+    ]);
     for (n, (name, text)) in files.iter().enumerate() {
         let path = work.join(name);
         let mut file = crate::backup::private_file(&path)?;
