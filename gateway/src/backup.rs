@@ -545,7 +545,7 @@ async fn restore_database(cluster: &Cluster, roles: &[u8], dump: &Path) -> Resul
 
 /// `program` of the PostgreSQL client tools, reaching the database of
 /// `config` through libpq's environment (so no password shows in `ps`).
-fn pg_command(bindir: &Path, program: &str, config: &tokio_postgres::Config) -> Command {
+pub(crate) fn pg_command(bindir: &Path, program: &str, config: &tokio_postgres::Config) -> Command {
     let mut command = Command::new(bindir.join(program));
     command.stdin(Stdio::null()).env("PGAPPNAME", "gateway backup");
     for var in
@@ -634,7 +634,7 @@ async fn finish(mut command: Command, program: &str) -> Result<(), BoxError> {
 }
 
 /// A new file (an old one at the path is replaced) readable by its owner only.
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     let file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     Ok(file)

@@ -1,5 +1,5 @@
 //! The command line: `gateway serve`, `gateway migrate [--check]`,
-//! `gateway backup --out`, `gateway restore --from`,
+//! `gateway backup --out`, `gateway restore --from`, `gateway import`,
 //! `gateway keys [create|list|revoke]`,
 //! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
@@ -56,6 +56,13 @@ enum Command {
     /// own PostgreSQL cluster, the stored files under its storage root, and
     /// the JWT secret. Then `gateway serve --data-dir` serves it.
     Restore(RestoreArgs),
+    /// Move a hosted Supabase project in: load the three files `supabase db
+    /// dump` writes (roles, schema, data) as Supabase's restore guide does,
+    /// after saying what the dump carries that this database lacks, and copy
+    /// the stored objects. --jwt-secret is the project's JWT secret, kept as
+    /// <data-dir>/jwt_secret so that the tokens it issued stay valid.
+    /// docs/moving-in.md.
+    Import(ImportArgs),
     /// Maintain the stored files.
     #[command(subcommand)]
     Storage(StorageCommand),
@@ -76,7 +83,8 @@ impl Command {
             Command::Serve(config)
             | Command::Migrate(MigrateArgs { config, .. })
             | Command::Backup(BackupArgs { config, .. })
-            | Command::Restore(RestoreArgs { config, .. }) => Some(config),
+            | Command::Restore(RestoreArgs { config, .. })
+            | Command::Import(ImportArgs { config, .. }) => Some(config),
             Command::Keys(KeysArgs { config, .. }) | Command::SigningKeys(SigningKeysArgs { config, .. }) => {
                 Some(config)
             }
@@ -146,6 +154,33 @@ struct RestoreArgs {
     /// when both use the same S3 bucket.
     #[arg(long, value_name = "DIR", requires = "to")]
     objects_from: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    config: Config,
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// `supabase db dump --role-only` (the project's own roles).
+    #[arg(long, value_name = "FILE")]
+    roles: std::path::PathBuf,
+    /// `supabase db dump` (the schema of the project's own schemas).
+    #[arg(long, value_name = "FILE")]
+    schema: std::path::PathBuf,
+    /// `supabase db dump --data-only` (every row, auth's and storage's too;
+    /// `--use-copy` or not).
+    #[arg(long, value_name = "FILE")]
+    data: std::path::PathBuf,
+    /// Where the project's stored objects are: a folder in Storage's
+    /// file-backend layout (`<bucket>/<name>/<version>`, or the backend's
+    /// root above `<GLOBAL_S3_BUCKET>/<TENANT_ID>`), or `s3://bucket/prefix`
+    /// (credentials and endpoint from `AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT`). Copied into
+    /// this gateway's store (`--storage-root` or `STORAGE_S3_*`).
+    #[arg(long, value_name = "DIR|s3://BUCKET/PREFIX")]
+    objects: Option<String>,
+    /// Say what would be skipped, adapted or refused, and load nothing.
+    #[arg(long)]
+    dry_run: bool,
     #[command(flatten)]
     config: Config,
 }
@@ -311,6 +346,7 @@ pub async fn run() -> ExitCode {
             restore_to(config, to, objects_from.as_deref()).await
         }
         Command::Restore(_) => Err("restore needs --from FILE or --to TIME".into()),
+        Command::Import(args) => import(args).await,
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
         }
@@ -621,6 +657,165 @@ async fn restore_to(
         println!(
             "note: --jwt-secret (or JWT_SECRET) is set and overrides the archive's secret, kept in {}",
             config.jwt_secret_path().display()
+        );
+    }
+    Ok(())
+}
+
+async fn import(args: ImportArgs) -> Result<(), BoxError> {
+    use crate::import;
+    let ImportArgs { roles, schema, data, objects, dry_run, config } = args;
+    let dump = import::Dump::read(&roles, &schema, &data)?;
+    let objects = objects.as_deref().map(import::ObjectSource::parse).transpose()?;
+    // What can be found wrong before anything is loaded is.
+    if let Some(import::ObjectSource::Folder(folder)) = &objects
+        && !folder.is_dir()
+    {
+        return Err(format!("--objects {}: no such folder", folder.display()).into());
+    }
+    if let Some(secret) = &config.jwt_secret {
+        JwtKeys::hs256(secret, None).map_err(|e| format!("--jwt-secret: {e}"))?;
+    }
+    let sql_root = startup::sql_root(&config)?;
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        let admin = database
+            .admin
+            .clone()
+            .or_else(|| config.database_url.is_some().then(|| database.api.clone()))
+            .ok_or("no database to import into")?;
+        // The gateway's own schema first: the dump is read against it.
+        startup::migrate(&admin, &sql_root).await?;
+        let (client, connection) = admin.connect(tokio_postgres::NoTls).await?;
+        let connection = tokio::spawn(connection);
+        let outcome = import_into(&config, &database, &admin, &client, dump, objects, dry_run).await;
+        drop(client);
+        let _ = connection.await;
+        outcome
+    }
+    .await;
+    startup::close_database(database).await;
+    result
+}
+
+async fn import_into(
+    config: &Config,
+    database: &startup::Database,
+    admin: &tokio_postgres::Config,
+    client: &tokio_postgres::Client,
+    dump: crate::import::Dump,
+    objects: Option<crate::import::ObjectSource>,
+    dry_run: bool,
+) -> Result<(), BoxError> {
+    use crate::import;
+    // The signing keys a served database holds are sealed with the JWT
+    // secret it was first served with (docs/keys.md): another secret would
+    // lock them away.
+    if let Some(secret) = &config.jwt_secret {
+        let kept = std::fs::read_to_string(config.jwt_secret_path()).ok();
+        let sealed: i64 =
+            client.query_one("select count(*) from auth.gateway_signing_keys", &[]).await?.get(0);
+        if sealed > 0 && kept.as_deref() != Some(secret.expose()) {
+            return Err(
+                "refused: --jwt-secret cannot be changed on a database a gateway has served already (its \
+                 signing keys are sealed with its JWT secret); import into a new --data-dir or database"
+                    .into(),
+            );
+        }
+    }
+    let facts = import::facts(client).await?;
+    let plan = import::plan(&dump, &facts);
+    println!("what the dump carries that this database lacks:");
+    if plan.findings.is_empty() {
+        println!("  nothing");
+    }
+    for finding in &plan.findings {
+        println!("  {finding}");
+    }
+    if plan.refused() {
+        return Err("refused: the import cannot go on (REFUSED above); nothing was changed".into());
+    }
+    if dry_run {
+        println!("dry run: nothing was loaded");
+        return Ok(());
+    }
+    let bindir = match &database.cluster {
+        Some((cluster, _)) => cluster.bindir().to_path_buf(),
+        None => crate::embedded::find_bindir().ok_or(
+            "PostgreSQL's psql was not found on PATH, through pg_config, or under /usr/lib/postgresql/*/bin",
+        )?,
+    };
+    let work = config.data_dir.join(format!("import-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    std::fs::set_permissions(&work, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    let loaded = import::load(&bindir, admin, &plan, &work).await;
+    let _ = std::fs::remove_dir_all(&work);
+    let loaded = loaded.map_err(|e| -> BoxError {
+        // The usual cause: an object of the project needs an extension
+        // that was left out.
+        let missing: Vec<&str> = plan
+            .findings
+            .iter()
+            .filter(|f| f.verdict == import::Verdict::Skipped)
+            .filter_map(|f| f.object.strip_prefix("extension "))
+            .collect();
+        match missing.is_empty() {
+            true => e,
+            false => format!(
+                "{e}\nthe extensions left out above ({}) may be what it needs: install them on this PostgreSQL",
+                missing.join(", ")
+            )
+            .into(),
+        }
+    })?;
+    println!("loaded the roles, the schema and the data in one transaction");
+    for (table, staged, moved) in &loaded.tables {
+        // A count of 0 staged is an adaptation of rows already loaded.
+        if staged == moved || *staged == 0 {
+            println!("  {table}: {}", import::counted(*moved, "row"));
+        } else {
+            println!(
+                "  {table}: {moved} of {staged} rows ({} were here already and are kept as they were)",
+                staged - moved
+            );
+        }
+    }
+    match objects {
+        Some(source) => {
+            let store = crate::storage::Backend::from_config(&config.storage, &config.storage_root())?;
+            let copied = import::copy_objects(client, &source, &store).await?;
+            println!(
+                "copied {} ({} bytes); {} in the store already",
+                import::counted(copied.copied, "object"),
+                copied.bytes,
+                copied.present
+            );
+            if !copied.missing.is_empty() {
+                println!(
+                    "  the source has no bytes for {} objects: {}",
+                    copied.missing.len(),
+                    copied.missing.join(", ")
+                );
+            }
+        }
+        None => {
+            let rows: i64 = client.query_one("select count(*) from storage.objects", &[]).await?.get(0);
+            if rows > 0 {
+                println!(
+                    "no --objects: the {rows} object rows have no bytes here until they are copied (run again with --objects)"
+                );
+            }
+        }
+    }
+    if let Some(secret) = &config.jwt_secret {
+        let path = config.jwt_secret_path();
+        std::fs::create_dir_all(&config.data_dir)?;
+        let mut file = crate::backup::private_file(&path)?;
+        std::io::Write::write_all(&mut file, secret.expose().as_bytes())?;
+        println!(
+            "kept the project's JWT secret in {}: `gateway serve --data-dir {}` verifies the tokens and API keys it issued",
+            path.display(),
+            config.data_dir.display()
         );
     }
     Ok(())

@@ -16,6 +16,7 @@ pub mod embedded;
 pub mod frontend;
 pub mod health;
 pub mod help;
+pub mod import;
 pub mod pitr;
 pub mod requests;
 pub mod startup;

@@ -82,6 +82,7 @@ fn every_command_with_settings_answers_help_alike() {
         &["users", "add", "--help"],
         &["backup", "--help"],
         &["restore", "--help"],
+        &["import", "--help"],
     ];
     for command in commands {
         let output = gateway(command);
