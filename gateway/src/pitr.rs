@@ -419,24 +419,35 @@ fn recovery_failed(
 }
 
 /// The server accepts connections once its replay is consistent; it is the
-/// recovered database once the target is reached and it is promoted.
+/// recovered database once the target is reached and it is promoted. A
+/// server still starting up refuses connections for a while: those are
+/// tried again as long as it runs.
 async fn wait_for_promotion(cluster: &Cluster) -> Result<(), BoxError> {
-    let (client, connection) = cluster.pg_config(embedded::SUPERUSER).connect(NoTls).await?;
-    let connection = tokio::spawn(connection);
     let deadline = tokio::time::Instant::now() + RECOVERY_TIMEOUT;
-    let result = loop {
-        match client.query_one("select pg_is_in_recovery()", &[]).await {
-            Ok(row) if !row.get::<_, bool>(0) => break Ok(()),
-            Ok(_) if tokio::time::Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            Ok(_) => break Err("the recovery did not end in time".into()),
-            Err(e) => break Err(format!("the recovering server failed: {e}").into()),
+    loop {
+        if tokio::time::Instant::now() > deadline {
+            return Err("the recovery did not end in time".into());
         }
-    };
-    drop(client);
-    let _ = connection.await;
-    result
+        let connected = cluster.pg_config(embedded::SUPERUSER).connect(NoTls).await;
+        let (client, connection) = match connected {
+            Ok(connected) => connected,
+            Err(_) if cluster.is_running() => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            Err(e) => return Err(format!("the recovering server stopped: {e}").into()),
+        };
+        let connection = tokio::spawn(connection);
+        let recovering = client.query_one("select pg_is_in_recovery()", &[]).await;
+        drop(client);
+        let _ = connection.await;
+        match recovering {
+            Ok(row) if !row.get::<_, bool>(0) => return Ok(()),
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(_) if cluster.is_running() => tokio::time::sleep(Duration::from_millis(100)).await,
+            Err(e) => return Err(format!("the recovering server stopped: {e}").into()),
+        }
+    }
 }
 
 /// Copies into `store` the object versions the recovered rows name that it
