@@ -4,7 +4,8 @@
 #   2. the Rust unit and integration tests (each integration test gets a fresh
 #      database cloned from a migrated template on a private cluster);
 #   3. the supabase-js client tests, against a gateway started here on the
-#      embedded default;
+#      embedded default, and the type-level tests of the generated types
+#      (tests/types: supabase-js typed by them, checked by tsc);
 #   4. the frontend: its build (which fails when the JS budget is exceeded),
 #      its unit tests (Vitest) and its browser tests (Chromium against a
 #      gateway each test file starts, serving the build);
@@ -65,6 +66,9 @@ export GATEWAY_DATABASE_URL GATEWAY_SQL_ROOT GATEWAY_DATA_DIR GATEWAY_BIN
 (cd tests/client && npm test)
 cleanup
 trap - EXIT
+
+echo "== type-level tests of the generated types"
+(cd tests/types && npm test)
 
 if [ -f frontend/package.json ]; then
   echo "== frontend: build"
