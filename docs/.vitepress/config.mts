@@ -35,6 +35,7 @@ export default defineConfig({
           { text: 'Keys', link: '/keys' },
           { text: 'Configuration', link: '/configuration' },
           { text: 'Operating', link: '/operating' },
+          { text: 'Generated types', link: '/types' },
         ],
       },
       {
