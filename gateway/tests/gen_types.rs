@@ -23,7 +23,11 @@ async fn database(migrated: bool) -> tokio_postgres::Config {
         fresh_database().await
     } else {
         let name = format!("types_{}", std::process::id());
-        connect(&config).await.batch_execute(&format!("create database {name} template template0")).await.expect("create");
+        connect(&config)
+            .await
+            .batch_execute(&format!("create database {name} template template0"))
+            .await
+            .expect("create");
         name
     };
     config.dbname(&name);
@@ -64,13 +68,18 @@ async fn the_shops_checked_in_types_are_what_the_migrations_produce() {
 async fn a_schema_with_every_case_prints_as_its_golden_file() {
     let config = database(false).await;
     connect(&config).await.batch_execute(include_str!("fixtures/types.sql")).await.expect("fixture");
-    assert_golden("gateway/tests/fixtures/types.database.ts", &types_of(&config, &["public", "personal"]).await);
+    assert_golden(
+        "gateway/tests/fixtures/types.database.ts",
+        &types_of(&config, &["public", "personal"]).await,
+    );
 }
 
 #[tokio::test]
 async fn the_command_prints_the_types_of_the_schemas_asked_for() {
     let config = database(true).await;
-    let Host::Unix(socket) = &config.get_hosts()[0] else { panic!("the test cluster listens on a Unix socket") };
+    let Host::Unix(socket) = &config.get_hosts()[0] else {
+        panic!("the test cluster listens on a Unix socket")
+    };
     let url = format!(
         "postgresql:///{}?host={}&port=5432&user={SUPERUSER}",
         config.get_dbname().expect("dbname"),

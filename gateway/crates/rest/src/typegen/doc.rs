@@ -170,7 +170,10 @@ mod tests {
         let members = members.into_iter().map(text).collect();
         group(concat(vec![
             text("{"),
-            indent(concat(vec![Doc::Line, join(&concat(vec![if_break(text(""), text(";")), Doc::Line]), members)])),
+            indent(concat(vec![
+                Doc::Line,
+                join(&concat(vec![if_break(text(""), text(";")), Doc::Line]), members),
+            ])),
             Doc::Line,
             text("}"),
         ]))
@@ -186,7 +189,10 @@ mod tests {
 
     #[test]
     fn a_hard_break_breaks_every_group_around_it() {
-        let doc = group(concat(vec![text("a"), indent(concat(vec![Doc::Line, text("b"), Doc::Hardline, text("c")]))]));
+        let doc = group(concat(vec![
+            text("a"),
+            indent(concat(vec![Doc::Line, text("b"), Doc::Hardline, text("c")])),
+        ]));
         assert_eq!(print(doc, 80), "a\n  b\n  c");
     }
 }

@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
-use super::catalog::{ArgMode, Argument, Catalog, Column, ForeignKey, Function, PgType, Relation, RelationKind};
-use super::collate::compare;
-use super::doc::{
-    Doc, align, broken_group, concat, group, if_break, indent, join, print, text,
+use super::catalog::{
+    ArgMode, Argument, Catalog, Column, ForeignKey, Function, PgType, Relation, RelationKind,
 };
+use super::collate::compare;
+use super::doc::{Doc, align, broken_group, concat, group, if_break, indent, join, print, text};
 
 /// The PostgREST version the file declares (`__InternalSupabase`), which
 /// supabase-js reads to type the select language: this gateway speaks 13's.
@@ -245,11 +245,7 @@ fn union_lines(types: &[Ty]) -> Doc {
 }
 
 fn member_doc(m: &Member) -> Doc {
-    concat(vec![
-        text(key(&m.key)),
-        text(if m.optional { "?: " } else { ": " }),
-        ty_doc(&m.ty),
-    ])
+    concat(vec![text(key(&m.key)), text(if m.optional { "?: " } else { ": " }), ty_doc(&m.ty)])
 }
 
 /// What the template knows while it prints.
@@ -310,7 +306,10 @@ impl<'a> Template<'a> {
             member_doc(&member(
                 "__InternalSupabase",
                 false,
-                Ty::Object(vec![member("PostgrestVersion", false, Ty::Str(POSTGREST_VERSION.to_owned()))], true),
+                Ty::Object(
+                    vec![member("PostgrestVersion", false, Ty::Str(POSTGREST_VERSION.to_owned()))],
+                    true,
+                ),
             )),
         ];
         for schema in &self.schemas {
@@ -360,9 +359,9 @@ impl<'a> Template<'a> {
             };
             let keep = inputs.is_empty()
                 || !inputs.iter().any(|a| a.name.is_empty())
-                || inputs
-                    .iter()
-                    .all(|a| !a.name.is_empty() || (a.has_default && UNNAMED_ARGUMENT_TYPES.contains(&a.type_id)))
+                || inputs.iter().all(|a| {
+                    !a.name.is_empty() || (a.has_default && UNNAMED_ARGUMENT_TYPES.contains(&a.type_id))
+                })
                 || (inputs.len() == 1 && inputs[0].name.is_empty() && unnamed_is_callable(&inputs[0]));
             if keep {
                 kept.push(Kept { function, inputs });
@@ -379,7 +378,9 @@ impl<'a> Template<'a> {
                 relationships
                     .iter()
                     .filter(|k| {
-                        k.schema == relation.schema && k.relation == relation.name && k.referenced_schema == relation.schema
+                        k.schema == relation.schema
+                            && k.relation == relation.name
+                            && k.referenced_schema == relation.schema
                     })
                     .map(|k| relationship(k))
                     .collect(),
@@ -389,7 +390,9 @@ impl<'a> Template<'a> {
             functions
                 .iter()
                 .filter(|k| k.function.argument_types == relation.name)
-                .map(|k| member(&k.function.name, false, nullable(self.return_type(schema, &k.function), true)))
+                .map(|k| {
+                    member(&k.function.name, false, nullable(self.return_type(schema, &k.function), true))
+                })
                 .collect()
         };
         let tables: Vec<Member> = self
@@ -397,15 +400,19 @@ impl<'a> Template<'a> {
             .into_iter()
             .map(|table| {
                 let columns = &self.columns[&table.id];
-                let mut row: Vec<Member> = columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
+                let mut row: Vec<Member> =
+                    columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
                 row.extend(computed(table));
                 let insert = columns
                     .iter()
                     .map(|c| match c.identity_always {
                         true => member(&c.name, true, raw("never")),
-                        false => {
-                            self.column(schema, c, c.is_nullable || c.is_identity || c.has_default, c.is_nullable)
-                        }
+                        false => self.column(
+                            schema,
+                            c,
+                            c.is_nullable || c.is_identity || c.has_default,
+                            c.is_nullable,
+                        ),
                     })
                     .collect();
                 let update = columns
@@ -435,7 +442,8 @@ impl<'a> Template<'a> {
             .into_iter()
             .map(|view| {
                 let columns = &self.columns[&view.id];
-                let mut row: Vec<Member> = columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
+                let mut row: Vec<Member> =
+                    columns.iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
                 row.extend(computed(view));
                 let mut shape = vec![member("Row", false, Ty::Object(row, true))];
                 if view.kind == RelationKind::View && view.is_updatable {
@@ -472,8 +480,11 @@ impl<'a> Template<'a> {
                     compare(&a.function.argument_types, &b.function.argument_types)
                         .then_with(|| compare(&a.function.return_type, &b.function.return_type))
                 });
-                let signatures: Vec<Ty> =
-                    overloads.iter().enumerate().map(|(i, _)| self.signature(schema, &overloads, i)).collect();
+                let signatures: Vec<Ty> = overloads
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| self.signature(schema, &overloads, i))
+                    .collect();
                 member(name, false, union(signatures))
             })
             .collect();
@@ -510,7 +521,8 @@ impl<'a> Template<'a> {
                 member(&c.name, false, Ty::Object(attributes, true))
             })
             .collect();
-        let section = |members: Vec<Member>| if members.is_empty() { Ty::Nothing } else { Ty::Object(members, true) };
+        let section =
+            |members: Vec<Member>| if members.is_empty() { Ty::Nothing } else { Ty::Object(members, true) };
         Ty::Object(
             vec![
                 member("Tables", false, section(tables)),
@@ -539,7 +551,8 @@ impl<'a> Template<'a> {
     /// `getFunctionReturnType`: a `returns table` object, a relation's row,
     /// or the returned type.
     fn return_type(&self, schema: &str, function: &Function) -> Ty {
-        let table_columns: Vec<&Argument> = function.args.iter().filter(|a| a.mode == ArgMode::Table).collect();
+        let table_columns: Vec<&Argument> =
+            function.args.iter().filter(|a| a.mode == ArgMode::Table).collect();
         if !table_columns.is_empty() {
             let members = table_columns
                 .into_iter()
@@ -553,12 +566,14 @@ impl<'a> Template<'a> {
                 .collect();
             return Ty::Object(members, true);
         }
-        let relation = function.return_type_relation_id.and_then(|id| {
-            self.catalog.relations.iter().find(|r| r.id == id && r.schema == schema)
-        });
+        let relation = function
+            .return_type_relation_id
+            .and_then(|id| self.catalog.relations.iter().find(|r| r.id == id && r.schema == schema));
         if let Some(relation) = relation {
-            let members =
-                self.columns[&relation.id].iter().map(|c| self.column(schema, c, false, c.is_nullable)).collect();
+            let members = self.columns[&relation.id]
+                .iter()
+                .map(|c| self.column(schema, c, false, c.is_nullable))
+                .collect();
             return Ty::Object(members, true);
         }
         match self.types_by_id.get(&function.return_type_id) {
@@ -631,7 +646,10 @@ impl<'a> Template<'a> {
     fn signature(&self, schema: &str, overloads: &[&Kept], at: usize) -> Ty {
         let Kept { function, inputs, .. } = overloads[at];
         let error = |message: String| {
-            Ty::Intersection(vec![Ty::Object(vec![member("error", false, raw("true"))], false), Ty::Str(message)])
+            Ty::Intersection(vec![
+                Ty::Object(vec![member("error", false, raw("true"))], false),
+                Ty::Str(message),
+            ])
         };
         let mut args = raw("never");
         let returns;
@@ -676,8 +694,8 @@ impl<'a> Template<'a> {
         let hint = "Try renaming the parameters or the function itself in the database so function overloading \
                     can be resolved";
         if inputs.is_empty()
-            && let Some(other) =
-                others().find(|k| k.inputs.len() == 1 && k.inputs[0].name.is_empty() && k.inputs[0].has_default)
+            && let Some(other) = others()
+                .find(|k| k.inputs.len() == 1 && k.inputs[0].name.is_empty() && k.inputs[0].has_default)
         {
             let returns = type_name(other.function.return_type_id);
             return Some(format!(
@@ -688,15 +706,20 @@ impl<'a> Template<'a> {
         if inputs.len() == 1 && !inputs[0].name.is_empty() {
             let mut all: Vec<&Kept> = vec![overloads[at]];
             all.extend(others().filter(|k| {
-                k.inputs.len() == 1 && k.inputs[0].name == inputs[0].name && k.inputs[0].type_id != inputs[0].type_id
+                k.inputs.len() == 1
+                    && k.inputs[0].name == inputs[0].name
+                    && k.inputs[0].type_id != inputs[0].type_id
             }));
             if all.len() > 1 {
                 all.sort_by_key(|k| k.inputs.first().map_or(0, |a| a.type_id));
                 let list: Vec<String> = all
                     .iter()
                     .map(|k| {
-                        let args: Vec<String> =
-                            k.inputs.iter().map(|a| format!("{} => {}", a.name, type_name(a.type_id))).collect();
+                        let args: Vec<String> = k
+                            .inputs
+                            .iter()
+                            .map(|a| format!("{} => {}", a.name, type_name(a.type_id)))
+                            .collect();
                         format!("{schema}.{name}({})", args.join(", "))
                     })
                     .collect();
@@ -760,8 +783,12 @@ impl<'a> Template<'a> {
             .schemas
             .iter()
             .map(|schema| {
-                let mut enums: Vec<&PgType> =
-                    self.catalog.types.iter().filter(|t| t.schema == *schema && !t.enums.is_empty()).collect();
+                let mut enums: Vec<&PgType> = self
+                    .catalog
+                    .types
+                    .iter()
+                    .filter(|t| t.schema == *schema && !t.enums.is_empty())
+                    .collect();
                 enums.sort_by(|a, b| compare(&a.name, &b.name));
                 let enums = enums
                     .into_iter()
@@ -772,7 +799,10 @@ impl<'a> Template<'a> {
                             text(": "),
                             group(concat(vec![
                                 text("["),
-                                indent(concat(vec![Doc::Softline, join(&concat(vec![text(","), Doc::Line]), values)])),
+                                indent(concat(vec![
+                                    Doc::Softline,
+                                    join(&concat(vec![text(","), Doc::Line]), values),
+                                ])),
                                 if_break(text(","), text("")),
                                 Doc::Softline,
                                 text("]"),
