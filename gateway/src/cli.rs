@@ -114,11 +114,12 @@ struct TypesArgs {
     config: Config,
 }
 
-/// The languages of `supabase gen types`: only TypeScript here
-/// (docs/types.md says why not Go and Swift).
+/// The languages of `supabase gen types` but Swift and Python
+/// (docs/types.md says why).
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum TypesLanguage {
     Typescript,
+    Go,
 }
 
 #[derive(Subcommand)]
@@ -464,7 +465,7 @@ async fn serve_on(
 }
 
 async fn gen_types(args: TypesArgs) -> Result<(), BoxError> {
-    let TypesArgs { language: TypesLanguage::Typescript, schemas, config } = args;
+    let TypesArgs { language, schemas, config } = args;
     let schemas = if schemas.is_empty() { config.rest.db_schemas.clone() } else { schemas };
     let database = startup::open_database(&config).await?;
     let result = async {
@@ -479,7 +480,11 @@ async fn gen_types(args: TypesArgs) -> Result<(), BoxError> {
         let catalog = crate::rest::typegen::Catalog::load(&client, &schemas).await;
         drop(client);
         let _ = connection.await;
-        Ok::<_, BoxError>(crate::rest::typegen::typescript::render(&catalog?))
+        let catalog = catalog?;
+        Ok::<_, BoxError>(match language {
+            TypesLanguage::Typescript => crate::rest::typegen::typescript::render(&catalog),
+            TypesLanguage::Go => crate::rest::typegen::go::render(&catalog),
+        })
     }
     .await;
     startup::close_database(database).await;

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use gateway::embedded::SUPERUSER;
-use gateway::rest::typegen::{Catalog, typescript};
+use gateway::rest::typegen::{Catalog, go, typescript};
 use tokio_postgres::config::Host;
 
 use common::{cluster, connect, fresh_database, repo_root};
@@ -34,10 +34,14 @@ async fn database(migrated: bool) -> tokio_postgres::Config {
     config
 }
 
-async fn types_of(config: &tokio_postgres::Config, schemas: &[&str]) -> String {
+async fn catalog_of(config: &tokio_postgres::Config, schemas: &[&str]) -> Catalog {
     let client = connect(config).await;
     let schemas: Vec<String> = schemas.iter().map(|s| (*s).to_owned()).collect();
-    typescript::render(&Catalog::load(&client, &schemas).await.expect("catalog"))
+    Catalog::load(&client, &schemas).await.expect("catalog")
+}
+
+async fn types_of(config: &tokio_postgres::Config, schemas: &[&str]) -> String {
+    typescript::render(&catalog_of(config, schemas).await)
 }
 
 /// Compares with the checked-in file, or writes it with `UPDATE_GOLDEN=1`.
@@ -65,13 +69,12 @@ async fn the_shops_checked_in_types_are_what_the_migrations_produce() {
 }
 
 #[tokio::test]
-async fn a_schema_with_every_case_prints_as_its_golden_file() {
+async fn a_schema_with_every_case_prints_as_its_golden_files() {
     let config = database(false).await;
     connect(&config).await.batch_execute(include_str!("fixtures/types.sql")).await.expect("fixture");
-    assert_golden(
-        "gateway/tests/fixtures/types.database.ts",
-        &types_of(&config, &["public", "personal"]).await,
-    );
+    let catalog = catalog_of(&config, &["public", "personal"]).await;
+    assert_golden("gateway/tests/fixtures/types.database.ts", &typescript::render(&catalog));
+    assert_golden("gateway/tests/fixtures/types.database.go", &go::render(&catalog));
 }
 
 #[tokio::test]

@@ -3,12 +3,14 @@
 //! (<https://supabase.com/docs/reference/cli/supabase-gen-types>).
 //!
 //! [`catalog`] reads the database as postgres-meta does, [`typescript`]
-//! renders its TypeScript template, and [`doc`] lays the text out as the
-//! Prettier run that ends the CLI's template does.
+//! renders its TypeScript template and [`go`] its Go template, and [`doc`]
+//! lays the TypeScript out as the Prettier run that ends the CLI's template
+//! does.
 
 pub mod catalog;
 pub mod collate;
 pub mod doc;
+pub mod go;
 pub mod typescript;
 
 pub use catalog::{Catalog, CatalogError};
