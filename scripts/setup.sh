@@ -2,7 +2,8 @@
 # Installs what the project needs and this machine lacks, then builds nothing:
 #   - PostgreSQL's server programs (Debian's `postgresql` package) when no
 #     initdb can be found where the gateway looks for one;
-#   - Node.js and npm, and the client test project's npm packages;
+#   - Node.js and npm, and the npm packages of the client tests and of the
+#     type-level tests (tests/types);
 #   - Deno, which runs the Edge Functions, from npm (`tools/deno`: the `deno`
 #     package brings the `@deno/linux-x64-glibc` binary);
 #   - Debian's Chromium, which the browser tests drive (playwright-core
@@ -48,6 +49,9 @@ fi
 
 if [ ! -d tests/client/node_modules ] || [ tests/client/package-lock.json -nt tests/client/node_modules ]; then
   (cd tests/client && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ ! -d tests/types/node_modules ] || [ tests/types/package-lock.json -nt tests/types/node_modules ]; then
+  (cd tests/types && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ ! -x tools/deno/node_modules/@deno/linux-x64-glibc/deno ] || [ tools/deno/package-lock.json -nt tools/deno/node_modules ]; then
   (cd tools/deno && npm ci --no-audit --no-fund --loglevel=error)

@@ -4,7 +4,8 @@
 #   2. the Rust unit and integration tests (each integration test gets a fresh
 #      database cloned from a migrated template on a private cluster);
 #   3. the supabase-js client tests, against a gateway started here on the
-#      embedded default;
+#      embedded default, and the type-level tests of the generated types
+#      (tests/types: supabase-js typed by them, checked by tsc);
 #   4. the frontend: its build (which fails when the JS budget is exceeded),
 #      its unit tests (Vitest) and its browser tests (Chromium against a
 #      gateway each test file starts, serving the build);
@@ -73,6 +74,9 @@ echo "== no credential in the gateway's debug log"
 node tests/client/lib/check-secrets.mjs "$SECRETS_FILE" "$work/gateway.log"
 cleanup
 trap - EXIT
+
+echo "== type-level tests of the generated types"
+(cd tests/types && npm test)
 
 if [ -f frontend/package.json ]; then
   echo "== frontend: build"

@@ -36,6 +36,7 @@ export default defineConfig({
           { text: 'Configuration', link: '/configuration' },
           { text: 'Operating', link: '/operating' },
           { text: 'Moving in from Supabase', link: '/moving-in' },
+          { text: 'Generated types', link: '/types' },
         ],
       },
       {

@@ -3,7 +3,7 @@
 //! `gateway keys [create|list|revoke]`,
 //! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
-//! `gateway cluster list|remove|prune`.
+//! `gateway cluster list|remove|prune`, `gateway gen types typescript`.
 
 use std::process::ExitCode;
 
@@ -71,6 +71,10 @@ enum Command {
     /// enter the data directory.
     #[command(subcommand)]
     Cluster(ClusterCommand),
+    /// Generate code from the database's schemas, as the Supabase CLI's
+    /// `supabase gen` does.
+    #[command(subcommand)]
+    Gen(GenCommand),
     /// Print the reference made from these definitions, for the book.
     #[command(subcommand, hide = true)]
     Docs(DocsCommand),
@@ -90,9 +94,40 @@ impl Command {
             }
             Command::Users(UsersCommand::Add { config, .. } | UsersCommand::List { config }) => Some(config),
             Command::Storage(StorageCommand::Sweep { config, .. }) => Some(config),
+            Command::Gen(GenCommand::Types(TypesArgs { config, .. })) => Some(config),
             Command::Cluster(_) | Command::Docs(_) => None,
         }
     }
+}
+
+#[derive(Subcommand)]
+enum GenCommand {
+    /// Print the types supabase-js apps are written against
+    /// (`createClient<Database>`), as `supabase gen types` prints them, to
+    /// stdout. Without --database-url, reads the private cluster under
+    /// --data-dir, brought up to date with sql/ and policies/ first.
+    Types(TypesArgs),
+}
+
+#[derive(clap::Args)]
+struct TypesArgs {
+    /// The language to print.
+    #[arg(value_enum)]
+    language: TypesLanguage,
+    /// A schema to describe; repeat it for more. Default: the schemas the
+    /// REST API exposes (--db-schemas).
+    #[arg(long = "schema", value_name = "SCHEMA")]
+    schemas: Vec<String>,
+    #[command(flatten)]
+    config: Config,
+}
+
+/// The languages of `supabase gen types` but Swift and Python
+/// (docs/types.md says why).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TypesLanguage {
+    Typescript,
+    Go,
 }
 
 #[derive(Subcommand)]
@@ -351,6 +386,7 @@ pub async fn run() -> ExitCode {
             sweep(config, dry_run, bucket).await
         }
         Command::Cluster(command) => cluster(command),
+        Command::Gen(GenCommand::Types(args)) => gen_types(args).await,
         Command::Docs(command) => {
             docs(&command);
             Ok(())
@@ -490,6 +526,34 @@ async fn serve_on(
         task.abort();
     }
     served?;
+    Ok(())
+}
+
+async fn gen_types(args: TypesArgs) -> Result<(), BoxError> {
+    let TypesArgs { language, schemas, config } = args;
+    let schemas = if schemas.is_empty() { config.rest.db_schemas.clone() } else { schemas };
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        // The private cluster is the gateway's own: `serve` would migrate it
+        // before answering, so the types describe what it would serve.
+        if let (Some(_), Some(admin)) = (&database.cluster, &database.admin) {
+            startup::migrate(admin, &startup::sql_root(&config)?).await?;
+        }
+        let reader = database.admin.as_ref().unwrap_or(&database.api);
+        let (client, connection) = reader.connect(tokio_postgres::NoTls).await?;
+        let connection = tokio::spawn(connection);
+        let catalog = crate::rest::typegen::Catalog::load(&client, &schemas).await;
+        drop(client);
+        let _ = connection.await;
+        let catalog = catalog?;
+        Ok::<_, BoxError>(match language {
+            TypesLanguage::Typescript => crate::rest::typegen::typescript::render(&catalog),
+            TypesLanguage::Go => crate::rest::typegen::go::render(&catalog),
+        })
+    }
+    .await;
+    startup::close_database(database).await;
+    print!("{}", result?);
     Ok(())
 }
 

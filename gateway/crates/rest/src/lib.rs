@@ -21,6 +21,7 @@ pub mod response;
 pub mod schema;
 pub mod sql;
 pub mod timezones;
+pub mod typegen;
 pub mod views;
 
 use axum::{
