@@ -6,7 +6,11 @@
 #   - Deno, which runs the Edge Functions, from npm (`tools/deno`: the `deno`
 #     package brings the `@deno/linux-x64-glibc` binary);
 #   - Debian's Chromium, which the browser tests drive (playwright-core
-#     downloads no browser of its own), and the frontend's npm packages.
+#     downloads no browser of its own), and the frontend's npm packages;
+#   - Debian's nginx, the load balancer of the scale-out test (the test runs
+#     it unprivileged with a configuration of its own; no service is started);
+#   - s3s-fs from crates.io, the S3-compatible server of the scale-out and
+#     S3 backup tests, built into tools/s3s-fs (about 5 minutes of CPU once).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +45,13 @@ if ! python3 -c 'import moto.server' 2>/dev/null; then
   command -v python3 >/dev/null || apt_install python3 python3-pip
   python3 -m pip install --quiet 'moto[server]==5.2.1' 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages 'moto[server]==5.2.1'
+fi
+
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || apt_install nginx
+# 0.14.1 is the newest s3s-fs that builds with the stable Rust of this
+# project's machines (later ones need a newer rustc).
+if [ ! -x tools/s3s-fs/bin/s3s-fs ]; then
+  cargo install s3s-fs --version 0.14.1 --locked --features binary --root tools/s3s-fs --quiet
 fi
 
 # A font too, or a fresh machine's screenshots show boxes for letters.
