@@ -5,7 +5,7 @@
 //! `tests/client/scale-out/scale-out.test.mjs`: a session and rate limits
 //! shared, files written through one gateway and read through the other, a
 //! resumable upload moved between them, Realtime across them, a migration
-//! seen by both, and a gateway killed mid-load.
+//! seen by both, a gateway stopped mid-load and another killed.
 
 mod common;
 
@@ -87,27 +87,30 @@ fn two_gateways_behind_nginx_on_one_database_and_one_s3_server_behave_as_one() {
     let gateways = free_ports(2);
     let balancer = free_ports(1);
 
+    // What every gateway is given, by the script and by the test when it
+    // starts a replacement.
+    let mut shared: Vec<(&str, String)> = vec![
+        ("DATABASE_URL", url("authenticator")),
+        ("DATABASE_ADMIN_URL", url("postgres")),
+        ("JWT_SECRET", SECRET.to_owned()),
+        ("GATEWAY_BIN", env!("CARGO_BIN_EXE_gateway").to_owned()),
+        ("GATEWAY_SQL_ROOT", sql_root.display().to_string()),
+        ("AUTH_TRUSTED_PROXIES", "127.0.0.1".to_owned()),
+        ("AUTH_RATE_LIMIT_BURST", "10".to_owned()),
+        ("RUST_LOG", "info".to_owned()),
+    ];
+    shared.extend(s3.env("files"));
     let mut command = Command::new("bash");
     command
         .arg(repo_root().join("scripts/scale-out.sh"))
         .arg("--dir")
         .arg(&dir)
         .args(["--listen", &format!("127.0.0.1:{balancer}"), "--first-port", &gateways.to_string()])
-        .env("DATABASE_URL", url("authenticator"))
-        .env("DATABASE_ADMIN_URL", url("postgres"))
-        .env("JWT_SECRET", SECRET)
-        .env("GATEWAY_BIN", env!("CARGO_BIN_EXE_gateway"))
-        .env("GATEWAY_SQL_ROOT", &sql_root)
-        .env("AUTH_TRUSTED_PROXIES", "127.0.0.1")
-        .env("AUTH_RATE_LIMIT_BURST", "10")
-        .env("RUST_LOG", "info")
+        .envs(shared.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    for (name, value) in s3.env("files") {
-        command.env(name, value);
-    }
     let mut recipe = Recipe(command.spawn().expect("scripts/scale-out.sh"));
     let mut stderr = recipe.0.stderr.take().expect("stderr");
     let errors = std::thread::spawn(move || {
@@ -144,9 +147,7 @@ fn two_gateways_behind_nginx_on_one_database_and_one_s3_server_behave_as_one() {
         .env("ANON_KEY", &anon_key)
         .env("SERVICE_ROLE_KEY", &service_key)
         .env("SCALE_OUT_DIR", &dir)
-        .env("GATEWAY_BIN", env!("CARGO_BIN_EXE_gateway"))
-        .env("GATEWAY_SQL_ROOT", &sql_root)
-        .env("DATABASE_ADMIN_URL", url("postgres"))
+        .envs(shared.iter().map(|(name, value)| (name, value)))
         .stdin(Stdio::null())
         .output()
         .expect("node (scripts/setup.sh installs it and tests/client's packages)");
