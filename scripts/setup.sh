@@ -10,7 +10,8 @@
 #   - Debian's nginx, the load balancer of the scale-out test (the test runs
 #     it unprivileged with a configuration of its own; no service is started);
 #   - s3s-fs from crates.io, the S3-compatible server of the scale-out and
-#     S3 backup tests, built into tools/s3s-fs (about 5 minutes of CPU once).
+#     S3 backup tests, built into cargo's bin folder (about 5 minutes of CPU
+#     once).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,9 +50,10 @@ fi
 
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || apt_install nginx
 # 0.14.1 is the newest s3s-fs that builds with the stable Rust of this
-# project's machines (later ones need a newer rustc).
-if [ ! -x tools/s3s-fs/bin/s3s-fs ]; then
-  cargo install s3s-fs --version 0.14.1 --locked --features binary --root tools/s3s-fs --quiet
+# project's machines (later ones need a newer rustc). Cargo's own bin folder,
+# outside the checkout, so that a fresh clone on this machine reuses it.
+if ! command -v s3s-fs >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs" ]; then
+  cargo install s3s-fs --version 0.14.1 --locked --features binary --quiet
 fi
 
 # A font too, or a fresh machine's screenshots show boxes for letters.

@@ -334,7 +334,12 @@ pub enum Target {
     /// Archives are written whole to `staging` (on local disk, as a backup
     /// cut short must not leave a half object behind), then streamed to the
     /// bucket in multipart parts, which S3 shows only once complete.
-    Bucket { store: Backend, label: String, prefix: String, staging: PathBuf },
+    Bucket {
+        store: Backend,
+        label: String,
+        prefix: String,
+        staging: PathBuf,
+    },
 }
 
 impl Target {

@@ -183,7 +183,9 @@ impl Config {
     }
 
     pub fn backup_dir(&self) -> crate::backup::Destination {
-        self.backup_dir.clone().unwrap_or_else(|| crate::backup::Destination::Folder(self.data_dir.join("backups")))
+        self.backup_dir
+            .clone()
+            .unwrap_or_else(|| crate::backup::Destination::Folder(self.data_dir.join("backups")))
     }
 
     pub fn storage_root(&self) -> PathBuf {

@@ -371,7 +371,10 @@ async fn scheduled_backups_go_to_an_s3_bucket_keep_the_newest_there_and_restore(
         names.sort();
         names
     };
-    assert_eq!(names(bucket.join("nightly")), [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]);
+    assert_eq!(
+        names(bucket.join("nightly")),
+        [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]
+    );
     assert_eq!(names(bucket.join("other")), ["gateway-20000101T000000Z.backup"]);
     assert!(
         names(staging.path().join("backup-staging")).is_empty(),
@@ -401,7 +404,9 @@ async fn a_backup_destination_is_a_folder_or_an_s3_bucket_with_a_prefix() {
         let parsed = text.parse::<backup::Destination>();
         match expected {
             Ok(destination) => assert_eq!(parsed.as_ref(), Ok(&destination), "{text}"),
-            Err(message) => assert!(parsed.as_ref().is_err_and(|e| e.contains(message)), "{text}: {parsed:?}"),
+            Err(message) => {
+                assert!(parsed.as_ref().is_err_and(|e| e.contains(message)), "{text}: {parsed:?}")
+            }
         }
     }
 }

@@ -28,8 +28,9 @@ fn free_ports(n: u16) -> u16 {
         if base > u16::MAX - n {
             continue;
         }
-        let held: Vec<_> =
-            (base..base + n).filter_map(|port| std::net::TcpListener::bind(("127.0.0.1", port)).ok()).collect();
+        let held: Vec<_> = (base..base + n)
+            .filter_map(|port| std::net::TcpListener::bind(("127.0.0.1", port)).ok())
+            .collect();
         if held.len() == usize::from(n) {
             return base;
         }

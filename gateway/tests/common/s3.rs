@@ -1,6 +1,6 @@
 //! A real S3-compatible server for tests: `s3s-fs` (crates.io), which keeps
 //! each bucket as a folder and checks SigV4 signatures with the keys it was
-//! given. `scripts/setup.sh` installs it into `tools/s3s-fs`.
+//! given. `scripts/setup.sh` installs it with `cargo install`.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -20,9 +20,20 @@ pub struct S3Server {
     pub root: tempfile::TempDir,
 }
 
-/// Where `scripts/setup.sh` installs `s3s-fs`.
+/// `s3s-fs` on `PATH`, else where `scripts/setup.sh` installs it (cargo's
+/// bin folder).
 pub fn binary() -> PathBuf {
-    super::repo_root().join("tools/s3s-fs/bin/s3s-fs")
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .map(|dir| dir.join("s3s-fs"))
+        .find(|candidate| candidate.is_file());
+    on_path.unwrap_or_else(|| {
+        let cargo_home = std::env::var_os("CARGO_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"));
+        cargo_home.join("bin/s3s-fs")
+    })
 }
 
 impl S3Server {
@@ -33,7 +44,8 @@ impl S3Server {
         for bucket in buckets {
             std::fs::create_dir_all(root.path().join(bucket)).expect("bucket folder");
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+        let port =
+            std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
         let child = Command::new(binary())
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
             .args(["--access-key", ACCESS_KEY, "--secret-key", SECRET_KEY])
