@@ -60,7 +60,9 @@ trap stop INT TERM EXIT
 # Answers 200 on GET /health at host:port?
 healthy() {
   local answer
-  exec 3<>"/dev/tcp/${1%:*}/${1##*:}" 2>/dev/null || return 1
+  # The braces keep the redirection of stderr to this line (on `exec` alone
+  # it would last for the whole script).
+  { exec 3<>"/dev/tcp/${1%:*}/${1##*:}"; } 2>/dev/null || return 1
   printf 'GET /health HTTP/1.1\r\nhost: %s\r\nconnection: close\r\n\r\n' "$1" >&3
   read -r -t 5 answer <&3 || answer=
   exec 3<&-
