@@ -16,7 +16,8 @@
 #   JWT_SECRET          required: the same on every gateway;
 #   STORAGE_S3_*        required (STORAGE_S3_BUCKET at least): one store;
 #   GATEWAY_BIN         the gateway binary (default target/release/gateway);
-#   NGINX               nginx (default: nginx on PATH, else /usr/sbin/nginx).
+#   NGINX               nginx (default: nginx on PATH, else /usr/sbin/nginx);
+#   NGINX_USER          run as root, nginx runs as this user (default nobody).
 # Any other variable (AUTH_TRUSTED_PROXIES, GATEWAY_POOL_SIZE...) reaches
 # every gateway. It runs in the foreground: Ctrl-C or SIGTERM stops nginx,
 # then drains and stops the gateways.
@@ -86,6 +87,11 @@ if [ -n "${DATABASE_ADMIN_URL:-}" ]; then
   "$bin" migrate >"$dir/migrate.log" 2>&1 || { cat "$dir/migrate.log" >&2; fail "gateway migrate failed"; }
 fi
 
+# On SIGTERM a gateway goes on serving the connections nginx keeps open for
+# this long, closing each with its answer, so that nginx never sends a
+# request down a connection as it closes (docs/operating.md).
+export GATEWAY_DRAIN_DELAY=${GATEWAY_DRAIN_DELAY:-2s}
+
 upstreams=
 for i in $(seq "$gateways"); do
   address=127.0.0.1:$((first_port + i - 1))
@@ -122,8 +128,20 @@ http {
     include $dir/nginx/gateway.conf;
 }
 CONF
-"$nginx" -p "$dir/nginx" -e "$dir/nginx/error.log" -c "$dir/nginx/nginx.conf" -g 'daemon off;' \
-  2>>"$dir/nginx/error.log" &
+# nginx needs no privilege here (a port above 1024, its files under DIR):
+# run as root, it is run as NGINX_USER (default nobody), which owns DIR/nginx
+# and must be able to reach it.
+as_nginx_user=()
+if [ "$(id -u)" = 0 ]; then
+  user=${NGINX_USER:-nobody}
+  touch "$dir/nginx/error.log" "$dir/nginx/access.log"
+  chown -R "$user:$(id -gn "$user")" "$dir/nginx"
+  runuser -u "$user" -- test -r "$dir/nginx/nginx.conf" \
+    || fail "$user cannot read $dir/nginx: let it enter every folder above it (chmod o+x), or set NGINX_USER"
+  as_nginx_user=(setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups)
+fi
+"${as_nginx_user[@]}" "$nginx" -p "$dir/nginx" -e "$dir/nginx/error.log" -c "$dir/nginx/nginx.conf" \
+  -g 'daemon off;' 2>>"$dir/nginx/error.log" &
 nginx_pid=$!
 pids+=("$nginx_pid")
 wait_healthy nginx "$listen" "$nginx_pid" "$dir/nginx/error.log"

@@ -75,6 +75,10 @@ fn two_gateways_behind_nginx_on_one_database_and_one_s3_server_behave_as_one() {
     let s3 = S3Server::start(&["files"]);
     // A copy of sql/ and policies/: the test adds a migration to it.
     let work = tempfile::tempdir().expect("tempdir");
+    // Run as root, the script runs nginx as nobody, which must reach its
+    // folder.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o711)).expect("chmod");
     let sql_root = work.path().join("schema");
     std::fs::create_dir_all(&sql_root).expect("schema folder");
     let copied = Command::new("cp")

@@ -233,13 +233,13 @@ test('a gateway stopped with SIGTERM mid-load fails no request', async () => {
     await sleep(1000)
     return { atStop }
   })
-  const failed = done.filter((r) => r.error)
-  assert.ok(atStop > 0 && done.length > 40, `${done.length} requests`)
-  assert.deepEqual(failed.map((r) => `${r.kind} ${r.status} ${r.error.message}`), [])
   // Its replacement, on the same address, for the next test: nginx tries
   // it again once fail_timeout has passed.
   replacement = await startGateway(new URL(gateways[1]).host, 'gateway-2-again')
   await sleep(5500)
+  const failed = done.filter((r) => r.error)
+  assert.ok(atStop > 0 && done.length > 40, `${done.length} requests`)
+  assert.deepEqual(failed.map((r) => `${r.kind} ${r.status} ${r.error.message.slice(0, 40)}`), [])
 })
 
 let replacement
