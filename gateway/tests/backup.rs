@@ -405,7 +405,7 @@ async fn a_backup_destination_is_a_folder_or_an_s3_bucket_with_a_prefix() {
         match expected {
             Ok(destination) => assert_eq!(parsed.as_ref(), Ok(&destination), "{text}"),
             Err(message) => {
-                assert!(parsed.as_ref().is_err_and(|e| e.contains(message)), "{text}: {parsed:?}")
+                assert!(parsed.as_ref().is_err_and(|e| e.contains(message)), "{text}: {parsed:?}");
             }
         }
     }

@@ -577,7 +577,11 @@ mod tests {
 
     #[test]
     fn a_connection_is_due_to_close_by_its_head_or_idle_timer_and_never_while_answering() {
-        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let timeouts = Timeouts {
+            header: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            drain_delay: Duration::ZERO,
+        };
         let clock = Clock::new();
         assert_eq!(due(&clock, timeouts), Some(60), "silent: the idle timer");
         clock.read(b"GET / HTTP/1.1\r\n");
@@ -590,7 +594,11 @@ mod tests {
 
     #[test]
     fn http2_connections_have_only_the_idle_timer() {
-        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let timeouts = Timeouts {
+            header: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            drain_delay: Duration::ZERO,
+        };
         let clock = Clock::new();
         clock.read(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
         assert_eq!(due(&clock, timeouts), Some(60));
