@@ -7,7 +7,12 @@
 #   - Deno, which runs the Edge Functions, from npm (`tools/deno`: the `deno`
 #     package brings the `@deno/linux-x64-glibc` binary);
 #   - Debian's Chromium, which the browser tests drive (playwright-core
-#     downloads no browser of its own), and the frontend's npm packages.
+#     downloads no browser of its own), and the frontend's npm packages;
+#   - Debian's nginx, the load balancer of the scale-out test (the test runs
+#     it unprivileged with a configuration of its own; no service is started);
+#   - s3s-fs from crates.io, the S3-compatible server of the scale-out and
+#     S3 backup tests, built into cargo's bin folder (about 5 minutes of CPU
+#     once).
 # Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +47,14 @@ if ! python3 -c 'import moto.server' 2>/dev/null; then
   command -v python3 >/dev/null || apt_install python3 python3-pip
   python3 -m pip install --quiet 'moto[server]==5.2.1' 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages 'moto[server]==5.2.1'
+fi
+
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || apt_install nginx
+# 0.14.1 is the newest s3s-fs that builds with the stable Rust of this
+# project's machines (later ones need a newer rustc). Cargo's own bin folder,
+# outside the checkout, so that a fresh clone on this machine reuses it.
+if ! command -v s3s-fs >/dev/null && [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs" ]; then
+  cargo install s3s-fs --version 0.14.1 --locked --features binary --quiet
 fi
 
 # A font too, or a fresh machine's screenshots show boxes for letters.

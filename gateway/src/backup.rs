@@ -287,15 +287,105 @@ impl Read for StreamReader<'_> {
     }
 }
 
+/// Where scheduled backups go (`--backup-dir`): a folder, or a bucket of
+/// the S3 store with an optional prefix, written `s3://<bucket>[/<prefix>]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    Folder(PathBuf),
+    S3 { bucket: String, prefix: String },
+}
+
+impl std::str::FromStr for Destination {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let Some(rest) = text.strip_prefix("s3://") else {
+            return match text {
+                "" => Err("the backup folder is empty".to_owned()),
+                _ => Ok(Destination::Folder(PathBuf::from(text))),
+            };
+        };
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        let prefix = prefix.trim_matches('/');
+        if bucket.is_empty() {
+            return Err(format!("{text:?} names no bucket: write s3://<bucket>[/<prefix>]"));
+        }
+        if prefix.split('/').any(|part| matches!(part, "." | "..")) {
+            return Err(format!("{text:?}: the prefix cannot hold . or .. segments"));
+        }
+        Ok(Destination::S3 { bucket: bucket.to_owned(), prefix: prefix.to_owned() })
+    }
+}
+
+impl std::fmt::Display for Destination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Destination::Folder(path) => write!(f, "{}", path.display()),
+            Destination::S3 { bucket, prefix } if prefix.is_empty() => write!(f, "s3://{bucket}"),
+            Destination::S3 { bucket, prefix } => write!(f, "s3://{bucket}/{prefix}"),
+        }
+    }
+}
+
+/// A [`Destination`] ready to be written to.
+#[derive(Clone)]
+pub enum Target {
+    Folder(PathBuf),
+    /// Archives are written whole to `staging` (on local disk, as a backup
+    /// cut short must not leave a half object behind), then streamed to the
+    /// bucket in multipart parts, which S3 shows only once complete.
+    Bucket {
+        store: Backend,
+        label: String,
+        prefix: String,
+        staging: PathBuf,
+    },
+}
+
+impl Target {
+    /// The target of `destination`; a bucket is reached with the S3 store's
+    /// settings (`STORAGE_S3_ENDPOINT`, region, keys, path style), so that
+    /// backups can go to the store that holds the files or to another bucket
+    /// on the same server. Staging is under `data_dir`.
+    pub fn new(
+        destination: &Destination,
+        storage: &crate::storage::StorageConfig,
+        data_dir: &Path,
+    ) -> Result<Self, BoxError> {
+        match destination {
+            Destination::Folder(path) => Ok(Target::Folder(path.clone())),
+            Destination::S3 { bucket, prefix } => {
+                let mut config = storage.clone();
+                config.s3_bucket = Some(bucket.clone());
+                config.cache_size = 0;
+                let store = Backend::from_config(&config, data_dir)?;
+                Ok(Target::Bucket {
+                    store,
+                    label: destination.to_string(),
+                    prefix: prefix.clone(),
+                    staging: data_dir.join("backup-staging"),
+                })
+            }
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Target::Folder(path) => path.display().to_string(),
+            Target::Bucket { label, .. } => label.clone(),
+        }
+    }
+}
+
 /// Scheduled backups (`--backup-every`): an archive every `every` into
-/// `folder`, keeping the newest `keep`.
+/// `target`, keeping the newest `keep`.
 pub struct Schedule {
     pub admin: tokio_postgres::Config,
     pub bindir: PathBuf,
     pub store: Backend,
     pub secret: Secret,
     pub staff_password_file: PathBuf,
-    pub folder: PathBuf,
+    pub target: Target,
     pub every: std::time::Duration,
     pub keep: usize,
 }
@@ -303,6 +393,10 @@ pub struct Schedule {
 /// The names the schedule gives its archives; only these are ever deleted.
 const SCHEDULED_PREFIX: &str = "gateway-";
 const SCHEDULED_SUFFIX: &str = ".backup";
+
+fn is_scheduled_name(name: &str) -> bool {
+    name.starts_with(SCHEDULED_PREFIX) && name.ends_with(SCHEDULED_SUFFIX)
+}
 
 /// Runs `schedule` until aborted: the first backup comes `every` after start.
 /// Each one is logged; a failed one is logged and the next one tried at its
@@ -315,8 +409,8 @@ pub fn spawn_scheduled(schedule: Schedule) -> tokio::task::JoinHandle<()> {
         loop {
             ticks.tick().await;
             match scheduled_once(&schedule).await {
-                Ok((path, summary, removed)) => tracing::info!(
-                    archive = %path.display(),
+                Ok((archive, summary, removed)) => tracing::info!(
+                    archive,
                     objects = summary.objects,
                     object_bytes = summary.object_bytes,
                     database_bytes = summary.database_bytes,
@@ -324,21 +418,25 @@ pub fn spawn_scheduled(schedule: Schedule) -> tokio::task::JoinHandle<()> {
                     "scheduled backup written"
                 ),
                 Err(e) => {
-                    tracing::error!(error = %e, folder = %schedule.folder.display(), "scheduled backup failed");
+                    tracing::error!(error = %e, target = schedule.target.label(), "scheduled backup failed");
                 }
             }
         }
     })
 }
 
-/// One scheduled backup and the pruning after it: the archive written and
-/// how many old ones were deleted.
-pub async fn scheduled_once(schedule: &Schedule) -> Result<(PathBuf, Summary, usize), BoxError> {
-    std::fs::create_dir_all(&schedule.folder)?;
-    std::fs::set_permissions(&schedule.folder, std::fs::Permissions::from_mode(0o700))?;
+/// One scheduled backup and the pruning after it: where the archive was
+/// written (a path, or an `s3://` URL) and how many old ones were deleted.
+pub async fn scheduled_once(schedule: &Schedule) -> Result<(String, Summary, usize), BoxError> {
+    let folder = match &schedule.target {
+        Target::Folder(folder) => folder,
+        Target::Bucket { staging, .. } => staging,
+    };
+    std::fs::create_dir_all(folder)?;
+    std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))?;
     // UTC to the second sorts by name in the order taken.
-    let name = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-    let path = schedule.folder.join(format!("{SCHEDULED_PREFIX}{name}{SCHEDULED_SUFFIX}"));
+    let name = format!("{SCHEDULED_PREFIX}{}{SCHEDULED_SUFFIX}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"));
+    let path = folder.join(&name);
     let source = Source {
         admin: &schedule.admin,
         bindir: &schedule.bindir,
@@ -346,29 +444,99 @@ pub async fn scheduled_once(schedule: &Schedule) -> Result<(PathBuf, Summary, us
         secret: &schedule.secret,
         staff_password: std::fs::read_to_string(&schedule.staff_password_file).ok(),
     };
-    // What a backup cut short by a stop left (`.partial`) goes first.
-    for entry in std::fs::read_dir(&schedule.folder)?.filter_map(Result::ok) {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(SCHEDULED_PREFIX) && name.ends_with(".partial") {
+    // What a backup cut short by a stop left (`.partial`, or a staged
+    // archive not yet sent) goes first.
+    for entry in std::fs::read_dir(folder)?.filter_map(Result::ok) {
+        let entry_name = entry.file_name();
+        let entry_name = entry_name.to_string_lossy();
+        let staged = matches!(schedule.target, Target::Bucket { .. }) && is_scheduled_name(&entry_name);
+        if staged || (entry_name.starts_with(SCHEDULED_PREFIX) && entry_name.ends_with(".partial")) {
             std::fs::remove_file(entry.path())?;
         }
     }
     let summary = backup(source, &path).await?;
-    let mut archives: Vec<PathBuf> = std::fs::read_dir(&schedule.folder)?
+    match &schedule.target {
+        Target::Folder(folder) => {
+            let removed = prune_folder(folder, schedule.keep)?;
+            Ok((path.display().to_string(), summary, removed))
+        }
+        Target::Bucket { store, label, prefix, .. } => {
+            let sent = upload_archive(store, prefix, &name, &path).await;
+            let _ = std::fs::remove_file(&path);
+            sent?;
+            let removed = prune_bucket(store, prefix, schedule.keep).await?;
+            Ok((format!("{}/{name}", label.trim_end_matches('/')), summary, removed))
+        }
+    }
+}
+
+/// Deletes the oldest of the schedule's archives in `folder` beyond `keep`.
+fn prune_folder(folder: &Path, keep: usize) -> Result<usize, BoxError> {
+    let mut archives: Vec<PathBuf> = std::fs::read_dir(folder)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| {
-            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(SCHEDULED_PREFIX) && n.ends_with(SCHEDULED_SUFFIX) && path.is_file()
-            })
+            path.file_name().and_then(|n| n.to_str()).is_some_and(is_scheduled_name) && path.is_file()
         })
         .collect();
     archives.sort();
-    let old = archives.len().saturating_sub(schedule.keep);
+    let old = archives.len().saturating_sub(keep);
     for archive in &archives[..old] {
         std::fs::remove_file(archive)?;
     }
-    Ok((path, summary, old))
+    Ok(old)
+}
+
+fn object_path(prefix: &str, name: &str) -> Result<object_store::path::Path, BoxError> {
+    let location = match prefix {
+        "" => name.to_owned(),
+        prefix => format!("{prefix}/{name}"),
+    };
+    object_store::path::Path::parse(&location)
+        .map_err(|e| format!("the backup destination cannot hold {location:?}: {e}").into())
+}
+
+/// Streams the staged archive at `file` to `<prefix>/<name>` in the bucket.
+async fn upload_archive(store: &Backend, prefix: &str, name: &str, file: &Path) -> Result<(), BoxError> {
+    let location = object_path(prefix, name)?;
+    let size = std::fs::metadata(file)?.len();
+    let reader = tokio::fs::File::open(file).await?;
+    let body = futures::stream::try_unfold(reader, |mut reader| async move {
+        use tokio::io::AsyncReadExt;
+        let mut buffer = vec![0; 1 << 20];
+        let n = reader.read(&mut buffer).await?;
+        buffer.truncate(n);
+        Ok::<_, std::io::Error>((n > 0).then(|| (Bytes::from(buffer), reader)))
+    });
+    let written = store
+        .write(&location, body, size)
+        .await
+        .map_err(|e| format!("could not send the archive to {location}: {e:?}"))?;
+    if written.size != size {
+        return Err(format!("{location}: sent {} of {size} bytes", written.size).into());
+    }
+    Ok(())
+}
+
+/// Deletes the oldest of the schedule's archives directly under `prefix`
+/// beyond `keep`; other objects of the bucket are left alone.
+async fn prune_bucket(store: &Backend, prefix: &str, keep: usize) -> Result<usize, BoxError> {
+    let under = match prefix {
+        "" => None,
+        prefix => Some(object_store::path::Path::parse(prefix)?),
+    };
+    let listed = store.store.list_with_delimiter(under.as_ref()).await?;
+    let mut archives: Vec<object_store::path::Path> = listed
+        .objects
+        .into_iter()
+        .map(|meta| meta.location)
+        .filter(|location| location.filename().is_some_and(is_scheduled_name))
+        .collect();
+    archives.sort();
+    let old = archives.len().saturating_sub(keep);
+    for archive in &archives[..old] {
+        store.store.delete(archive).await?;
+    }
+    Ok(old)
 }
 
 /// What a restore wrote.

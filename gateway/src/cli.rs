@@ -500,7 +500,7 @@ async fn serve_on(
                 store: state.store.clone(),
                 secret: secret_for_backups.clone(),
                 staff_password_file: config.data_dir.join("staff_password"),
-                folder: config.backup_dir(),
+                target: crate::backup::Target::new(&config.backup_dir(), &config.storage, &config.data_dir)?,
                 every: every.0,
                 keep: config.backup_keep as usize,
             }))

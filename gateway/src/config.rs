@@ -115,10 +115,12 @@ pub struct Config {
     #[arg(help_heading = "Backups", long, env = "GATEWAY_BACKUP_EVERY")]
     pub backup_every: Option<Span>,
 
-    /// The folder of the scheduled backups (`gateway-<UTC time>.backup`, mode
-    /// 0600). Defaults to `<data-dir>/backups`.
+    /// Where scheduled backups go (`gateway-<UTC time>.backup`, mode 0600): a
+    /// folder, or `s3://<bucket>[/<prefix>]` on the S3 server of the
+    /// `STORAGE_S3_*` settings (staged whole under `<data-dir>` first).
+    /// Defaults to `<data-dir>/backups`.
     #[arg(help_heading = "Backups", long, env = "GATEWAY_BACKUP_DIR")]
-    pub backup_dir: Option<PathBuf>,
+    pub backup_dir: Option<crate::backup::Destination>,
 
     /// How many scheduled backups are kept: after each new one, the oldest
     /// beyond this many are deleted (only files the schedule named).
@@ -188,8 +190,10 @@ impl Config {
         self.data_dir.join("jwt_secret")
     }
 
-    pub fn backup_dir(&self) -> PathBuf {
-        self.backup_dir.clone().unwrap_or_else(|| self.data_dir.join("backups"))
+    pub fn backup_dir(&self) -> crate::backup::Destination {
+        self.backup_dir
+            .clone()
+            .unwrap_or_else(|| crate::backup::Destination::Folder(self.data_dir.join("backups")))
     }
 
     pub fn storage_root(&self) -> PathBuf {

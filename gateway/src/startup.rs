@@ -180,9 +180,21 @@ pub async fn migrate(admin: &tokio_postgres::Config, root: &Path) -> Result<migr
     let (mut client, connection) = admin.connect(NoTls).await?;
     let connection = tokio::spawn(connection);
     let report = migrate::run(&mut client, &migrations, &policies).await;
+    // Gateways already serving this database (a `gateway migrate` during a
+    // rolling upgrade, another gateway starting) reload their schema cache,
+    // as PostgREST's do on this notification
+    // (https://docs.postgrest.org/en/stable/references/schema_cache.html).
+    let notified: Result<(), BoxError> = match &report {
+        Ok(report) if !report.applied.is_empty() => {
+            client.batch_execute("notify pgrst, 'reload schema'").await.map_err(Into::into)
+        }
+        _ => Ok(()),
+    };
     drop(client);
     let _ = connection.await;
-    Ok(report?)
+    let report = report?;
+    notified?;
+    Ok(report)
 }
 
 /// What [`migrate`] would do with `sql/` and `policies/` from `root`, read

@@ -16,6 +16,7 @@ use md5::{Digest, Md5};
 use serde_json::Value;
 
 use common::auth::{access_token, refresh_token};
+use common::s3::S3Server;
 use common::{Options, SECRET, TestApp, cluster, connect, spawn_app, spawn_app_with, test_config};
 
 const BUCKET: &str = "photos";
@@ -300,7 +301,7 @@ async fn scheduled_backups_keep_the_newest_and_leave_other_files_alone() {
         store: app.state.store.clone(),
         secret: Secret::new(SECRET),
         staff_password_file: folder.path().join("staff_password"),
-        folder: backups.clone(),
+        target: backup::Target::Folder(backups.clone()),
         every: std::time::Duration::from_secs(1),
         keep: 2,
     };
@@ -309,7 +310,7 @@ async fn scheduled_backups_keep_the_newest_and_leave_other_files_alone() {
         let (path, summary, removed) = backup::scheduled_once(&schedule).await.expect("scheduled backup");
         assert_eq!(summary.objects, 10);
         assert_eq!(removed, usize::from(round == 2), "round {round}");
-        written.push(path.file_name().expect("name").to_string_lossy().into_owned());
+        written.push(Path::new(&path).file_name().expect("name").to_string_lossy().into_owned());
         // Archives are named to the second.
         tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     }
@@ -320,6 +321,94 @@ async fn scheduled_backups_keep_the_newest_and_leave_other_files_alone() {
     left.sort();
     assert_eq!(left, [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]);
     assert_eq!(std::fs::metadata(&backups).expect("folder").permissions().mode() & 0o777, 0o700);
+}
+
+#[tokio::test]
+async fn scheduled_backups_go_to_an_s3_bucket_keep_the_newest_there_and_restore() {
+    let app = shop_with_files().await;
+    let s3 = S3Server::start(&["backups"]);
+    // The operator's objects: one beside the archives, one under another
+    // prefix with an archive's name. Neither is the schedule's.
+    let bucket = s3.root.path().join("backups");
+    std::fs::create_dir_all(bucket.join("nightly")).expect("prefix");
+    std::fs::create_dir_all(bucket.join("other")).expect("prefix");
+    std::fs::write(bucket.join("nightly/notes.txt"), "the operator's").expect("notes");
+    std::fs::write(bucket.join("other/gateway-20000101T000000Z.backup"), "kept").expect("other");
+    let staging = tempfile::tempdir().expect("tempdir");
+    let destination: backup::Destination = "s3://backups/nightly/".parse().expect("destination");
+    assert_eq!(destination.to_string(), "s3://backups/nightly");
+    let mut storage = test_config().storage;
+    s3.configure(&mut storage, "files");
+    let target = backup::Target::new(&destination, &storage, staging.path()).expect("target");
+    let schedule = backup::Schedule {
+        admin: superuser_of(&app),
+        bindir: gateway::embedded::find_bindir().expect("PostgreSQL's programs"),
+        store: app.state.store.clone(),
+        secret: Secret::new(SECRET),
+        staff_password_file: staging.path().join("staff_password"),
+        target,
+        every: std::time::Duration::from_secs(1),
+        keep: 2,
+    };
+    let mut written = Vec::new();
+    for round in 0..3 {
+        let (location, summary, removed) = backup::scheduled_once(&schedule).await.expect("scheduled backup");
+        assert!(location.starts_with("s3://backups/nightly/gateway-"), "{location}");
+        assert_eq!(summary.objects, 10);
+        assert_eq!(removed, usize::from(round == 2), "round {round}");
+        written.push(location.rsplit('/').next().expect("name").to_owned());
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    }
+    // s3s-fs keeps each object as a file under the bucket's folder.
+    let names = |folder: PathBuf| {
+        let mut names: Vec<String> = std::fs::read_dir(folder)
+            .expect("list")
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !name.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        names(bucket.join("nightly")),
+        [written[1].clone(), written[2].clone(), "notes.txt".to_owned()]
+    );
+    assert_eq!(names(bucket.join("other")), ["gateway-20000101T000000Z.backup"]);
+    assert!(
+        names(staging.path().join("backup-staging")).is_empty(),
+        "nothing is left staged once the archive is sent"
+    );
+
+    // The newest archive, read back from the bucket, restores.
+    let archive = bucket.join("nightly").join(&written[2]);
+    let (restored, report) = restore_into(&archive, "from-s3").await;
+    assert_eq!(report.summary.objects, 10);
+    let client = connect(&restored.cluster.pg_config(SUPERUSER)).await;
+    assert_eq!(rows(&client, "select count(*)::text from public.products").await, ["40"]);
+}
+
+#[tokio::test]
+async fn a_backup_destination_is_a_folder_or_an_s3_bucket_with_a_prefix() {
+    let cases = [
+        ("/srv/backups", Ok(backup::Destination::Folder("/srv/backups".into()))),
+        ("s3://b", Ok(backup::Destination::S3 { bucket: "b".into(), prefix: String::new() })),
+        ("s3://b/a/c/", Ok(backup::Destination::S3 { bucket: "b".into(), prefix: "a/c".into() })),
+        ("s3://", Err("names no bucket")),
+        ("s3:///x", Err("names no bucket")),
+        ("s3://b/../x", Err("cannot hold . or ..")),
+        ("", Err("is empty")),
+    ];
+    for (text, expected) in cases {
+        let parsed = text.parse::<backup::Destination>();
+        match expected {
+            Ok(destination) => assert_eq!(parsed.as_ref(), Ok(&destination), "{text}"),
+            Err(message) => {
+                assert!(parsed.as_ref().is_err_and(|e| e.contains(message)), "{text}: {parsed:?}");
+            }
+        }
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 //! A SIGTERM always ends `gateway serve`: a client holding a
 //! half-sent request no longer keeps it alive. At the drain deadline the
 //! connections left are dropped, the embedded PostgreSQL is stopped and the
-//! process exits 0.
+//! process exits 0. With `--drain-delay`, connections already open are
+//! served a while longer, each answer closing its connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -114,4 +115,62 @@ fn sigterm_with_a_half_sent_request_held_open_exits_0_at_the_drain_deadline_and_
     {
         let _ = std::fs::remove_dir_all(link);
     }
+}
+
+mod common;
+
+/// One answer read from a raw HTTP/1.1 connection: its head (lower-cased)
+/// and body, read to its `Content-Length`.
+fn read_answer(stream: &mut TcpStream) -> (String, Vec<u8>) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).expect("read the head");
+        assert_eq!(n, 1, "the connection closed before an answer: {}", String::from_utf8_lossy(&head));
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8(head).expect("utf-8").to_lowercase();
+    let length = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .map_or(0, |n| n.trim().parse::<usize>().expect("length"));
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).expect("read the body");
+    (head, body)
+}
+
+#[test]
+fn during_the_drain_delay_open_connections_are_served_and_each_answer_closes_its_connection() {
+    let gateway = common::binary::Gateway::start("drain-delay", &["--drain-delay", "3s"], &[], "info");
+    let host = gateway.address.trim_start_matches("http://").to_owned();
+    let request = format!("GET /health HTTP/1.1\r\nhost: {host}\r\n\r\n");
+    // A connection kept open, as a load balancer keeps one, and a second one
+    // left idle.
+    let mut kept = TcpStream::connect(&host).expect("connect");
+    let mut idle = TcpStream::connect(&host).expect("connect");
+    for stream in [&mut kept, &mut idle] {
+        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send");
+        let (head, _) = read_answer(stream);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(!head.contains("connection: close"), "{head}");
+    }
+    let started = Instant::now();
+    let stopping = std::thread::spawn(move || gateway.stop());
+    std::thread::sleep(Duration::from_millis(500));
+
+    // New connections are refused at once; the kept one is still served,
+    // and its answer closes it.
+    assert!(TcpStream::connect(&host).is_err(), "the listener is closed");
+    kept.write_all(request.as_bytes()).expect("send during the delay");
+    let (head, _) = read_answer(&mut kept);
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("connection: close"), "{head}");
+    assert_eq!(kept.read(&mut [0u8; 1]).expect("read"), 0, "the server closed it after the answer");
+
+    // The idle one is closed once the delay has passed, and the gateway exits.
+    assert_eq!(idle.read(&mut [0u8; 1]).expect("read"), 0, "closed at the end of the delay");
+    assert!(started.elapsed() >= Duration::from_secs(3), "closed after {:?}", started.elapsed());
+    let log = stopping.join().expect("the gateway stopped");
+    assert!(log.contains("draining connections"), "{log}");
 }

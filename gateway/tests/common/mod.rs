@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod binary;
 pub mod oidc;
+pub mod s3;
 pub mod smtp;
 pub mod wire;
 

@@ -103,6 +103,16 @@ pub struct ServerConfig {
     /// before the connections left are dropped (and PostgreSQL is stopped).
     #[arg(long, env = "GATEWAY_DRAIN_TIMEOUT", default_value = "20s")]
     pub drain_timeout: Span,
+
+    /// After SIGTERM or Ctrl-C: how long connections already open are still
+    /// served, each answer closing its connection (`Connection: close`),
+    /// before idle ones are closed. Behind a load balancer that keeps
+    /// connections open (nginx's `keepalive`), a request sent just as an idle
+    /// connection closes fails, and a POST is not resent; with a delay the
+    /// balancer retires its connections with their answers and finds the
+    /// listener closed for new ones. `0s`: idle connections close at once.
+    #[arg(long, env = "GATEWAY_DRAIN_DELAY", default_value = "0s")]
+    pub drain_delay: Span,
 }
 
 /// hyper refuses read buffers under 8 KiB (`max_buf_size` asserts it).
@@ -171,7 +181,11 @@ pub async fn serve(
     builder.http1().max_buf_size(header).header_read_timeout(None);
     builder.http2().max_header_list_size(u32::try_from(config.max_header_size).unwrap_or(u32::MAX));
     let builder = Arc::new(builder);
-    let timeouts = Timeouts { header: config.header_timeout.0, idle: config.idle_timeout.0 };
+    let timeouts = Timeouts {
+        header: config.header_timeout.0,
+        idle: config.idle_timeout.0,
+        drain_delay: config.drain_delay.0,
+    };
     let permits = Arc::new(Semaphore::new(max_connections));
     let (stop, stopped) = watch::channel(false);
     let (alive, mut all_gone) = mpsc::channel::<()>(1);
@@ -246,6 +260,7 @@ fn is_connection_error(e: &io::Error) -> bool {
 struct Timeouts {
     header: Duration,
     idle: Duration,
+    drain_delay: Duration,
 }
 
 /// What an upgraded connection keeps of its place in the server: its
@@ -277,6 +292,8 @@ impl Connection {
         if stopping {
             conn.as_mut().graceful_shutdown();
         }
+        // With a drain delay, when the connection is asked to finish.
+        let mut finish_at: Option<Instant> = None;
         // The task wakes at the connection's deadline and at least every
         // `period`, so a deadline that comes nearer (a head begins while the
         // connection idles, an answer ends) is never missed, without waking
@@ -295,9 +312,15 @@ impl Connection {
                 }
                 changed = self.stopped.changed(), if !stopping => {
                     stopping = true;
-                    if changed.is_ok() {
+                    if changed.is_ok() && self.timeouts.drain_delay.is_zero() {
                         conn.as_mut().graceful_shutdown();
+                    } else if changed.is_ok() {
+                        finish_at = Some(Instant::now() + self.timeouts.drain_delay);
                     }
+                }
+                () = tokio::time::sleep_until(finish_at.unwrap_or(now)), if finish_at.is_some() => {
+                    finish_at = None;
+                    conn.as_mut().graceful_shutdown();
                 }
             }
         }
@@ -486,10 +509,23 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
         request.extensions_mut().insert(self.slot.clone());
         // A Router is always ready (axum's docs), so `poll_ready` is skipped
         // as `axum::serve` skips it.
+        // Once the gateway is stopping (during `--drain-delay`), every
+        // HTTP/1 answer closes its connection, so a client that keeps
+        // connections open retires this one. HTTP/2 has no such header.
+        let http1 = request.version() < hyper::Version::HTTP_2;
+        let stopping = self.slot.stopping.clone();
         let answer = self.app.clone().call(request);
         Box::pin(async move {
-            let response = answer.await;
+            let mut response = answer.await;
             drop(guard);
+            if http1
+                && *stopping.borrow()
+                && let Ok(response) = &mut response
+            {
+                response
+                    .headers_mut()
+                    .insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
+            }
             response
         })
     }
@@ -518,6 +554,7 @@ mod tests {
             max_header_size: 8192,
             max_connections,
             drain_timeout: Span(Duration::from_secs(1)),
+            drain_delay: Span(Duration::ZERO),
         };
         // (configured, open-files limit, cap in force)
         let cases = [
@@ -540,7 +577,11 @@ mod tests {
 
     #[test]
     fn a_connection_is_due_to_close_by_its_head_or_idle_timer_and_never_while_answering() {
-        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let timeouts = Timeouts {
+            header: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            drain_delay: Duration::ZERO,
+        };
         let clock = Clock::new();
         assert_eq!(due(&clock, timeouts), Some(60), "silent: the idle timer");
         clock.read(b"GET / HTTP/1.1\r\n");
@@ -553,7 +594,11 @@ mod tests {
 
     #[test]
     fn http2_connections_have_only_the_idle_timer() {
-        let timeouts = Timeouts { header: Duration::from_secs(10), idle: Duration::from_secs(60) };
+        let timeouts = Timeouts {
+            header: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            drain_delay: Duration::ZERO,
+        };
         let clock = Clock::new();
         clock.read(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
         assert_eq!(due(&clock, timeouts), Some(60));
