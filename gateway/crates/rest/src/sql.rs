@@ -470,7 +470,8 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
 }
 
 /// [`projection`], where with `join` the embeds that [`joinable`] allows are
-/// read by a left join rather than by a subquery per row.
+/// read by a left join rather than by a subquery per row. The other to-one
+/// embeds are lateral subqueries in any case ([`lateral_embed_sql`]).
 fn projection_with<'n>(
     w: &mut Writer,
     node: &'n Node<'_>,
@@ -541,6 +542,15 @@ fn projection_with<'n>(
                     let (join, expr) = joined_embed_sql(w, embed, alias);
                     joins.push_str(&join);
                     joined = true;
+                    outputs.push(Output {
+                        expr,
+                        name: embed.output.as_str(),
+                        aggregate: false,
+                        hoisted: None,
+                    });
+                } else if embed.is_to_one() {
+                    let (join, expr) = lateral_embed_sql(w, embed, alias);
+                    joins.push_str(&join);
                     outputs.push(Output {
                         expr,
                         name: embed.output.as_str(),
@@ -620,25 +630,59 @@ fn joined_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (Str
     (join, expr)
 }
 
-/// An embed as one JSON value: an object or null for to-one, an array for
-/// to-many. As `jsonb`, like PostgREST's: its key order and `"k": v` spacing
-/// show in the text (and in CSV cells).
+/// The column of a [`lateral_embed_sql`] join that holds the embed's value.
+const LATERAL: &str = "_v";
+
+/// A to-one embed that [`joinable`] refuses (it holds embeds of its own, or
+/// is a view, a function, aggregates): ` left join lateral (select <its
+/// object> as "_v") as <join> on true`, and the embed's value, `<join>."_v"`.
+/// As a scalar subquery it would run once per parent row; as a lateral
+/// subquery keyed by the parent's columns, PostgreSQL may put a `Memoize`
+/// node over it and run it once per distinct key: a to-one embed holding a
+/// to-many one, over a thousand books of forty publishers, then reads the
+/// publishers' books forty times, not a thousand, as PostgREST's `LEFT JOIN
+/// LATERAL` does (its `getJoin`). A subquery that reads the parent's row can
+/// only be joined by a nested loop over the parent's rows, which keeps their
+/// order, so the page needs no second sort.
+/// The subquery's `from` keeps PostgreSQL from pulling it up into the
+/// parent's select list, where it would be a subquery per row again; no row
+/// joined is null, as the scalar subquery's no row.
+fn lateral_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (String, String) {
+    let rows = to_one_rows(w, embed, parent);
+    let lateral = quote_ident(&embed.join);
+    let value = quote_ident(LATERAL);
+    (
+        format!(
+            " left join lateral (select pg_catalog.to_jsonb(_e) as {value} from ({rows}) as _e) as {lateral} on true"
+        ),
+        format!("{lateral}.{value}"),
+    )
+}
+
+/// A to-one embed's row: its select list for at most one row of its table.
+fn to_one_rows(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
+    let child = quote_ident(&embed.node.alias);
+    let (from, join) = embed_from(w, embed, parent, &child);
+    let where_clause = where_sql(w, &embed.node, &child, &join);
+    let projection = projection(w, &embed.node, &child, false);
+    let (items, joins, group) = (projection.list(), &projection.joins, projection.group_by());
+    format!("select {items} from {from}{joins}{where_clause}{group} limit 1")
+}
+
+/// A to-many embed as one JSON array, `[]` when no row matches; a subquery
+/// per parent row, in the embed's order. As `jsonb`, like PostgREST's: its
+/// key order and `"k": v` spacing show in the text (and in CSV cells), as a
+/// to-one embed's object's do ([`lateral_embed_sql`]).
 fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
     let projection = projection(w, &embed.node, &child, false);
     let (items, joins, group) = (projection.list(), &projection.joins, projection.group_by());
-    if embed.is_to_one() {
-        format!(
-            "(select pg_catalog.to_jsonb(_e) from (select {items} from {from}{joins}{where_clause}{group} limit 1) as _e)"
-        )
-    } else {
-        let order = order_sql(w, &embed.node, &child);
-        let mut rows = format!("select {items} from {from}{joins}{where_clause}{group}{order}");
-        push_range(&mut rows, embed.node.limit, embed.node.offset);
-        format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
-    }
+    let order = order_sql(w, &embed.node, &child);
+    let mut rows = format!("select {items} from {from}{joins}{where_clause}{group}{order}");
+    push_range(&mut rows, embed.node.limit, embed.node.offset);
+    format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
 }
 
 /// `...rel(a, b)`: a lateral join of the embed's row, whose outputs become
