@@ -1386,6 +1386,42 @@ mod tests {
     }
 
     #[test]
+    fn a_to_one_embed_that_is_not_a_plain_join_is_a_lateral_subquery_on_every_level() {
+        use super::super::{parse, plan};
+        let cache = products();
+        let lateral = "left join lateral (select pg_catalog.to_jsonb(_e) as \"_v\" from (select ";
+        // (query, table, the laterals' aliases, whether the page is ordered again)
+        let cases = [
+            ("select=id,brands(name,products(id))&order=id", "products", vec!["products_brands_1"], false),
+            ("select=id,brands(name,products(id))", "products", vec!["products_brands_1"], false),
+            ("select=id,b:brands(name.max())", "products", vec!["products_b_1"], false),
+            // Beside a plain join, the page is ordered again for that join.
+            ("select=id,brands(name),x:brands(products(id))&order=id", "products", vec!["products_x_1"], true),
+            // Inside a to-many embed's subquery, and inside another lateral.
+            ("select=id,products(id,brands(name,products(id)))", "brands", vec!["products_brands_2"], false),
+            (
+                "select=id,brands(id,products(id,brands(products(id))))",
+                "products",
+                vec!["products_brands_1", "products_brands_3"],
+                false,
+            ),
+        ];
+        for (query, table, aliases, again) in cases {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let parsed = parse::parse_query(&pairs).expect("parses");
+            let node = plan::read(&cache, "public", table, &parsed).expect("plans");
+            let text = read(&node, None, false, BodyKind::Array).text;
+            assert_eq!(text.matches(lateral).count(), aliases.len(), "{query}: {text}");
+            for alias in aliases {
+                assert!(text.contains(&format!("as \"{alias}\" on true")), "{query}: {alias}: {text}");
+                assert!(text.contains(&format!("\"{alias}\".\"_v\" as ")), "{query}: {alias}: {text}");
+            }
+            assert_eq!(text.contains(" on true order by "), again, "{query}: {text}");
+        }
+    }
+
+    #[test]
     fn an_ordered_page_joins_its_plain_to_one_embeds_and_orders_again_after_them() {
         use super::super::{parse, plan};
         let cache = products();
