@@ -213,7 +213,7 @@ async fn read(
     response::check_singular(request.media, outcome.page)?;
     let status = match response::read_status(offset, outcome.page, outcome.total) {
         Ok(status) => status,
-        Err(e) => return Ok(response::with_total_range(e, outcome.total)),
+        Err(e) => return Ok(response::with_total_range(e, outcome.total, request.media)),
     };
     let mut prefer = request.prefer.clone();
     prefer.representation = None;
@@ -884,7 +884,7 @@ async fn call(
                 // A call's 416 carries its Content-Range (PostgREST's
                 // `actionResponse` of a `CallReadPlan`).
                 Err(error) => {
-                    let mut response = error.into_response();
+                    let mut response = response::labelled(error, request.media);
                     if let Ok(value) = axum::http::HeaderValue::from_str(&content_range) {
                         response.headers_mut().insert(axum::http::header::CONTENT_RANGE, value);
                     }
