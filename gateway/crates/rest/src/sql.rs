@@ -470,8 +470,10 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
 }
 
 /// [`projection`], where with `join` the embeds that [`joinable`] allows are
-/// read by a left join rather than by a subquery per row. The other to-one
-/// embeds are lateral subqueries in any case ([`lateral_embed_sql`]).
+/// read by a left join rather than by a subquery per row. The to-one embeds
+/// it refuses are lateral subqueries in any case ([`lateral_embed_sql`]); a
+/// plain one on an unordered page stays a subquery per row, which costs
+/// PostgreSQL no more there (docs/benchmarks.md, the embedded filter).
 fn projection_with<'n>(
     w: &mut Writer,
     node: &'n Node<'_>,
@@ -548,7 +550,7 @@ fn projection_with<'n>(
                         aggregate: false,
                         hoisted: None,
                     });
-                } else if embed.is_to_one() {
+                } else if embed.is_to_one() && !joinable(embed) {
                     let (join, expr) = lateral_embed_sql(w, embed, alias);
                     joins.push_str(&join);
                     outputs.push(Output {
@@ -1395,6 +1397,8 @@ mod tests {
             ("select=id,brands(name,products(id))&order=id", "products", vec!["products_brands_1"], false),
             ("select=id,brands(name,products(id))", "products", vec!["products_brands_1"], false),
             ("select=id,b:brands(name.max())", "products", vec!["products_b_1"], false),
+            // A plain one on an unordered page: a subquery per row.
+            ("select=id,brands(name)&brands.name=eq.x", "products", vec![], false),
             // Beside a plain join, the page is ordered again for that join.
             ("select=id,brands(name),x:brands(products(id))&order=id", "products", vec!["products_x_1"], true),
             // Inside a to-many embed's subquery, and inside another lateral.
