@@ -69,7 +69,10 @@ async fn nested_embeds_through_to_one_levels_answer_in_time() {
         ("/books?select=id,publishers(id,publisher_stats(titles)),genres(books(id))&order=id", 1000),
         ("/reviews?select=id,books(id,publishers(id,books(id)))&order=id", 1000),
         ("/reviews?select=id,book_catalogue(id,genres(id,books!inner(id)))&order=id", 1000),
-        ("/books?select=id,publishers!inner(id,available_books!inner(id))&publishers.available_books.price=gt.50", 1000),
+        (
+            "/books?select=id,publishers!inner(id,available_books!inner(id))&publishers.available_books.price=gt.50",
+            1000,
+        ),
     ];
     for (path, expected) in cases {
         let answer = get(&app, path).await;

@@ -634,7 +634,8 @@ async fn the_search_path_is_the_request_schema_then_the_extra_schemas_duplicates
     config.rest.plan_enabled = true;
     let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
     app.admin().await.batch_execute(include_str!("fixtures/shop.sql")).await.expect("fixture");
-    let answer = get_as(&app, "/products?select=id", "application/vnd.pgrst.plan+json; options=settings").await;
+    let answer =
+        get_as(&app, "/products?select=id", "application/vnd.pgrst.plan+json; options=settings").await;
     assert_eq!(answer.status, 200, "{}", answer.text);
     assert_eq!(answer.json()[0]["Settings"]["search_path"], "\"public\", \"public\", \"extensions\"");
 }

@@ -229,11 +229,7 @@ fn node(rng: &mut Rng, build: &mut Build, rel: &Relation, depth: usize, path: &s
         if bases.contains(&base) {
             continue;
         }
-        let alias = if rng.chance(20) {
-            Some(format!("{}_{}", &base[..3], names.len()))
-        } else {
-            None
-        };
+        let alias = if rng.chance(20) { Some(format!("{}_{}", &base[..3], names.len())) } else { None };
         let name = alias.clone().unwrap_or_else(|| base.to_owned());
         if names.contains(&name) {
             continue;
@@ -286,7 +282,16 @@ fn node(rng: &mut Rng, build: &mut Build, rel: &Relation, depth: usize, path: &s
 
 /// One generated read.
 pub fn read(rng: &mut Rng) -> Request {
-    let top = rng.pick(&["books", "books", "books", "publishers", "genres", "authors", "reviews", "book_catalogue"]);
+    let top = rng.pick(&[
+        "books",
+        "books",
+        "books",
+        "publishers",
+        "genres",
+        "authors",
+        "reviews",
+        "book_catalogue",
+    ]);
     let rel = relation(top);
     let mut build = Build { pairs: Vec::new(), ordered: true, small: rng.chance(85) };
     let select = node(rng, &mut build, rel, 0, "");

@@ -179,13 +179,12 @@ async fn read(
     request.acceptable()?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
     let max_rows = state.config.max_rows;
-    let mut session =
-        state
-            .db
-            .session(&caller, Access::ReadOnly)
-            .await?
-            .in_timezone(request.prefer.timezone.as_deref())
-            .in_schema(&request.schema);
+    let mut session = state
+        .db
+        .session(&caller, Access::ReadOnly)
+        .await?
+        .in_timezone(request.prefer.timezone.as_deref())
+        .in_schema(&request.schema);
     // count=planned is the planner's estimate; count=estimated is exact up to
     // max-rows and the estimate beyond (PostgREST docs, "Counting").
     let planned = match request.prefer.count {

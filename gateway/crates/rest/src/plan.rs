@@ -1505,8 +1505,14 @@ mod tests {
         // missed: even a path that `select` has, once a parameter applied
         // before it (`cast.id`, the last) moved a namesake to the front.
         let cases = [
-            ("select=title,cast:actors(id)&crew.order=id", "'crew' is not an embedded resource in this request"),
-            ("select=title,actors(id)&actors.crew.order=id", "'crew' is not an embedded resource in this request"),
+            (
+                "select=title,cast:actors(id)&crew.order=id",
+                "'crew' is not an embedded resource in this request",
+            ),
+            (
+                "select=title,actors(id)&actors.crew.order=id",
+                "'crew' is not an embedded resource in this request",
+            ),
             (
                 "select=title,actors(id,films(id)),cast:actors(id)&actors.films.id=eq.2&cast.id=eq.1",
                 "'films' is not an embedded resource in this request",

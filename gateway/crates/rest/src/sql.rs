@@ -1400,7 +1400,12 @@ mod tests {
             // A plain one on an unordered page: a subquery per row.
             ("select=id,brands(name)&brands.name=eq.x", "products", vec![], false),
             // Beside a plain join, the page is ordered again for that join.
-            ("select=id,brands(name),x:brands(products(id))&order=id", "products", vec!["products_x_1"], true),
+            (
+                "select=id,brands(name),x:brands(products(id))&order=id",
+                "products",
+                vec!["products_x_1"],
+                true,
+            ),
             // Inside a to-many embed's subquery, and inside another lateral.
             ("select=id,products(id,brands(name,products(id)))", "brands", vec!["products_brands_2"], false),
             (

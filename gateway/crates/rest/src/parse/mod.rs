@@ -703,7 +703,8 @@ mod tests {
     fn a_limit_or_offset_that_is_not_an_integer_is_no_range_as_in_postgrest() {
         // PostgREST reads them with `readMaybe`: what it cannot read is no range at all,
         // and the last parameter of a name counts.
-        let cases: &[(&[(&str, &str)], Option<i64>, Option<i64>)] = &[
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<i64>, Option<i64>);
+        let cases: &[Case<'_>] = &[
             (&[("limit", "ten")], None, None),
             (&[("limit", "1.5")], None, None),
             (&[("offset", "abc")], None, None),
