@@ -671,11 +671,15 @@ fn to_one_rows(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     format!("select {items} from {from}{joins}{where_clause}{group} limit 1")
 }
 
-/// A to-many embed as one JSON array, `[]` when no row matches; a subquery
-/// per parent row, in the embed's order. As `jsonb`, like PostgREST's: its
-/// key order and `"k": v` spacing show in the text (and in CSV cells), as a
-/// to-one embed's object's do ([`lateral_embed_sql`]).
+/// An embed as one JSON value, a subquery per parent row: an object or null
+/// for to-one (a plain one; the others are [`lateral_embed_sql`]'s), an
+/// array for to-many (`[]` when no row matches, in the embed's order). As
+/// `jsonb`, like PostgREST's: its key order and `"k": v` spacing show in the
+/// text (and in CSV cells).
 fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
+    if embed.is_to_one() {
+        return format!("(select pg_catalog.to_jsonb(_e) from ({}) as _e)", to_one_rows(w, embed, parent));
+    }
     let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
@@ -1427,7 +1431,20 @@ mod tests {
                 assert!(text.contains(&format!("\"{alias}\".\"_v\" as ")), "{query}: {alias}: {text}");
             }
             assert_eq!(text.contains(" on true order by "), again, "{query}: {text}");
+            // Every to-one embed is an object, whichever way it is read.
+            assert!(!text.contains("json_agg(_e), '[]')::jsonb from (select \"brands_"), "{query}: {text}");
         }
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(b"select=id,brands(name)").into_owned().collect();
+        let node = plan::read(&cache, "public", "products", &parse::parse_query(&pairs).expect("parses"))
+            .expect("plans");
+        let text = read(&node, None, false, BodyKind::Array).text;
+        assert!(
+            text.contains(
+                "(select pg_catalog.to_jsonb(_e) from (select \"brands_1\".\"name\" as \"name\" from"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
