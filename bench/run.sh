@@ -18,7 +18,7 @@ root=$PWD
 
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
-SCENARIOS=${SCENARIOS:-"s1 s2 s3 s4 bulk rpc"}
+SCENARIOS=${SCENARIOS:-"s1 s2 s3 s3u s4 bulk rpc"}
 CONNECTIONS=${CONNECTIONS:-"8 64"}
 POOL=${POOL:-8}
 THREADS=${THREADS:-2}
@@ -194,6 +194,7 @@ describe() {
     s1) echo "S1 store listing: select=*,brands(*), count=exact, 20 rows at offsets 0-180" ;;
     s2) echo "S2 one product with its brand, Accept: vnd.pgrst.object" ;;
     s3) echo "S3 brand filter: brands!inner(name,slug)&brands.slug=eq.brand-N, 20 rows" ;;
+    s3u) echo "S3 unordered: brands!inner(name)&brands.name=eq.Brand N&is_active=eq.true, 20 rows, no order" ;;
     s4) echo "S4 insert, return=representation, user JWT under an RLS insert policy" ;;
     bulk) echo "bulk insert of 100 rows in one body, return=minimal, user JWT under the RLS insert policy" ;;
     rpc) echo "rpc: POST /rpc/products_between (a stable SQL function, setof products) with order=id&limit=20" ;;

@@ -1,5 +1,5 @@
 -- One wrk script for every scenario (bench/run.sh sets the environment):
---   SCENARIO  s1 | s2 | s3 | s4 | bulk | rpc
+--   SCENARIO  s1 | s2 | s3 | s3u | s4 | bulk | rpc
 --   BASE      path prefix: /rest/v1 for the gateway, empty for PostgREST
 --   APIKEY    the anon key; TOKEN the bearer (a user's token for s4, bulk)
 --   PREFIX    makes s4's and bulk's slugs unique across runs and targets
@@ -46,6 +46,10 @@ function request()
   elseif scenario == "s3" then
     return wrk.format(nil, base .. "/products?select=id,name,price,image_path,brands!inner(name,slug)"
       .. "&brands.slug=eq.brand-" .. math.random(1, 50) .. "&order=id&limit=20")
+  elseif scenario == "s3u" then
+    -- S3 unordered, filtered on a to-one embed's column other than its key.
+    return wrk.format(nil, base .. "/products?select=id,name,price,brands!inner(name)"
+      .. "&brands.name=eq.Brand%20" .. math.random(1, 50) .. "&is_active=eq.true&limit=20")
   elseif scenario == "bulk" then
     -- 100 rows in one body, return=minimal (PostgREST's default).
     local rows = {}

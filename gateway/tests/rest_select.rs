@@ -624,3 +624,18 @@ async fn computed_fields_and_relationships_work_on_partitioned_tables_and_views(
     assert_eq!((partition.status, partition.json()["code"].clone()), (400, json!("PGRST200")));
     assert_eq!(partition.json()["hint"], "Perhaps you meant 'events' instead of 'events_2025'.");
 }
+
+/// PostgREST sets `search_path` to the request's schema followed by
+/// `db-extra-search-path` (Supabase's `public, extensions`), keeping the
+/// duplicate, which `explain({ settings: true })` shows.
+#[tokio::test]
+async fn the_search_path_is_the_request_schema_then_the_extra_schemas_duplicates_kept() {
+    let mut config = common::test_config();
+    config.rest.plan_enabled = true;
+    let app = common::spawn_app_with(common::Options { config, ..Default::default() }).await;
+    app.admin().await.batch_execute(include_str!("fixtures/shop.sql")).await.expect("fixture");
+    let answer =
+        get_as(&app, "/products?select=id", "application/vnd.pgrst.plan+json; options=settings").await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.json()[0]["Settings"]["search_path"], "\"public\", \"public\", \"extensions\"");
+}

@@ -298,6 +298,15 @@ pub async fn spawn_catalog() -> TestApp {
     app
 }
 
+/// A gateway over a fresh database holding the library fixture
+/// (`tests/fixtures/library.sql`): thousands of rows under nested embeds, for
+/// the differential test.
+pub async fn spawn_library() -> TestApp {
+    let app = spawn_app().await;
+    app.admin().await.batch_execute(include_str!("../fixtures/library.sql")).await.expect("library fixture");
+    app
+}
+
 /// [`spawn_shop`] with a pool of one connection that goes through a
 /// [`wire::WireCounter`].
 pub async fn spawn_counted_shop() -> (TestApp, wire::WireCounter) {

@@ -746,6 +746,17 @@ pub fn fixed() -> Vec<Request> {
         }
     };
     vec![
+        // CSV of calls that return no rows: a set of scalars, of rows, of a
+        // table, filtered to nothing, a composite filtered out, and cut by
+        // a range past the rows.
+        get("/rpc/numbers?n=0", &[("accept", "text/csv")]),
+        get("/rpc/books_of?author_id=999", &[("accept", "text/csv")]),
+        get("/rpc/books_of?author_id=1&id=lt.0", &[("accept", "text/csv")]),
+        get("/rpc/books_by?author=999", &[("accept", "text/csv")]),
+        get("/rpc/list_books?min_pages=100000", &[("accept", "text/csv")]),
+        get("/rpc/author_of?book=1&id=lt.0", &[("accept", "text/csv")]),
+        get("/rpc/numbers?n=3&offset=5", &[("accept", "text/csv")]),
+        get("/rpc/books_of?author_id=1&offset=50", &[("accept", "text/csv")]),
         get("/rpc/add_author?name=Nadie", &[]),
         get("/rpc/bump_pages?book=1", &[]),
         get("/rpc/restock?shop=madrid&qty=1", &[]),

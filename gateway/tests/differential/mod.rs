@@ -5,4 +5,5 @@ pub mod compare;
 pub mod generate;
 pub mod generate_calls;
 pub mod generate_catalog;
+pub mod generate_nested;
 pub mod postgrest;

@@ -180,8 +180,12 @@ async fn read(
     request.acceptable()?;
     let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
     let max_rows = state.config.max_rows;
-    let mut session =
-        state.db.session(&caller, Access::ReadOnly).await?.in_timezone(request.prefer.timezone.as_deref());
+    let mut session = state
+        .db
+        .session(&caller, Access::ReadOnly)
+        .await?
+        .in_timezone(request.prefer.timezone.as_deref())
+        .in_schema(&request.schema);
     // count=planned is the planner's estimate; count=estimated is exact up to
     // max-rows and the estimate beyond (PostgREST docs, "Counting").
     let planned = match request.prefer.count {
@@ -209,7 +213,7 @@ async fn read(
     response::check_singular(request.media, outcome.page)?;
     let status = match response::read_status(offset, outcome.page, outcome.total) {
         Ok(status) => status,
-        Err(e) => return Ok(response::with_total_range(e, outcome.total)),
+        Err(e) => return Ok(response::with_total_range(e, outcome.total, request.media)),
     };
     let mut prefer = request.prefer.clone();
     prefer.representation = None;
@@ -297,7 +301,12 @@ async fn write(
     request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
-    let session = state.db.session(caller, access).await?.in_timezone(request.prefer.timezone.as_deref());
+    let session = state
+        .db
+        .session(caller, access)
+        .await?
+        .in_timezone(request.prefer.timezone.as_deref())
+        .in_schema(&request.schema);
     let outcome = execute::run_write_and_end(session, write, commits(request)).await.map_err(|e| {
         match execute::out_of_bounds(&e) {
             Some(touched) => check(touched).err().unwrap_or(e),
@@ -416,7 +425,12 @@ async fn write_plan(
     request: &RestRequest,
 ) -> Result<Option<Response>, ApiError> {
     let Media::Plan(plan) = request.media else { return Ok(None) };
-    let session = state.db.session(caller, access).await?.in_timezone(request.prefer.timezone.as_deref());
+    let session = state
+        .db
+        .session(caller, access)
+        .await?
+        .in_timezone(request.prefer.timezone.as_deref())
+        .in_schema(&request.schema);
     plan_reply(session, &write.statement, plan, request).await.map(Some)
 }
 
@@ -870,7 +884,7 @@ async fn call(
                 // A call's 416 carries its Content-Range (PostgREST's
                 // `actionResponse` of a `CallReadPlan`).
                 Err(error) => {
-                    let mut response = error.into_response();
+                    let mut response = response::labelled(error, request.media);
                     if let Ok(value) = axum::http::HeaderValue::from_str(&content_range) {
                         response.headers_mut().insert(axum::http::header::CONTENT_RANGE, value);
                     }

@@ -306,6 +306,9 @@ fn plan_top<'a>(
 ) -> Result<Node<'a>, ApiError> {
     let mut walk =
         Walk { query, routing: route(query), used: BTreeSet::new(), row_type: row_type.map(str::to_owned) };
+    if let Some(name) = &walk.routing.missing {
+        return Err(not_embedded(name));
+    }
     let alias = if row_type.is_some() { "pgrst_call".to_owned() } else { table.name.name.clone() };
     let node = plan_node(cache, table, alias, &query.select, &mut walk, &mut Vec::new())?;
     check_all_paths_used(query, &walk.used)?;
@@ -410,17 +413,21 @@ pub fn find_table<'a>(cache: &'a SchemaCache, schema: &str, table: &str) -> Resu
 /// (PostgREST's PGRST108).
 fn check_all_paths_used(query: &QueryParams, used: &BTreeSet<EmbedPath>) -> Result<(), ApiError> {
     if let Some(path) = query.embedded.keys().find(|path| !used.contains(*path)) {
-        let name = path.join(".");
-        return Err(ApiError::from(RestError {
-            hint: Some(format!("Verify that '{name}' is included in the 'select' query parameter.")),
-            ..rest(
-                StatusCode::BAD_REQUEST,
-                "PGRST108",
-                format!("'{name}' is not an embedded resource in this request"),
-            )
-        }));
+        return Err(not_embedded(&path.join(".")));
     }
     Ok(())
+}
+
+/// PGRST108 for `name`, a parameter's step that reached no embed.
+fn not_embedded(name: &str) -> ApiError {
+    ApiError::from(RestError {
+        hint: Some(format!("Verify that '{name}' is included in the 'select' query parameter.")),
+        ..rest(
+            StatusCode::BAD_REQUEST,
+            "PGRST108",
+            format!("'{name}' is not an embedded resource in this request"),
+        )
+    })
 }
 
 fn plan_node<'a>(
@@ -593,6 +600,13 @@ struct Routing {
     applied: Vec<(ParamKind, EmbedPath, EmbedPath)>,
     /// The keys of an object's embeds, in output order, by the object's path.
     embed_order: HashMap<EmbedPath, Vec<String>>,
+    /// The first name of a parameter's key that reached no embed, in the
+    /// order they are applied: PostgREST stops there with PGRST108 naming
+    /// it, before it resolves any relationship (`updateNode`). A key whose
+    /// path `select` does have can miss too, when a parameter applied before
+    /// it moved a namesake to the front (`seats:desks(id,x(id)),desks(id)`
+    /// with `seats.id=eq.1&desks.x.id=eq.2`: `desks` is `seats` by then).
+    missing: Option<String>,
 }
 
 /// An embed of `select` as routing sees it.
@@ -638,6 +652,7 @@ fn route(query: &QueryParams) -> Routing {
                     .position(|&c| nodes[c].relation == name || nodes[c].alias == Some(name.as_str()))
                 else {
                     found = false;
+                    routing.missing.get_or_insert_with(|| name.clone());
                     break;
                 };
                 let child = siblings[position];
@@ -1486,11 +1501,29 @@ mod tests {
             assert_eq!(ordered_by(&node, "cast"), cast, "{query}");
             assert_eq!(outputs(&node).join(" "), order, "{query}");
         }
-        // A name that reaches nothing is PGRST108.
-        assert_eq!(
-            rest_error(plan(&cache, "films", "select=title,cast:actors(id)&crew.order=id")).code,
-            "PGRST108"
-        );
+        // A name that reaches nothing is PGRST108, naming the step that
+        // missed: even a path that `select` has, once a parameter applied
+        // before it (`cast.id`, the last) moved a namesake to the front.
+        let cases = [
+            (
+                "select=title,cast:actors(id)&crew.order=id",
+                "'crew' is not an embedded resource in this request",
+            ),
+            (
+                "select=title,actors(id)&actors.crew.order=id",
+                "'crew' is not an embedded resource in this request",
+            ),
+            (
+                "select=title,actors(id,films(id)),cast:actors(id)&actors.films.id=eq.2&cast.id=eq.1",
+                "'films' is not an embedded resource in this request",
+            ),
+        ];
+        for (query, message) in cases {
+            let error = rest_error(plan(&cache, "films", query));
+            assert_eq!((error.code, error.message.as_str()), ("PGRST108", message), "{query}");
+        }
+        let query = "select=title,actors(id,films(id)),cast:actors(id)&cast.id=eq.1&actors.films.id=eq.2";
+        assert!(plan(&cache, "films", query).is_ok(), "{query}");
     }
 
     #[test]

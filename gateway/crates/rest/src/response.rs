@@ -34,10 +34,23 @@ pub fn range_error(details: String) -> ApiError {
 
 /// A 416 for an offset past the total carries `Content-Range: */<total>`,
 /// as PostgREST's does.
-pub fn with_total_range(error: ApiError, total: Option<i64>) -> Response {
-    let mut response = error.into_response();
+pub fn with_total_range(error: ApiError, total: Option<i64>, media: Media) -> Response {
+    let mut response = labelled(error, media);
     if let Some(value) = total.and_then(|t| HeaderValue::from_str(&format!("*/{t}")).ok()) {
         response.headers_mut().insert(HeaderName::from_static("content-range"), value);
+    }
+    response
+}
+
+/// A 416's JSON error, labelled with the media type the request asked for
+/// (`text/csv`, `...;nulls=stripped`), as PostgREST 12-14 label it: their
+/// `actionResponse` swaps the body for the error and keeps the headers of
+/// the answer (`contentTypeHeaders pMedia`). Rendered here, in PostgREST's
+/// shape, since the router's error layer labels what it renders JSON.
+pub fn labelled(error: ApiError, media: Media) -> Response {
+    let mut response = gateway_core::error::render::<super::error::PostgRest>(&error);
+    if let Ok(value) = HeaderValue::from_str(&media.content_type()) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     response
 }

@@ -470,7 +470,10 @@ fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) 
 }
 
 /// [`projection`], where with `join` the embeds that [`joinable`] allows are
-/// read by a left join rather than by a subquery per row.
+/// read by a left join rather than by a subquery per row. The to-one embeds
+/// it refuses are lateral subqueries in any case ([`lateral_embed_sql`]); a
+/// plain one on an unordered page stays a subquery per row, which costs
+/// PostgreSQL no more there (docs/benchmarks.md, the embedded filter).
 fn projection_with<'n>(
     w: &mut Writer,
     node: &'n Node<'_>,
@@ -541,6 +544,15 @@ fn projection_with<'n>(
                     let (join, expr) = joined_embed_sql(w, embed, alias);
                     joins.push_str(&join);
                     joined = true;
+                    outputs.push(Output {
+                        expr,
+                        name: embed.output.as_str(),
+                        aggregate: false,
+                        hoisted: None,
+                    });
+                } else if embed.is_to_one() && !joinable(embed) {
+                    let (join, expr) = lateral_embed_sql(w, embed, alias);
+                    joins.push_str(&join);
                     outputs.push(Output {
                         expr,
                         name: embed.output.as_str(),
@@ -620,25 +632,63 @@ fn joined_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (Str
     (join, expr)
 }
 
-/// An embed as one JSON value: an object or null for to-one, an array for
-/// to-many. As `jsonb`, like PostgREST's: its key order and `"k": v` spacing
-/// show in the text (and in CSV cells).
-fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
+/// The column of a [`lateral_embed_sql`] join that holds the embed's value.
+const LATERAL: &str = "_v";
+
+/// A to-one embed that [`joinable`] refuses (it holds embeds of its own, or
+/// is a view, a function, aggregates): ` left join lateral (select <its
+/// object> as "_v") as <join> on true`, and the embed's value, `<join>."_v"`.
+/// As a scalar subquery it would run once per parent row; as a lateral
+/// subquery keyed by the parent's columns, PostgreSQL may put a `Memoize`
+/// node over it and run it once per distinct key: a to-one embed holding a
+/// to-many one, over a thousand books of forty publishers, then reads the
+/// publishers' books forty times, not a thousand, as PostgREST's `LEFT JOIN
+/// LATERAL` does (its `getJoin`). A subquery that reads the parent's row can
+/// only be joined by a nested loop over the parent's rows, which keeps their
+/// order, so the page needs no second sort.
+/// The subquery's `from` keeps PostgreSQL from pulling it up into the
+/// parent's select list, where it would be a subquery per row again; no row
+/// joined is null, as the scalar subquery's no row.
+fn lateral_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (String, String) {
+    let rows = to_one_rows(w, embed, parent);
+    let lateral = quote_ident(&embed.join);
+    let value = quote_ident(LATERAL);
+    (
+        format!(
+            " left join lateral (select pg_catalog.to_jsonb(_e) as {value} from ({rows}) as _e) as {lateral} on true"
+        ),
+        format!("{lateral}.{value}"),
+    )
+}
+
+/// A to-one embed's row: its select list for at most one row of its table.
+fn to_one_rows(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
     let projection = projection(w, &embed.node, &child, false);
     let (items, joins, group) = (projection.list(), &projection.joins, projection.group_by());
+    format!("select {items} from {from}{joins}{where_clause}{group} limit 1")
+}
+
+/// An embed as one JSON value, a subquery per parent row: an object or null
+/// for to-one (a plain one; the others are [`lateral_embed_sql`]'s), an
+/// array for to-many (`[]` when no row matches, in the embed's order). As
+/// `jsonb`, like PostgREST's: its key order and `"k": v` spacing show in the
+/// text (and in CSV cells).
+fn embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> String {
     if embed.is_to_one() {
-        format!(
-            "(select pg_catalog.to_jsonb(_e) from (select {items} from {from}{joins}{where_clause}{group} limit 1) as _e)"
-        )
-    } else {
-        let order = order_sql(w, &embed.node, &child);
-        let mut rows = format!("select {items} from {from}{joins}{where_clause}{group}{order}");
-        push_range(&mut rows, embed.node.limit, embed.node.offset);
-        format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
+        return format!("(select pg_catalog.to_jsonb(_e) from ({}) as _e)", to_one_rows(w, embed, parent));
     }
+    let child = quote_ident(&embed.node.alias);
+    let (from, join) = embed_from(w, embed, parent, &child);
+    let where_clause = where_sql(w, &embed.node, &child, &join);
+    let projection = projection(w, &embed.node, &child, false);
+    let (items, joins, group) = (projection.list(), &projection.joins, projection.group_by());
+    let order = order_sql(w, &embed.node, &child);
+    let mut rows = format!("select {items} from {from}{joins}{where_clause}{group}{order}");
+    push_range(&mut rows, embed.node.limit, embed.node.offset);
+    format!("(select coalesce(pg_catalog.json_agg(_e), '[]')::jsonb from ({rows}) as _e)")
 }
 
 /// `...rel(a, b)`: a lateral join of the embed's row, whose outputs become
@@ -1339,6 +1389,62 @@ mod tests {
             }],
             Vec::new(),
         )
+    }
+
+    #[test]
+    fn a_to_one_embed_that_is_not_a_plain_join_is_a_lateral_subquery_on_every_level() {
+        use super::super::{parse, plan};
+        let cache = products();
+        let lateral = "left join lateral (select pg_catalog.to_jsonb(_e) as \"_v\" from (select ";
+        // (query, table, the laterals' aliases, whether the page is ordered again)
+        let cases = [
+            ("select=id,brands(name,products(id))&order=id", "products", vec!["products_brands_1"], false),
+            ("select=id,brands(name,products(id))", "products", vec!["products_brands_1"], false),
+            ("select=id,b:brands(name.max())", "products", vec!["products_b_1"], false),
+            // A plain one on an unordered page: a subquery per row.
+            ("select=id,brands(name)&brands.name=eq.x", "products", vec![], false),
+            // Beside a plain join, the page is ordered again for that join.
+            (
+                "select=id,brands(name),x:brands(products(id))&order=id",
+                "products",
+                vec!["products_x_1"],
+                true,
+            ),
+            // Inside a to-many embed's subquery, and inside another lateral.
+            ("select=id,products(id,brands(name,products(id)))", "brands", vec!["products_brands_2"], false),
+            (
+                "select=id,brands(id,products(id,brands(products(id))))",
+                "products",
+                vec!["products_brands_1", "products_brands_3"],
+                false,
+            ),
+        ];
+        for (query, table, aliases, again) in cases {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let parsed = parse::parse_query(&pairs).expect("parses");
+            let node = plan::read(&cache, "public", table, &parsed).expect("plans");
+            let text = read(&node, None, false, BodyKind::Array).text;
+            assert_eq!(text.matches(lateral).count(), aliases.len(), "{query}: {text}");
+            for alias in aliases {
+                assert!(text.contains(&format!("as \"{alias}\" on true")), "{query}: {alias}: {text}");
+                assert!(text.contains(&format!("\"{alias}\".\"_v\" as ")), "{query}: {alias}: {text}");
+            }
+            assert_eq!(text.contains(" on true order by "), again, "{query}: {text}");
+            // Every to-one embed is an object, whichever way it is read.
+            assert!(!text.contains("json_agg(_e), '[]')::jsonb from (select \"brands_"), "{query}: {text}");
+        }
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(b"select=id,brands(name)").into_owned().collect();
+        let node = plan::read(&cache, "public", "products", &parse::parse_query(&pairs).expect("parses"))
+            .expect("plans");
+        let text = read(&node, None, false, BodyKind::Array).text;
+        assert!(
+            text.contains(
+                "(select pg_catalog.to_jsonb(_e) from (select \"brands_1\".\"name\" as \"name\" from"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

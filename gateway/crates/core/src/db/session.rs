@@ -64,9 +64,25 @@ impl Access {
     }
 }
 
-/// The schemas unqualified names resolve in, as PostgREST's `db-schemas` plus
-/// `db-extra-search-path` default to on Supabase.
-const SEARCH_PATH: &str = "\"public\", \"extensions\"";
+/// PostgREST's `db-extra-search-path` as Supabase sets it. A request's
+/// `search_path` is its schema followed by these, duplicates kept, as
+/// PostgREST 12-14 write it (`txVarQuery`, `iSchema : configDbExtraSearchPath`):
+/// `"public", "public", "extensions"` for the default schema, which shows in
+/// `explain({ settings: true })`.
+const EXTRA_SEARCH_PATH: [&str; 2] = ["public", "extensions"];
+
+/// The `search_path` of a REST transaction in `schema` ([`Session::in_schema`]),
+/// or, for the other services, of the extra schemas alone.
+fn search_path(schema: Option<&str>) -> String {
+    let mut path = String::new();
+    for name in schema.into_iter().chain(EXTRA_SEARCH_PATH) {
+        if !path.is_empty() {
+            path.push_str(", ");
+        }
+        crate::sql::push_ident(&mut path, name);
+    }
+    path
+}
 
 /// Prepared statements kept per connection. Statements are cached by their
 /// text (their plans are what make repeated shapes fast), and the REST API
@@ -95,6 +111,8 @@ struct Context {
     headers: String,
     /// `timezone`, from `Prefer: timezone=`.
     timezone: Option<String>,
+    /// The schema put first in `search_path`: a REST request's.
+    schema: Option<String>,
     /// `realtime.topic`, the channel a Realtime authorization check is for.
     realtime_topic: Option<String>,
 }
@@ -131,6 +149,7 @@ impl Db {
             path: caller.path.clone(),
             headers: caller.headers.clone(),
             timezone: None,
+            schema: None,
             realtime_topic: None,
         };
         self.open_session(access, context).await
@@ -147,6 +166,7 @@ impl Db {
             path: String::new(),
             headers: "{}".to_owned(),
             timezone: None,
+            schema: None,
             realtime_topic: None,
         };
         self.open_session(access, context).await
@@ -203,6 +223,15 @@ impl Session {
     pub fn in_timezone(mut self, zone: Option<&str>) -> Self {
         if let (Some((_, context)), Some(zone)) = (self.pending.as_mut(), zone) {
             context.timezone = Some(zone.to_owned());
+        }
+        self
+    }
+
+    /// Puts `schema` first in the transaction's `search_path`, as PostgREST
+    /// does for the schema a request reads (its profile).
+    pub fn in_schema(mut self, schema: &str) -> Self {
+        if let Some((_, context)) = self.pending.as_mut() {
+            context.schema = Some(schema.to_owned());
         }
         self
     }
@@ -339,7 +368,7 @@ impl Session {
         let mut names = Vec::with_capacity(own.len() + 8);
         let mut values = Vec::with_capacity(own.len() + 8);
         names.push("search_path".to_owned());
-        values.push(SEARCH_PATH.to_owned());
+        values.push(search_path(context.schema.as_deref()));
         for (name, value) in own {
             names.push(name.clone());
             values.push(value.clone());

@@ -76,7 +76,7 @@
 //! order       = term { "," term }
 //! term        = _ (name "(" field ")" | field) [".asc" | ".desc"] [".nullsfirst" | ".nullslast"] _
 //! columns     = name { _ "," _ name }                          also on_conflict
-//! limit       = ["-"] digit+                                   also offset; empty is ignored
+//! limit       = ["-"] digit+                                   also offset; else no range
 //! ```
 //!
 //! Nesting of embeds and of logic groups stops at [`MAX_DEPTH`] levels.
@@ -126,16 +126,19 @@
 //! a..b=eq.1
 //!   "failed to parse tree path (a..b)" (line 1, column 3)
 //!   unexpected "." expecting field name (* or [a..z0..9_$])
-//! limit=ten
-//!   "failed to parse limit parameter (ten)" (line 1, column 1)
-//!   unexpected "t" expecting "-" or digit
 //! ```
+//!
+//! Ignored, as by PostgREST: `limit=ten`, `limit=1.5` (no range), `select=->x` (every
+//! column), `or=(id.eq.1))` (the `or` without the last `)`).
 //!
 //! # Where we differ from PostgREST on purpose
 //!
-//! * Text left after a complete parse is an error. PostgREST stops early and ignores the rest
-//!   in a few places (`select=id)`, `select=,`, `is.truex`, `or=(a.eq.1)x`, a key `a)`).
-//! * `limit`/`offset` that are not integers are PGRST100; PostgREST silently ignores them.
+//! * Text left after a complete parse is an error, except in `select` and logic trees, where
+//!   PostgREST 12-14 ignore it too (`select=id)`, `select=->x`, `or=(a.eq.1))`; see
+//!   [`run_prefix`]). PostgREST also stops early and ignores the rest of `is.truex` and of
+//!   a key `a)`.
+//! * A `select` whose rest goes on with a letter, digit, `_` or `$` where our stricter names
+//!   or casts stopped is PGRST100 (`price::tex$t`), rather than cut into another name.
 //! * Casts allow ASCII letters, digits, `_`, spaces and trailing `[]` only (PostgREST: any
 //!   letter, `$`, no `[]`), since the planner writes them into SQL unquoted.
 //! * `neq` takes `(any)`/`(all)`; a quantified operand must be a `{…}` or `(…)` list, parsed
@@ -290,7 +293,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
     }
     for (key, value) in logic {
         let (path, op) = run("logic path", key, key, Parser::logic_path)?;
-        let tree = run("logic tree", value, &format!("{op}{value}"), Parser::logic_tree)?;
+        let tree = run_prefix("logic tree", value, &format!("{op}{value}"), Parser::logic_tree, false)?;
         note(&mut query, ParamKind::Logic, &path);
         node_mut(&mut query, path).logic.push(tree);
     }
@@ -301,7 +304,7 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
         query.columns = Some(names);
     }
     query.select = match select {
-        Some(value) => run("select parameter", value, value, Parser::select_items)?,
+        Some(value) => run_prefix("select parameter", value, value, Parser::select_items, true)?,
         None => vec![SelectItem::Star],
     };
     for (key, value) in filters {
@@ -326,18 +329,18 @@ fn parse(pairs: &[(String, String)], rpc_read: bool) -> Result<QueryParams, Pars
     }
     for (key, value, range) in ranges {
         let path = embed_path_of(key)?;
-        // PostgREST ignores a limit or offset it cannot read; we reject it (see the module
-        // doc), except an empty one, which is how a bare `?limit` arrives.
+        // An empty one is how a bare `?limit` arrives: PostgREST drops it.
         if value.is_empty() {
             continue;
         }
         note(&mut query, ParamKind::Range, &path);
-        let (what, slot) = match range {
-            Range::Limit => ("limit parameter", &mut node_mut(&mut query, path).limit),
-            Range::Offset => ("offset parameter", &mut node_mut(&mut query, path).offset),
+        let slot = match range {
+            Range::Limit => &mut node_mut(&mut query, path).limit,
+            Range::Offset => &mut node_mut(&mut query, path).offset,
         };
-        // PostgREST keeps ranges in a map keyed by parameter name: the last one counts.
-        *slot = Some(run(what, value, value, Parser::integer)?);
+        // PostgREST keeps ranges in a map keyed by parameter name: the last one counts. One
+        // it cannot read (`readMaybe`) is no range at all, in 12 as in 13/14.
+        *slot = read_integer(value);
     }
     Ok(query)
 }
@@ -369,19 +372,15 @@ fn node_mut(query: &mut QueryParams, path: EmbedPath) -> &mut NodeParams {
     if path.is_empty() { &mut query.root } else { query.embedded.entry(path).or_default() }
 }
 
-impl Parser {
-    /// A limit or offset: `-`? digits, within `i64`.
-    fn integer(&mut self) -> Reply<i64> {
-        let start = self.pos;
-        let mut seq = Seq::new(self);
-        let minus = seq.step(self.option_maybe(|p| p.char('-')))?;
-        let digits = seq.step(self.many1_chars(Parser::digit))?;
-        let text = if minus.is_some() { format!("-{digits}") } else { digits };
-        match text.parse() {
-            Ok(number) => seq.done(number),
-            Err(_) => Err(parsec::fatal(start, "integer out of range")),
-        }
+/// A limit or offset as Haskell's `readMaybe` reads an `Integer`: `-`? digits, with blanks
+/// around; anything else, or a number past `i64`, is none.
+fn read_integer(value: &str) -> Option<i64> {
+    let text = value.trim();
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
+    text.parse().ok()
 }
 
 /// Runs `parser` over the whole of `input` and turns a failure into PostgREST's error body:
@@ -393,9 +392,39 @@ fn run<T>(
     input: &str,
     parser: impl Fn(&mut Parser) -> Reply<T>,
 ) -> Result<T, ParseError> {
+    run_to(what, shown, input, parser, None)
+}
+
+/// [`run`] over the start of `input`, ignoring what is left after a complete parse, as
+/// PostgREST 12-14 parse `select` and logic trees (`P.parse pFieldForest`, `P.parse
+/// pLogicTree`, with no `eof`): `select=id)` selects `id`, `select=->x` nothing (every
+/// column), `or=(id.eq.1))` is `or=(id.eq.1)`. With `whole_names`, not where the rest goes
+/// on with a letter, a digit, `_` or `$`: in `select`, our stricter names and casts stop
+/// where PostgREST's go on (`price::tex$t`), and a cut name would mean another column or
+/// type.
+fn run_prefix<T>(
+    what: &str,
+    shown: &str,
+    input: &str,
+    parser: impl Fn(&mut Parser) -> Reply<T>,
+    whole_names: bool,
+) -> Result<T, ParseError> {
+    run_to(what, shown, input, parser, Some(whole_names))
+}
+
+fn run_to<T>(
+    what: &str,
+    shown: &str,
+    input: &str,
+    parser: impl Fn(&mut Parser) -> Reply<T>,
+    prefix: Option<bool>,
+) -> Result<T, ParseError> {
     let whole = |p: &mut Parser| {
         let mut seq = Seq::new(p);
         match seq.step(parser(p)) {
+            Ok(value) if prefix.is_some_and(|whole_names| !(whole_names && p.continues_a_name())) => {
+                seq.done(value)
+            }
             Ok(value) => match seq.step(p.eof()) {
                 Ok(()) => seq.done(value),
                 Err(failure) => Err(failure),
@@ -671,45 +700,28 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_or_offset_that_is_not_an_integer_is_rejected() {
-        assert_errors(&[
-            (
-                "limit",
-                "ten",
-                "\"failed to parse limit parameter (ten)\" (line 1, column 1)",
-                "unexpected \"t\" expecting \"-\" or digit",
-            ),
-            (
-                "offset",
-                "1.5",
-                "\"failed to parse offset parameter (1.5)\" (line 1, column 2)",
-                "unexpected '.' expecting digit or end of input",
-            ),
-            (
-                "limit",
-                "+1",
-                "\"failed to parse limit parameter (+1)\" (line 1, column 1)",
-                "unexpected \"+\" expecting \"-\" or digit",
-            ),
-            (
-                "limit",
-                " 1",
-                "\"failed to parse limit parameter ( 1)\" (line 1, column 1)",
-                "unexpected \" \" expecting \"-\" or digit",
-            ),
-            (
-                "limit",
-                "9223372036854775808",
-                "\"failed to parse limit parameter (9223372036854775808)\" (line 1, column 1)",
-                "integer out of range",
-            ),
-            (
-                "brands.limit",
-                "x",
-                "\"failed to parse limit parameter (x)\" (line 1, column 1)",
-                "unexpected \"x\" expecting \"-\" or digit",
-            ),
-        ]);
+    fn a_limit_or_offset_that_is_not_an_integer_is_no_range_as_in_postgrest() {
+        // PostgREST reads them with `readMaybe`: what it cannot read is no range at all,
+        // and the last parameter of a name counts.
+        type Case<'a> = (&'a [(&'a str, &'a str)], Option<i64>, Option<i64>);
+        let cases: &[Case<'_>] = &[
+            (&[("limit", "ten")], None, None),
+            (&[("limit", "1.5")], None, None),
+            (&[("offset", "abc")], None, None),
+            (&[("limit", "+1")], None, None),
+            (&[("limit", " 3 ")], Some(3), None),
+            (&[("limit", "9223372036854775808")], None, None),
+            (&[("limit", "2"), ("limit", "x")], None, None),
+            (&[("limit", "x"), ("limit", "2"), ("offset", "1e3")], Some(2), None),
+        ];
+        for (list, limit, offset) in cases {
+            let parsed = parsed(list);
+            assert_eq!((parsed.root.limit, parsed.root.offset), (*limit, *offset), "{list:?}");
+        }
+        // An embed's unreadable limit still names its embed.
+        let parsed = parsed(&[("brands.limit", "x")]);
+        assert_eq!(parsed.embedded_order.len(), 1);
+        assert_eq!(parsed.node(&strings(&["brands"])).and_then(|n| n.limit), None);
     }
 
     #[test]
@@ -1211,7 +1223,6 @@ mod tests {
                 same(&input, Parser::order_terms),
                 same(&input, Parser::tree_path),
                 same(&input, Parser::columns),
-                same(&input, Parser::integer),
             ];
             accepted += results.iter().filter(|ok| **ok).count();
         }

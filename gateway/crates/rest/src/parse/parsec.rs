@@ -355,6 +355,12 @@ impl Parser {
     /// Merging the messages of every failed alternative is most of the work of parsing valid
     /// input, so input is parsed this way first, and again with messages only to explain a
     /// failure.
+    /// Whether the input left goes on with what a name or a cast may hold in PostgREST's
+    /// grammar: a letter or digit of any script, `_` or `$`.
+    pub(super) fn continues_a_name(&self) -> bool {
+        self.input.get(self.pos).is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+    }
+
     pub(super) fn without_messages(input: &str) -> Self {
         Parser { messages: false, ..Parser::new(input) }
     }

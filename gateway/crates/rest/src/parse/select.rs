@@ -501,16 +501,24 @@ mod tests {
     }
 
     #[test]
+    fn text_after_a_complete_select_is_ignored_as_postgrest_does() {
+        let cases: Vec<(&str, Vec<SelectItem>)> = vec![
+            ("id)", query(&[("select", "id")]).expect("id").select),
+            ("id,name))", query(&[("select", "id,name")]).expect("id,name").select),
+            // Nothing parses: no item, which selects every column, as `select=` does.
+            ("->x", query(&[("select", "")]).expect("empty").select),
+        ];
+        for (value, expected) in cases {
+            let parsed = query(&[("select", value)]).unwrap_or_else(|e| panic!("{value}: {e}"));
+            assert_eq!(parsed.select, expected, "{value}");
+        }
+    }
+
+    #[test]
     fn select_errors_of_our_own_stricter_rules() {
         assert_errors(&[
-            // PostgREST accepts the leading `id` and ignores the rest.
-            (
-                "select",
-                "id)",
-                "\"failed to parse select parameter (id))\" (line 1, column 3)",
-                "unexpected ')' expecting letter, digit, \"-\", \"->>\", \"->\", \"::\", \".\", \",\" or end of input",
-            ),
-            // PostgREST would paste `tex$t` into SQL unquoted.
+            // PostgREST would paste `tex$t` into SQL unquoted; cut at `$`, the cast would
+            // name another type.
             (
                 "select",
                 "price::tex$t",
