@@ -131,18 +131,31 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     parts.version = axum::http::Version::HTTP_11;
     let outgoing = Request::from_parts(parts, body);
 
+    // A connection to the function's socket kept open by an earlier request
+    // (kept alive, as a client of `Deno.serve` keeps it), or a new one.
     let exchange = async {
-        let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "a function's connection ended");
+        let kept = match worker.idle_connection() {
+            Some(mut sender) => sender.ready().await.is_ok().then_some(sender),
+            None => None,
+        };
+        let mut sender = match kept {
+            Some(sender) => sender,
+            None => {
+                let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
+                let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "a function's connection ended");
+                    }
+                });
+                sender
             }
-        });
-        sender.send_request(outgoing).await.map_err(Box::<dyn std::error::Error + Send + Sync>::from)
+        };
+        let response = sender.send_request(outgoing).await.map_err(BoxError::from)?;
+        Ok::<_, BoxError>((response, sender))
     };
-    let response = match tokio::time::timeout_at(deadline, exchange).await {
-        Ok(Ok(response)) => response,
+    let (response, sender) = match tokio::time::timeout_at(deadline, exchange).await {
+        Ok(Ok(answered)) => answered,
         Ok(Err(e)) => {
             // A process that died under a request: a V8 heap over the memory
             // limit, or a kill. Edge Runtime answers a worker stopped by a
@@ -170,16 +183,20 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     // The worker counts as busy until the last byte of its answer is out, and
     // the wall clock runs on while the answer streams: past it the answer is
     // cut off, and the function sees its request aborted.
+    // Once the answer is whole, its connection serves the next request.
     let body = http_body_util::BodyDataStream::new(body);
     let name = worker.name.clone();
-    let stream = futures::stream::unfold(Some((body, in_flight)), move |held| {
+    let stream = futures::stream::unfold(Some((body, in_flight, sender)), move |held| {
         let name = name.clone();
         async move {
-            let (mut body, in_flight) = held?;
+            let (mut body, in_flight, sender) = held?;
             match tokio::time::timeout_at(deadline, body.next()).await {
-                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((body, in_flight)))),
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((body, in_flight, sender)))),
                 Ok(Some(Err(e))) => Some((Err(BoxError::from(e)), None)),
-                Ok(None) => None,
+                Ok(None) => {
+                    in_flight.worker().keep_connection(sender);
+                    None
+                }
                 Err(_) => {
                     tracing::warn!(function = %name, limit = ?limit, "the function's answer ran past the wall clock limit; cut off");
                     Some((Err(BoxError::from("the wall clock limit was reached")), None))
@@ -191,6 +208,9 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A kept-alive connection to a function's socket.
+pub type Connection = hyper::client::conn::http1::SendRequest<Body>;
 
 /// Headers of one hop only (RFC 9110, section 7.6.1), which a proxy drops.
 fn strip_hop_by_hop(headers: &mut HeaderMap) {

@@ -83,6 +83,9 @@ pub struct Worker {
     files: u64,
     /// Requests answered to the end, for the CPU time limit.
     answered: AtomicU64,
+    /// Connections to its socket that finished an answer, for the next
+    /// requests.
+    idle: Mutex<Vec<crate::Connection>>,
     exited: watch::Receiver<bool>,
     /// Set when the gateway stops it, before the process is gone.
     stopped: AtomicBool,
@@ -107,6 +110,30 @@ impl Worker {
         }
     }
 
+    /// A kept-alive connection that is still open, if there is one (it may
+    /// need a moment to be ready: `SendRequest::ready`).
+    pub fn idle_connection(&self) -> Option<crate::Connection> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(connection) = idle.pop() {
+            if !connection.is_closed() {
+                return Some(connection);
+            }
+        }
+        None
+    }
+
+    /// Keeps `connection`, whose answer is whole, for a next request; a
+    /// closed one, or one past as many as requests come at once, is dropped.
+    pub fn keep_connection(&self, connection: crate::Connection) {
+        if self.has_exited() || connection.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < 256 {
+            idle.push(connection);
+        }
+    }
+
     /// Counts a request until the returned guard drops (at the end of its
     /// answer's body), so an idle worker is never one still streaming.
     pub fn begin(self: &Arc<Self>) -> InFlight {
@@ -116,6 +143,12 @@ impl Worker {
 }
 
 pub struct InFlight(Arc<Worker>);
+
+impl InFlight {
+    pub fn worker(&self) -> &Worker {
+        &self.0
+    }
+}
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -193,8 +226,9 @@ impl Workers {
             return Ok(worker.clone());
         }
         *slot = None;
-        self.note_secrets_version().await;
         let env = env().await.map_err(BootError::Failed)?;
+        // After `env`, which may have made the functions' secret key.
+        self.note_secrets_version().await;
         let worker = Arc::new(self.boot(function, env).await?);
         self.watch_cpu(&worker);
         *slot = Some(worker.clone());
@@ -299,6 +333,7 @@ impl Workers {
             pid,
             files,
             answered: AtomicU64::new(0),
+            idle: Mutex::new(Vec::new()),
             exited,
             stopped: AtomicBool::new(false),
             kill: Mutex::new(Some(kill_tx)),
