@@ -735,8 +735,13 @@ async fn functions(config: &Config, command: FunctionsCommand) -> Result<(), Box
                 .ok_or("no deno found (run scripts/setup.sh or set GATEWAY_FUNCTIONS_DENO)")?;
             let deno_dir = std::path::absolute(config.data_dir.join("deno"))?;
             let source = from.unwrap_or_else(|| target.clone());
-            let plan =
-                deploy::Deploy { deno: &deno, deno_dir: &deno_dir, target: &target, source: &source, names: &names };
+            let plan = deploy::Deploy {
+                deno: &deno,
+                deno_dir: &deno_dir,
+                target: &target,
+                source: &source,
+                names: &names,
+            };
             deploy::deploy(plan, &mut |line| println!("{line}")).await
         }
         FunctionsCommand::Secrets(command) => function_secrets(config, command).await,

@@ -28,12 +28,8 @@ fn fixtures() -> PathBuf {
 /// `supabase/functions`), which a test may change.
 fn copied_project() -> tempfile::TempDir {
     let root = tempfile::tempdir().expect("temp");
-    let status = Command::new("cp")
-        .arg("-r")
-        .arg(fixtures())
-        .arg(root.path().join("supabase"))
-        .status()
-        .expect("cp");
+    let status =
+        Command::new("cp").arg("-r").arg(fixtures()).arg(root.path().join("supabase")).status().expect("cp");
     assert!(status.success());
     root
 }
@@ -139,11 +135,9 @@ async fn secrets_set_on_the_command_line_reach_every_function_and_are_kept_seale
 #[tokio::test]
 async fn secret_names_are_variables_and_not_supabases() {
     let app = spawn_on(&fixtures().join("functions")).await;
-    for (assignment, refusal) in [
-        ("SUPABASE_URL=x", "reserved"),
-        ("NO-DASH=x", "not a variable name"),
-        ("NOVALUE", "NAME=VALUE"),
-    ] {
+    for (assignment, refusal) in
+        [("SUPABASE_URL=x", "reserved"), ("NO-DASH=x", "not a variable name"), ("NOVALUE", "NAME=VALUE")]
+    {
         let (ok, _, stderr) = gateway(&app, &["functions", "secrets", "set", assignment]);
         assert!(!ok, "{assignment}");
         assert!(stderr.contains(refusal), "{assignment}: {stderr}");
@@ -183,7 +177,12 @@ async fn console_lines_reach_the_log_with_the_functions_name_and_the_request_id(
     let functions = fixtures().join("functions");
     let gateway = Gateway::start(
         "functions-logs",
-        &["--functions-dir", functions.to_str().expect("path"), "--functions-deno", deno().to_str().expect("path")],
+        &[
+            "--functions-dir",
+            functions.to_str().expect("path"),
+            "--functions-deno",
+            deno().to_str().expect("path"),
+        ],
         &[],
         "info",
     );
@@ -207,7 +206,9 @@ async fn console_lines_reach_the_log_with_the_functions_name_and_the_request_id(
     ];
     for (level, text) in expected {
         assert!(
-            lines.iter().any(|l| l.contains(level) && l.contains(text) && l.contains("request_id=req-functions-7")),
+            lines
+                .iter()
+                .any(|l| l.contains(level) && l.contains(text) && l.contains("request_id=req-functions-7")),
             "{level} {text} in:\n{}",
             lines.join("\n")
         );
@@ -269,7 +270,11 @@ async fn new_list_and_deploy_check_the_code_before_it_is_served() {
     ];
     for (code, refusal) in cases {
         std::fs::write(source.join("greet/index.ts"), code).expect("code");
-        let (ok, _, stderr) = functions_command(&served, data.path(), &["deploy", "greet", "--from", source.to_str().expect("path")]);
+        let (ok, _, stderr) = functions_command(
+            &served,
+            data.path(),
+            &["deploy", "greet", "--from", source.to_str().expect("path")],
+        );
         assert!(!ok, "{code}");
         assert!(stderr.contains("nothing was deployed") && stderr.contains(refusal), "{stderr}");
         let kept = std::fs::read_to_string(served.join("greet/index.ts")).expect("served");
@@ -277,9 +282,13 @@ async fn new_list_and_deploy_check_the_code_before_it_is_served() {
     }
 
     // Good code is put in place.
-    std::fs::write(source.join("greet/index.ts"), "Deno.serve(() => new Response(\"deployed\"));\n").expect("code");
-    let (ok, stdout, stderr) =
-        functions_command(&served, data.path(), &["deploy", "greet", "--from", source.to_str().expect("path")]);
+    std::fs::write(source.join("greet/index.ts"), "Deno.serve(() => new Response(\"deployed\"));\n")
+        .expect("code");
+    let (ok, stdout, stderr) = functions_command(
+        &served,
+        data.path(),
+        &["deploy", "greet", "--from", source.to_str().expect("path")],
+    );
     assert!(ok, "{stdout}{stderr}");
     assert!(stdout.contains("greet: in place"), "{stdout}");
     assert!(std::fs::read_to_string(served.join("greet/index.ts")).expect("served").contains("deployed"));

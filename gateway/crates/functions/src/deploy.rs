@@ -20,10 +20,9 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// Makes `<dir>/<name>/index.ts` and its `deno.json`.
 pub fn new_function(dir: &Path, name: &str) -> Result<PathBuf, BoxError> {
     if !valid_name(name) {
-        return Err(format!(
-            "{name:?} cannot name a function: a letter, then letters, digits, - and _"
-        )
-        .into());
+        return Err(
+            format!("{name:?} cannot name a function: a letter, then letters, digits, - and _").into()
+        );
     }
     let folder = dir.join(name);
     if folder.exists() {
@@ -101,7 +100,9 @@ pub async fn deploy(deploy: Deploy<'_>, say: &mut impl FnMut(&str)) -> Result<()
         deploy
             .names
             .iter()
-            .map(|name| layout.function(name).ok_or_else(|| format!("no function {name:?} in {}", source.display())))
+            .map(|name| {
+                layout.function(name).ok_or_else(|| format!("no function {name:?} in {}", source.display()))
+            })
             .collect::<Result<_, _>>()?
     };
     if chosen.is_empty() {
@@ -212,7 +213,8 @@ async fn run_deno(deploy: &Deploy<'_>, function: &Function, step: &str) -> Resul
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let what = if step == "install" { "its dependencies could not be fetched" } else { "its types do not check" };
+    let what =
+        if step == "install" { "its dependencies could not be fetched" } else { "its types do not check" };
     let mut message = format!("{what}:\n{}", stderr.trim_end());
     if step == "install" && unreachable_remote(&stderr) {
         message.push_str(
@@ -227,9 +229,16 @@ async fn run_deno(deploy: &Deploy<'_>, function: &Function, step: &str) -> Resul
 /// Whether Deno's complaint is a remote module it could not fetch.
 fn unreachable_remote(stderr: &str) -> bool {
     (stderr.contains("jsr:") || stderr.contains("https://") || stderr.contains("http://"))
-        && ["error sending request", "dns error", "Import ", "failed to lookup", "Connection refused", "timed out"]
-            .iter()
-            .any(|needle| stderr.contains(needle))
+        && [
+            "error sending request",
+            "dns error",
+            "Import ",
+            "failed to lookup",
+            "Connection refused",
+            "timed out",
+        ]
+        .iter()
+        .any(|needle| stderr.contains(needle))
 }
 
 /// Copies a folder, but its `node_modules`.
@@ -291,7 +300,10 @@ mod tests {
     fn fetch_failures_of_remote_modules_are_told_apart() {
         let cases = [
             ("error: Import 'https://deno.land/std/http/server.ts' failed.\n  error sending request", true),
-            ("error: JSR package manifest for '@std/path' failed to load. error sending request for url (https://jsr.io/@std/path/meta.json)", true),
+            (
+                "error: JSR package manifest for '@std/path' failed to load. error sending request for url (https://jsr.io/@std/path/meta.json)",
+                true,
+            ),
             ("error: TS2322 [ERROR]: Type 'string' is not assignable to type 'number'.", false),
         ];
         for (stderr, remote) in cases {

@@ -142,7 +142,8 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
             Some(sender) => sender,
             None => {
                 let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
-                let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
                 tokio::spawn(async move {
                     if let Err(e) = connection.await {
                         tracing::debug!(error = %e, "a function's connection ended");

@@ -34,12 +34,12 @@ pub fn check_name(name: &str) -> Result<(), String> {
     let variable = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !variable {
-        return Err(format!(
-            "{name:?} is not a variable name (a letter or _, then letters, digits and _)"
-        ));
+        return Err(format!("{name:?} is not a variable name (a letter or _, then letters, digits and _)"));
     }
     if name.to_ascii_uppercase().starts_with("SUPABASE_") {
-        return Err(format!("{name}: names starting with SUPABASE_ are reserved for the variables the gateway sets"));
+        return Err(format!(
+            "{name}: names starting with SUPABASE_ are reserved for the variables the gateway sets"
+        ));
     }
     Ok(())
 }
@@ -75,7 +75,12 @@ pub fn parse_env_file(text: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Sets (or replaces) a secret.
-pub async fn set(client: &impl GenericClient, secret: &Secret, name: &str, value: &str) -> Result<(), BoxError> {
+pub async fn set(
+    client: &impl GenericClient,
+    secret: &Secret,
+    name: &str,
+    value: &str,
+) -> Result<(), BoxError> {
     check_name(name)?;
     let sealed = keys::seal(secret, Sealed::FunctionSecret, name, value.as_bytes())?;
     client
@@ -172,9 +177,10 @@ pub async fn environment(db: &Db, credentials: &Credentials) -> Result<Vec<(Stri
             env.push((name, value));
         }
     }
-    let in_use = secret_keys.as_deref().and_then(default_key).is_some_and(|key| {
-        credentials.api_keys.lookup(&key) == Some(KeyKind::Secret)
-    });
+    let in_use = secret_keys
+        .as_deref()
+        .and_then(default_key)
+        .is_some_and(|key| credentials.api_keys.lookup(&key) == Some(KeyKind::Secret));
     let secret_keys = match (in_use, secret_keys) {
         (true, Some(keys)) => keys,
         _ => make_secret_key(db, credentials).await?,
@@ -198,7 +204,10 @@ async fn make_secret_key(db: &Db, credentials: &Credentials) -> Result<String, B
     let tx = client.transaction().await?;
     tx.execute("select pg_advisory_xact_lock(hashtext('gateway function secret key'))", &[]).await?;
     let kept = tx
-        .query_opt("select sealed_value from supabase_functions.gateway_secrets where name = $1", &[&SECRET_KEYS])
+        .query_opt(
+            "select sealed_value from supabase_functions.gateway_secrets where name = $1",
+            &[&SECRET_KEYS],
+        )
         .await?
         .and_then(|row| keys::unseal(secret, Sealed::FunctionSecret, SECRET_KEYS, row.get(0)))
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
@@ -227,7 +236,10 @@ async fn make_secret_key(db: &Db, credentials: &Credentials) -> Result<String, B
                 &[&SECRET_KEYS, &sealed],
             )
             .await?;
-            tracing::info!(key = SECRET_KEY_NAME, "made the secret API key Edge Functions read as SUPABASE_SECRET_KEYS");
+            tracing::info!(
+                key = SECRET_KEY_NAME,
+                "made the secret API key Edge Functions read as SUPABASE_SECRET_KEYS"
+            );
             json
         }
     };
@@ -261,10 +273,7 @@ mod tests {
         let text = "# comment\n\nSTRIPE_KEY=sk_test_1\nexport QUOTED=\"a b\"\nSINGLE='c=d'\nEMPTY=\n";
         let parsed = parse_env_file(text).expect("parsed");
         let expected = [("STRIPE_KEY", "sk_test_1"), ("QUOTED", "a b"), ("SINGLE", "c=d"), ("EMPTY", "")];
-        assert_eq!(
-            parsed,
-            expected.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect::<Vec<_>>()
-        );
+        assert_eq!(parsed, expected.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect::<Vec<_>>());
         assert!(parse_env_file("NOVALUE\n").expect_err("refused").starts_with("line 1"));
         assert!(parse_env_file("SUPABASE_URL=x\n").is_err());
     }

@@ -457,7 +457,7 @@ impl Workers {
                         workers.let_go(worker);
                     }
                 }
-                if tick % 4 == 0 {
+                if tick.is_multiple_of(4) {
                     match crate::secrets::version(&workers.db).await {
                         Ok(version) => {
                             let previous = workers
@@ -466,13 +466,17 @@ impl Workers {
                                 .unwrap_or_else(|e| e.into_inner())
                                 .replace(version.clone());
                             if previous.is_some_and(|p| p != version) {
-                                tracing::info!("the functions' secrets changed; the next requests start them again");
+                                tracing::info!(
+                                    "the functions' secrets changed; the next requests start them again"
+                                );
                                 for worker in &running {
                                     workers.let_go(worker);
                                 }
                             }
                         }
-                        Err(e) => tracing::debug!(error = %e, "could not read the functions' secrets version"),
+                        Err(e) => {
+                            tracing::debug!(error = %e, "could not read the functions' secrets version")
+                        }
                     }
                 }
             }
@@ -611,7 +615,8 @@ struct LogLine {
 }
 
 fn log_line(name: &str, line: &str) {
-    let Some(call) = line.strip_prefix('\u{1e}').and_then(|json| serde_json::from_str::<LogLine>(json).ok()) else {
+    let Some(call) = line.strip_prefix('\u{1e}').and_then(|json| serde_json::from_str::<LogLine>(json).ok())
+    else {
         tracing::info!(function = %name, "{line}");
         return;
     };
