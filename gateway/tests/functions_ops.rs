@@ -295,3 +295,54 @@ async fn new_list_and_deploy_check_the_code_before_it_is_served() {
     let app = spawn_on(&served).await;
     assert_eq!(call(&app, "greet").await, (StatusCode::OK, "deployed".to_owned()));
 }
+
+/// A one-file module host on 127.0.0.1, answering every request with
+/// `module` as JavaScript, on a thread of its own (the commands the test runs
+/// block its runtime), until `stop` is set and one more request arrives.
+fn module_host(module: &'static str) -> (String, std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = listener.local_addr().expect("address");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    std::thread::spawn(move || {
+        for socket in listener.incoming() {
+            let Ok(mut socket) = socket else { continue };
+            if stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            let mut request = [0u8; 4096];
+            let _ = socket.read(&mut request);
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/javascript\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{module}",
+                module.len()
+            );
+            let _ = socket.write_all(answer.as_bytes());
+        }
+    });
+    (format!("http://{address}"), stop)
+}
+
+#[tokio::test]
+async fn deploy_vendors_remote_modules_so_the_function_runs_without_their_host() {
+    let project = copied_project();
+    let served = project.path().join("supabase/functions");
+    let data = tempfile::tempdir().expect("data");
+    let (host, stop) = module_host("export const greeting = \"from afar\";\n");
+    std::fs::create_dir_all(served.join("remote")).expect("dir");
+    std::fs::write(
+        served.join("remote/index.ts"),
+        format!("import {{ greeting }} from \"{host}/mod.js\";\nDeno.serve(() => new Response(greeting));\n"),
+    )
+    .expect("code");
+    let (ok, stdout, stderr) = functions_command(&served, data.path(), &["deploy", "remote"]);
+    assert!(ok, "{stdout}{stderr}");
+    assert!(served.join("remote/vendor").is_dir(), "vendored beside the function");
+    let (_, listed, _) = functions_command(&served, data.path(), &["list"]);
+    assert!(listed.lines().any(|l| l.starts_with("remote\t") && l.ends_with("\tvendored")), "{listed}");
+
+    // The host is gone; the gateway's own Deno cache never saw the module.
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let app = spawn_on(&served).await;
+    assert_eq!(call(&app, "remote").await, (StatusCode::OK, "from afar".to_owned()));
+}

@@ -447,6 +447,8 @@ impl Workers {
                     slots.iter().filter_map(|slot| slot.try_lock().ok().and_then(|s| s.clone())).collect()
                 };
                 if running.is_empty() {
+                    // The next worker to start notes the secrets it starts with.
+                    *workers.secrets_version.lock().unwrap_or_else(|e| e.into_inner()) = None;
                     continue;
                 }
                 for worker in &running {
