@@ -477,7 +477,7 @@ impl Workers {
                             }
                         }
                         Err(e) => {
-                            tracing::debug!(error = %e, "could not read the functions' secrets version")
+                            tracing::debug!(error = %e, "could not read the functions' secrets version");
                         }
                     }
                 }
