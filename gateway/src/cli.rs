@@ -3,6 +3,7 @@
 //! `gateway keys [create|list|revoke]`,
 //! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
+//! `gateway functions new|list|deploy|secrets set|list|unset`,
 //! `gateway cluster list|remove|prune`, `gateway gen types typescript`.
 
 use std::process::ExitCode;
@@ -66,6 +67,9 @@ enum Command {
     /// Maintain the stored files.
     #[command(subcommand)]
     Storage(StorageCommand),
+    /// Edge Functions: make one, list them, deploy new code, and set the
+    /// secrets every function reads as variables (docs/services/functions.md).
+    Functions(FunctionsArgs),
     /// The embedded PostgreSQL clusters a gateway running as root keeps in the
     /// postgres user's home (~postgres/gateway/<hash>) when that user cannot
     /// enter the data directory.
@@ -95,6 +99,7 @@ impl Command {
             Command::Users(UsersCommand::Add { config, .. } | UsersCommand::List { config }) => Some(config),
             Command::Storage(StorageCommand::Sweep { config, .. }) => Some(config),
             Command::Gen(GenCommand::Types(TypesArgs { config, .. })) => Some(config),
+            Command::Functions(FunctionsArgs { config, .. }) => Some(config),
             Command::Cluster(_) | Command::Docs(_) => None,
         }
     }
@@ -283,6 +288,65 @@ enum SigningKeysCommand {
     ImportLegacy,
 }
 
+#[derive(clap::Args)]
+struct FunctionsArgs {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: FunctionsCommand,
+}
+
+/// As for `gateway keys`, the settings come before the subcommand:
+/// `gateway functions --functions-dir d new hello`.
+#[derive(Subcommand)]
+enum FunctionsCommand {
+    /// Make `<functions folder>/<NAME>/index.ts` (a handler given to
+    /// `Deno.serve`) and its `deno.json`; the folder is made when missing.
+    New {
+        /// The function's name: a letter, then letters, digits, - and _.
+        name: String,
+    },
+    /// List the functions served: name, verify_jwt, entry point, import map
+    /// or deno.json, and whether remote modules are vendored.
+    List,
+    /// Fetch each function's dependencies (npm: into the gateway's Deno
+    /// cache, jsr: and https: vendored into its vendor/ folder), check its
+    /// types, and, when every one passed, put the new code in place of the
+    /// served one. A running gateway starts the new code on the next request.
+    Deploy {
+        /// The functions to deploy (default: every one of the source folder).
+        names: Vec<String>,
+        /// The functions folder the new code comes from (default: the served
+        /// one, checked and cached in place).
+        #[arg(long, value_name = "FOLDER")]
+        from: Option<std::path::PathBuf>,
+    },
+    /// The secrets every function reads as variables, kept encrypted in
+    /// the database.
+    #[command(subcommand)]
+    Secrets(SecretsCommand),
+}
+
+#[derive(Subcommand)]
+enum SecretsCommand {
+    /// Set secrets: `NAME=VALUE` pairs, or the lines of --env-file. Running
+    /// functions start again with them on their next request.
+    Set {
+        #[arg(value_name = "NAME=VALUE")]
+        assignments: Vec<String>,
+        /// A file of `NAME=VALUE` lines (as `supabase secrets set --env-file`).
+        #[arg(long, value_name = "FILE")]
+        env_file: Option<std::path::PathBuf>,
+    },
+    /// List the secrets: name, SHA-256 of the value, when it was set.
+    List,
+    /// Remove secrets by name.
+    Unset {
+        #[arg(required = true)]
+        names: Vec<String>,
+    },
+}
+
 #[derive(Subcommand)]
 enum ClusterCommand {
     /// List them: folder, data directory, and whether it is in use, running or
@@ -387,6 +451,7 @@ pub async fn run() -> ExitCode {
         }
         Command::Cluster(command) => cluster(command),
         Command::Gen(GenCommand::Types(args)) => gen_types(args).await,
+        Command::Functions(FunctionsArgs { config, command }) => functions(&config, command).await,
         Command::Docs(command) => {
             docs(&command);
             Ok(())
@@ -971,6 +1036,113 @@ async fn signing_keys(config: &Config, command: SigningKeysCommand) -> Result<()
             SigningKeysCommand::ImportLegacy => {
                 let kid = keys::import_legacy(&client).await?;
                 println!("the JWT secret is key {kid}");
+            }
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    drop(client);
+    startup::close_database(database).await;
+    result
+}
+
+async fn functions(config: &Config, command: FunctionsCommand) -> Result<(), BoxError> {
+    use crate::functions::{deploy, layout};
+    let served = || {
+        layout::find_dir(config.functions.dir.as_deref()).ok_or(
+            "no functions folder: there is no supabase/functions here and --functions-dir (GATEWAY_FUNCTIONS_DIR) \
+             is not set",
+        )
+    };
+    match command {
+        FunctionsCommand::New { name } => {
+            let dir = match &config.functions.dir {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir()?.join("supabase").join("functions"),
+            };
+            let index = deploy::new_function(&dir, &name)?;
+            println!("created {}", index.display());
+            Ok(())
+        }
+        FunctionsCommand::List => {
+            let layout = layout::Layout::load(Some(served()?))?;
+            for line in deploy::list(&layout) {
+                println!("{line}");
+            }
+            Ok(())
+        }
+        FunctionsCommand::Deploy { names, from } => {
+            let target = served()?;
+            let deno = layout::find_deno(config.functions.deno.as_deref())
+                .ok_or("no deno found (run scripts/setup.sh or set GATEWAY_FUNCTIONS_DENO)")?;
+            let deno_dir = std::path::absolute(config.data_dir.join("deno"))?;
+            let source = from.unwrap_or_else(|| target.clone());
+            let plan = deploy::Deploy {
+                deno: &deno,
+                deno_dir: &deno_dir,
+                target: &target,
+                source: &source,
+                names: &names,
+            };
+            deploy::deploy(plan, &mut |line| println!("{line}")).await
+        }
+        FunctionsCommand::Secrets(command) => function_secrets(config, command).await,
+    }
+}
+
+async fn function_secrets(config: &Config, command: SecretsCommand) -> Result<(), BoxError> {
+    use crate::functions::secrets;
+    // Parsed before anything connects, so a typo changes nothing.
+    let assignments = match &command {
+        SecretsCommand::Set { assignments, env_file } => {
+            let mut all = Vec::new();
+            if let Some(file) = env_file {
+                let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+                all.extend(secrets::parse_env_file(&text).map_err(|e| format!("{}: {e}", file.display()))?);
+            }
+            for text in assignments {
+                all.push(secrets::parse_assignment(text)?);
+            }
+            if all.is_empty() {
+                return Err("nothing to set: give NAME=VALUE pairs or --env-file".into());
+            }
+            all
+        }
+        SecretsCommand::Unset { names } => {
+            for name in names {
+                secrets::check_name(name)?;
+            }
+            Vec::new()
+        }
+        SecretsCommand::List => Vec::new(),
+    };
+    let (secret, _) = startup::jwt_secret(config)?;
+    let (database, mut client) = keys_database(config).await?;
+    let result = async {
+        match &command {
+            SecretsCommand::Set { .. } => {
+                let tx = client.transaction().await?;
+                for (name, value) in &assignments {
+                    secrets::set(&tx, &secret, name, value).await?;
+                }
+                tx.commit().await?;
+                for (name, _) in &assignments {
+                    println!("set {name}");
+                }
+            }
+            SecretsCommand::List => {
+                for listed in secrets::list(&client, &secret).await? {
+                    println!("{}\t{}\t{}", listed.name, listed.digest, listed.updated_at);
+                }
+            }
+            SecretsCommand::Unset { names } => {
+                for name in names {
+                    if secrets::unset(&client, name).await? {
+                        println!("unset {name}");
+                    } else {
+                        println!("no secret {name}");
+                    }
+                }
             }
         }
         Ok::<(), BoxError>(())

@@ -302,7 +302,8 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     );
     let realtime = Arc::new(crate::realtime::Realtime::default());
     realtime.changes.attach(db.clone());
-    let functions = Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir)?);
+    let functions =
+        Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir, db.clone())?);
     Ok(AppState {
         config: Arc::new(config),
         db,

@@ -21,6 +21,7 @@ async fn spawn_functions() -> TestApp {
     config.functions.deno = Some(repo_root().join("tools/deno/node_modules/@deno/linux-x64-glibc/deno"));
     config.functions.wall_clock_limit = "3s".parse().expect("span");
     config.functions.memory_limit_mb = 64;
+    config.functions.cpu_time_limit = "1s".parse().expect("span");
     config.functions.boot_timeout = "120s".parse().expect("span");
     spawn_app_with(Options { config, ..Options::default() }).await
 }
@@ -232,20 +233,57 @@ async fn a_function_that_cannot_start_answers_boot_error_and_one_that_throws_wor
 }
 
 #[tokio::test]
-async fn a_runaway_function_is_stopped_at_the_wall_clock_limit_and_others_go_on() {
+async fn a_function_that_never_answers_is_stopped_at_the_wall_clock_limit_and_others_go_on() {
     let app = spawn_functions().await;
     let started = std::time::Instant::now();
     let (status, body) =
-        json_of(app.invoke(Method::GET, "spin?forever", None).send().await.expect("invoke")).await;
+        json_of(app.invoke(Method::GET, "spin?sleep", None).send().await.expect("invoke")).await;
     assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(body["code"], "WORKER_TIMEOUT");
-    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(started.elapsed() >= Duration::from_secs(3) && started.elapsed() < Duration::from_secs(20));
     // A new process serves the next call, and another function never noticed.
     let response = app.invoke(Method::GET, "spin", None).send().await.expect("invoke");
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.text().await.expect("text"), "done");
     let response = app.invoke(Method::GET, "hello", None).send().await.expect("invoke");
     assert_eq!(response.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_runaway_loop_is_stopped_at_the_cpu_time_limit_before_the_wall_clock() {
+    // A wall clock the CPU time limit comes well before, even on a busy
+    // machine, where the loop gets a second of CPU in more than a second.
+    let mut config = test_config();
+    config.functions.dir = Some(repo_root().join("gateway/tests/fixtures/functions/supabase/functions"));
+    config.functions.deno = Some(repo_root().join("tools/deno/node_modules/@deno/linux-x64-glibc/deno"));
+    config.functions.cpu_time_limit = "1s".parse().expect("span");
+    config.functions.wall_clock_limit = "60s".parse().expect("span");
+    config.functions.boot_timeout = "120s".parse().expect("span");
+    let app = spawn_app_with(Options { config, ..Options::default() }).await;
+    // Started first, so that the loop's CPU time is the function's own.
+    let response = app.invoke(Method::GET, "spin", None).send().await.expect("warm");
+    assert_eq!(response.status(), StatusCode::OK);
+    let started = std::time::Instant::now();
+    let (status, body) =
+        json_of(app.invoke(Method::GET, "spin?forever", None).send().await.expect("invoke")).await;
+    assert_eq!(status.as_u16(), 546);
+    assert_eq!(body["code"], "WORKER_LIMIT");
+    assert!(started.elapsed() < Duration::from_secs(30), "before the wall clock: {:?}", started.elapsed());
+    let response = app.invoke(Method::GET, "spin", None).send().await.expect("invoke");
+    assert_eq!(response.text().await.expect("text"), "done");
+}
+
+#[tokio::test]
+async fn an_answer_still_streaming_at_the_wall_clock_limit_is_cut_off() {
+    let app = spawn_functions().await;
+    let started = std::time::Instant::now();
+    let mut events = app.invoke(Method::GET, "stream", None).send().await.expect("invoke");
+    assert_eq!(events.status(), StatusCode::OK);
+    let first = events.chunk().await.expect("chunk").expect("bytes");
+    assert_eq!(&first[..], b"data: first\n\n");
+    let rest = tokio::time::timeout(Duration::from_secs(20), events.chunk()).await.expect("ended in time");
+    assert!(rest.is_err(), "the answer ends in an error, not as if whole: {rest:?}");
+    assert!(started.elapsed() >= Duration::from_secs(3));
 }
 
 #[tokio::test]

@@ -226,7 +226,9 @@ pub async fn init(db: &Db, state: &Credentials, algorithm: SigningAlgorithm) -> 
     Ok(created)
 }
 
-async fn insert_api_key(
+/// Makes a key of `kind` named `name` in `client`'s transaction and returns
+/// it, the only time its whole text is known.
+pub async fn insert_api_key(
     client: &impl tokio_postgres::GenericClient,
     name: &str,
     kind: KeyKind,
@@ -407,56 +409,84 @@ fn new_signing_key(secret: &Secret, algorithm: SigningAlgorithm) -> Result<(Uuid
     public["kid"] = json!(kid.to_string());
     let algorithm = parse_algorithm(algorithm.as_str())?;
     let public = jwt::public_jwk(&public, algorithm)?;
-    let sealed = seal(secret, &kid.to_string(), &der)?;
+    let sealed = seal(secret, Sealed::SigningKey, &kid.to_string(), &der)?;
     Ok((kid, sealed, public))
 }
 
-/// The AES-256-GCM key private halves are sealed with: HMAC-SHA-256 of a
-/// fixed label under the JWT secret, so that every gateway sharing the secret
-/// (they must, for the legacy keys) can open them and a database dump alone
-/// cannot.
-fn sealing_key(secret: &Secret) -> Result<ring::aead::LessSafeKey, BoxError> {
+/// What a sealed value is for: each purpose has a sealing key of its own,
+/// so a value sealed for one cannot be opened as another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sealed {
+    /// The private half of a signing key, bound to its `kid`.
+    SigningKey,
+    /// An Edge Functions secret (`gateway functions secrets set`), bound to
+    /// its name.
+    FunctionSecret,
+}
+
+impl Sealed {
+    fn label(self) -> &'static [u8] {
+        match self {
+            Sealed::SigningKey => b"gateway signing keys v1",
+            Sealed::FunctionSecret => b"gateway function secrets v1",
+        }
+    }
+}
+
+/// The AES-256-GCM key values are sealed with: HMAC-SHA-256 of the
+/// purpose's fixed label under the JWT secret, so that every gateway sharing
+/// the secret (they must, for the legacy keys) can open them and a database
+/// dump alone cannot.
+fn sealing_key(secret: &Secret, purpose: Sealed) -> Result<ring::aead::LessSafeKey, BoxError> {
     let mut mac =
         Hmac::<Sha256>::new_from_slice(secret.expose().as_bytes()).map_err(|e| format!("hmac: {e}"))?;
-    mac.update(b"gateway signing keys v1");
+    mac.update(purpose.label());
     let bytes = mac.finalize().into_bytes();
     let key = ring::aead::UnboundKey::new(&ring::aead::AES_256_GCM, &bytes)
         .map_err(|_| "could not make the sealing key")?;
     Ok(ring::aead::LessSafeKey::new(key))
 }
 
-fn seal(secret: &Secret, kid: &str, der: &[u8]) -> Result<String, BoxError> {
+/// `plain` sealed for `purpose` under the JWT secret and bound to `name` (a
+/// sealed value moved to another name does not open):
+/// base64(nonce || AES-256-GCM ciphertext and tag).
+pub fn seal(secret: &Secret, purpose: Sealed, name: &str, plain: &[u8]) -> Result<String, BoxError> {
     let mut nonce = [0u8; 12];
     getrandom::fill(&mut nonce).map_err(|e| format!("no randomness: {e}"))?;
-    let mut sealed = der.to_vec();
-    sealing_key(secret)?
+    let mut sealed = plain.to_vec();
+    sealing_key(secret, purpose)?
         .seal_in_place_append_tag(
             ring::aead::Nonce::assume_unique_for_key(nonce),
-            ring::aead::Aad::from(kid.as_bytes()),
+            ring::aead::Aad::from(name.as_bytes()),
             &mut sealed,
         )
-        .map_err(|_| "could not seal a private key")?;
+        .map_err(|_| "could not seal a value")?;
     Ok(STANDARD.encode([nonce.as_slice(), &sealed].concat()))
 }
 
+/// What [`seal`] sealed, or `None` when it was sealed under another JWT
+/// secret, for another purpose or name, or was altered.
+pub fn unseal(secret: &Secret, purpose: Sealed, name: &str, sealed: &str) -> Option<Vec<u8>> {
+    let bytes = STANDARD.decode(sealed).ok()?;
+    if bytes.len() < 12 {
+        return None;
+    }
+    let (nonce, rest) = bytes.split_at(12);
+    let nonce = ring::aead::Nonce::try_assume_unique_for_key(nonce).ok()?;
+    let mut rest = rest.to_vec();
+    let key = sealing_key(secret, purpose).ok()?;
+    let plain = key.open_in_place(nonce, ring::aead::Aad::from(name.as_bytes()), &mut rest).ok()?;
+    Some(plain.to_vec())
+}
+
 fn open(secret: &Secret, kid: &str, sealed: &str) -> Result<Vec<u8>, BoxError> {
-    let cannot = || {
+    unseal(secret, Sealed::SigningKey, kid, sealed).ok_or_else(|| {
         format!(
             "cannot open the private key of signing key {kid}: it was sealed under another JWT secret \
              (every gateway on one database needs the same --jwt-secret)"
         )
-    };
-    let bytes = STANDARD.decode(sealed).map_err(|_| cannot())?;
-    if bytes.len() < 12 {
-        return Err(cannot().into());
-    }
-    let (nonce, rest) = bytes.split_at(12);
-    let nonce = ring::aead::Nonce::try_assume_unique_for_key(nonce).map_err(|_| cannot())?;
-    let mut rest = rest.to_vec();
-    let plain = sealing_key(secret)?
-        .open_in_place(nonce, ring::aead::Aad::from(kid.as_bytes()), &mut rest)
-        .map_err(|_| cannot())?;
-    Ok(plain.to_vec())
+        .into()
+    })
 }
 
 /// Reloads the keys every `every` until aborted, over a connection of its
@@ -732,12 +762,13 @@ mod tests {
     #[test]
     fn private_keys_open_only_under_the_secret_and_kid_they_were_sealed_with() {
         let secret = Secret::new("a-test-secret-that-is-long-enough-0123456789");
-        let sealed = seal(&secret, "kid-1", b"private der").expect("seal");
+        let sealed = seal(&secret, Sealed::SigningKey, "kid-1", b"private der").expect("seal");
         assert!(!sealed.contains("private"));
         assert_eq!(open(&secret, "kid-1", &sealed).expect("open"), b"private der");
         assert!(open(&secret, "kid-2", &sealed).is_err(), "another kid");
         let other = Secret::new("another-secret-that-is-long-enough-xyz");
         assert!(open(&other, "kid-1", &sealed).is_err(), "another secret");
+        assert!(unseal(&secret, Sealed::FunctionSecret, "kid-1", &sealed).is_none(), "another purpose");
     }
 
     #[test]

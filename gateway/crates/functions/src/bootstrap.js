@@ -2,9 +2,24 @@
 // Edge Runtime hands each request to the handler the function gives
 // `Deno.serve`, whatever port it names (supabase/edge-runtime); here that
 // handler listens on the Unix socket the gateway chose instead.
+import { AsyncLocalStorage } from "node:async_hooks";
+
 const socket = __SOCKET__;
 const serve = Deno.serve.bind(Deno);
 let served = false;
+
+// Each console call becomes one line the gateway reads (worker.rs,
+// `forward_logs`): a record separator, then the level, the id of the request
+// it was made for (`x-request-id`, which the gateway sets) and the message.
+const request = new AsyncLocalStorage();
+const write = (level) => (...args) => {
+  const message = args.map((a) => (typeof a === "string" ? a : Deno.inspect(a, { colors: false }))).join(" ");
+  const line = "\x1e" + JSON.stringify({ level, request_id: request.getStore() ?? null, message }) + "\n";
+  Deno.stdout.writeSync(new TextEncoder().encode(line));
+};
+for (const [method, level] of [["log", "info"], ["info", "info"], ["debug", "debug"], ["warn", "warn"], ["error", "error"]]) {
+  console[method] = write(level);
+}
 
 Deno.serve = function (first, second) {
   const options = typeof first === "function" ? {} : (first ?? {});
@@ -12,8 +27,15 @@ Deno.serve = function (first, second) {
   served = true;
   // Behind a Unix socket Deno names the scheme `http+unix:`; functions on
   // Supabase see `http:` and the host the caller asked for.
-  const asOnSupabase = (request, info) =>
-    handler(new Request("http:" + request.url.slice(request.url.indexOf("//")), request), info);
+  const asOnSupabase = (incoming, info) =>
+    request.run(incoming.headers.get("x-request-id"), async () => {
+      try {
+        return await handler(new Request("http:" + incoming.url.slice(incoming.url.indexOf("//")), incoming), info);
+      } catch (error) {
+        console.error(error);
+        throw error;
+      }
+    });
   return serve({
     path: socket,
     onListen() {},

@@ -33,9 +33,10 @@ pub struct FunctionsConfig {
     )]
     pub supabase_url: Option<String>,
 
-    /// Longest a request waits for a function's answer (its status and
-    /// headers) before 504; the function's process is then stopped, as a
-    /// runaway loop would hold it. Supabase's request idle timeout is 150 s.
+    /// Longest a request to a function may last. Without its status and
+    /// headers by then the answer is 504 and the function's process is
+    /// stopped; an answer still streaming then is cut off (the function sees
+    /// its request aborted). Supabase's wall clock limit is 150 s.
     #[arg(
         long = "functions-wall-clock-limit",
         id = "functions_wall_clock_limit",
@@ -54,6 +55,19 @@ pub struct FunctionsConfig {
         default_value_t = 256
     )]
     pub memory_limit_mb: u32,
+
+    /// CPU time a function's process may burn while its requests wait and
+    /// none is answered (read from `/proc`, so on Linux); over it the process
+    /// is stopped and its requests answered 546 `WORKER_LIMIT`, as Edge
+    /// Runtime stops a worker over its CPU budget (Supabase: 2 s). `0` turns
+    /// the limit off.
+    #[arg(
+        long = "functions-cpu-time-limit",
+        id = "functions_cpu_time_limit",
+        env = "GATEWAY_FUNCTIONS_CPU_TIME_LIMIT",
+        default_value = "2s"
+    )]
+    pub cpu_time_limit: Span,
 
     /// Longest a function's process may take to start serving (including
     /// fetching its `npm:` packages on a first start) before 503 `BOOT_ERROR`.

@@ -94,6 +94,21 @@ impl Layout {
         Ok(Self { dir: Some(dir), settings })
     }
 
+    /// Every function of the folder, by name.
+    pub fn functions(&self) -> Vec<Function> {
+        let Some(dir) = &self.dir else { return Vec::new() };
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().filter_map(|e| e.file_name().into_string().ok()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names.iter().filter_map(|name| self.function(name)).collect()
+    }
+
+    /// The settings of `name` in `config.toml`, or the defaults.
+    pub fn settings(&self, name: &str) -> Settings {
+        self.settings.get(name).cloned().unwrap_or_default()
+    }
+
     /// The function called `name`, if it exists and is enabled. Names are
     /// the CLI's (a letter, then letters, digits, `-` and `_`), so `_shared`
     /// and dot folders are never functions and no name climbs out of the
@@ -125,7 +140,9 @@ impl Layout {
     }
 }
 
-fn valid_name(name: &str) -> bool {
+/// Whether `name` may name a function: a letter, then letters, digits, `-`
+/// and `_`, as the Supabase CLI checks.
+pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')

@@ -25,7 +25,9 @@
 //! | it throws | 500 | `{"code":"WORKER_ERROR","message":"Function exited due to an error (please check logs)"}` |
 
 pub mod config;
+pub mod deploy;
 pub mod layout;
+pub mod secrets;
 pub mod worker;
 
 use std::sync::Arc;
@@ -91,7 +93,8 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
         return unauthorized(message);
     }
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
-    let worker = match state.workers.worker(&function, || environment(&state, host.as_deref())).await {
+    let env = async || environment(&state, host.as_deref()).await;
+    let worker = match state.workers.worker(&function, env).await {
         Ok(worker) => worker,
         Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
             tracing::error!(function = %name, cause = %cause, "the function failed to boot");
@@ -109,6 +112,7 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
 async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: Request) -> Response {
     let in_flight = worker.begin();
     let limit = state.workers.config().wall_clock_limit.0;
+    let deadline = tokio::time::Instant::now() + limit;
     let (mut parts, body) = request.into_parts();
     strip_hop_by_hop(&mut parts.headers);
     if !parts.headers.contains_key(header::HOST)
@@ -127,18 +131,32 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     parts.version = axum::http::Version::HTTP_11;
     let outgoing = Request::from_parts(parts, body);
 
+    // A connection to the function's socket kept open by an earlier request
+    // (kept alive, as a client of `Deno.serve` keeps it), or a new one.
     let exchange = async {
-        let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "a function's connection ended");
+        let kept = match worker.idle_connection() {
+            Some(mut sender) => sender.ready().await.is_ok().then_some(sender),
+            None => None,
+        };
+        let mut sender = match kept {
+            Some(sender) => sender,
+            None => {
+                let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "a function's connection ended");
+                    }
+                });
+                sender
             }
-        });
-        sender.send_request(outgoing).await.map_err(Box::<dyn std::error::Error + Send + Sync>::from)
+        };
+        let response = sender.send_request(outgoing).await.map_err(BoxError::from)?;
+        Ok::<_, BoxError>((response, sender))
     };
-    let response = match tokio::time::timeout(limit, exchange).await {
-        Ok(Ok(response)) => response,
+    let (response, sender) = match tokio::time::timeout_at(deadline, exchange).await {
+        Ok(Ok(answered)) => answered,
         Ok(Err(e)) => {
             // A process that died under a request: a V8 heap over the memory
             // limit, or a kill. Edge Runtime answers a worker stopped by a
@@ -163,13 +181,37 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     };
     let (mut parts, body) = response.into_parts();
     strip_hop_by_hop(&mut parts.headers);
-    // The worker counts as busy until the last byte of its answer is out.
-    let stream = http_body_util::BodyDataStream::new(body).map(move |chunk| {
-        let _ = &in_flight;
-        chunk
+    // The worker counts as busy until the last byte of its answer is out, and
+    // the wall clock runs on while the answer streams: past it the answer is
+    // cut off, and the function sees its request aborted.
+    // Once the answer is whole, its connection serves the next request.
+    let body = http_body_util::BodyDataStream::new(body);
+    let name = worker.name.clone();
+    let stream = futures::stream::unfold(Some((body, in_flight, sender)), move |held| {
+        let name = name.clone();
+        async move {
+            let (mut body, in_flight, sender) = held?;
+            match tokio::time::timeout_at(deadline, body.next()).await {
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((body, in_flight, sender)))),
+                Ok(Some(Err(e))) => Some((Err(BoxError::from(e)), None)),
+                Ok(None) => {
+                    in_flight.worker().keep_connection(sender);
+                    None
+                }
+                Err(_) => {
+                    tracing::warn!(function = %name, limit = ?limit, "the function's answer ran past the wall clock limit; cut off");
+                    Some((Err(BoxError::from("the wall clock limit was reached")), None))
+                }
+            }
+        }
     });
     Response::from_parts(parts, Body::from_stream(stream))
 }
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A kept-alive connection to a function's socket.
+pub type Connection = hyper::client::conn::http1::SendRequest<Body>;
 
 /// Headers of one hop only (RFC 9110, section 7.6.1), which a proxy drops.
 fn strip_hop_by_hop(headers: &mut HeaderMap) {
@@ -221,9 +263,19 @@ fn answer(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 /// The variables Supabase gives every function
-/// (<https://supabase.com/docs/guides/functions/secrets>), made when a
-/// function's process starts so that it has the keys in use then.
-fn environment(state: &FunctionsState, host: Option<&str>) -> worker::Env {
+/// (<https://supabase.com/docs/guides/functions/secrets>) and the operator's
+/// secrets, made when a function's process starts so that it has the keys
+/// and secrets in use then.
+async fn environment(state: &FunctionsState, host: Option<&str>) -> Result<worker::Env, String> {
+    let mut env = supabase_environment(state, host);
+    let secrets = secrets::environment(&state.db, &state.credentials)
+        .await
+        .map_err(|e| format!("the functions' secrets could not be read: {e}"))?;
+    env.extend(secrets);
+    Ok(env)
+}
+
+fn supabase_environment(state: &FunctionsState, host: Option<&str>) -> worker::Env {
     let url = state
         .supabase_url
         .clone()
@@ -241,7 +293,7 @@ fn environment(state: &FunctionsState, host: Option<&str>) -> worker::Env {
     if let Some(publishable) = state.credentials.api_keys.publishable() {
         env.push(("SUPABASE_PUBLISHABLE_KEYS", serde_json::json!({"default": publishable}).to_string()));
     }
-    env
+    env.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
 }
 
 /// A libpq URL for the gateway's own database connection (the

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# The Edge Functions benchmark (issue "functions", item 9), in one run:
+#   1. a `hello` function through the gateway (/functions/v1/hello, its JWT
+#      checked) against the same file served by bare `deno serve`: requests/s,
+#      p50 and p99, and their ratio (target >= 0.8 of bare Deno);
+#   2. cold start: from a request to a function with no process to its
+#      answer, N times (the function's file is touched in between, so the
+#      gateway lets its process go): median and worst (target 300 ms);
+#   3. REST's S2 (bench/run.sh) against a gateway with no functions and one
+#      serving functions (hello warm), on one database: requests/s and p99.
+#
+#   bench/functions.sh                          3 s per measurement, 1 s warm-up
+#   DURATION=10 WARMUP=3 CONNECTIONS="8 64" COLD=20 bench/functions.sh
+#   GATEWAY=target/debug/gateway bench/functions.sh    a build at hand
+#
+# Everything listens on 127.0.0.1 and is removed at the end. Not run by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+DURATION=${DURATION:-3}
+WARMUP=${WARMUP:-1}
+CONNECTIONS=${CONNECTIONS:-"8 64"}
+THREADS=${THREADS:-2}
+COLD=${COLD:-10}
+POOL=${POOL:-8}
+
+need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+need wrk "install it with: apt-get install -y wrk"
+need psql "install PostgreSQL's client programs (Debian: postgresql)"
+need openssl "install it with: apt-get install -y openssl"
+need curl "install it with: apt-get install -y curl"
+bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
+[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
+deno=$root/tools/deno/node_modules/@deno/linux-x64-glibc/deno
+[ -x "$deno" ] || { echo "bench: no deno at $deno (scripts/setup.sh installs it)" >&2; exit 1; }
+
+if [ -z "${GATEWAY:-}" ]; then
+  echo "== building the gateway (release)"
+  cargo build --release --locked -p gateway -q
+  GATEWAY=$root/target/release/gateway
+fi
+gateway=$(realpath "$GATEWAY")
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+pg_port=$(free_port)
+fn_port=$(free_port)
+plain_port=$(free_port)
+deno_port=$(free_port)
+
+work=$(mktemp -d /tmp/gateway-bench-functions.XXXXXX)
+chmod 755 "$work"
+as_pg=()
+if [ "$(id -u)" = 0 ]; then
+  mkdir "$work/pg" && chown postgres: "$work/pg"
+  as_pg=(runuser -u postgres --)
+fi
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The function: a default export of `fetch`, which `deno serve` runs as it is
+# and the gateway runs as Edge Runtime runs a `Deno.serve` handler.
+mkdir -p "$work/supabase/functions/hello"
+cat >"$work/supabase/functions/hello/index.ts" <<'TS'
+export default {
+  fetch: () => new Response("Hello World", { headers: { "content-type": "text/plain" } }),
+};
+TS
+
+echo "== PostgreSQL on 127.0.0.1:$pg_port"
+"${as_pg[@]}" "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
+"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $work/pg -c shared_buffers=256MB -c max_connections=300" \
+  start >/dev/null
+export PGHOST=127.0.0.1 PGPORT=$pg_port
+psql -q -U postgres -d postgres -c "create database bench"
+secret=bench-secret-with-at-least-32-characters
+RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
+  --jwt-secret "$secret" --sql-root "$root" >/dev/null
+psql -q -U postgres -d bench -v ON_ERROR_STOP=1 -o /dev/null -f bench/data.sql
+
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+jwt() {
+  local header payload signature
+  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
+  payload=$(printf '%s' "$1" | b64url)
+  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
+  printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
+exp=$(($(date +%s) + 86400))
+anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}")
+
+serve() { # <port> <log> [flags...]
+  local port=$1 log=$2
+  shift 2
+  RUST_LOG=warn "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
+    --jwt-secret "$secret" --listen "127.0.0.1:$port" --pool-size "$POOL" --sql-root "$root" \
+    --data-dir "$work/data-$port" "$@" >"$work/$log" 2>&1 &
+  pids+=($!)
+}
+serve "$fn_port" gateway-functions.log --functions-dir "$work/supabase/functions" --functions-deno "$deno"
+serve "$plain_port" gateway-plain.log
+DENO_DIR=$work/deno-cache DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
+  "$deno" serve --quiet --no-config --host 127.0.0.1 --port "$deno_port" "$work/supabase/functions/hello/index.ts" \
+  >"$work/deno.log" 2>&1 &
+pids+=($!)
+
+wait_for() {
+  for _ in $(seq 300); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
+    sleep 0.1
+  done
+  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
+}
+wait_for "http://127.0.0.1:$plain_port/rest/v1/brands?limit=1"
+wait_for "http://127.0.0.1:$fn_port/rest/v1/brands?limit=1"
+wait_for "http://127.0.0.1:$deno_port/"
+
+# plain_run <url> <connections> <seconds> -> "rps p50 p99 non2xx errors requests"
+plain_run() {
+  APIKEY=$anon TOKEN=$anon wrk -t"$THREADS" -c"$2" -d"$3"s -s bench/wrk/plain.lua "$1" 2>&1 |
+    awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
+}
+s2_run() {
+  SCENARIO=s2 BASE=/rest/v1 APIKEY=$anon TOKEN=$anon PREFIX=fn$RANDOM \
+    wrk -t"$THREADS" -c"$2" -d"$3"s -s bench/wrk/scenario.lua "$1" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
+read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
+idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run; $gateway;" \
+  "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS"
+
+echo
+echo "-- cold start: a request to hello with no process for it, to its answer ($COLD times)"
+colds=()
+for i in $(seq "$COLD"); do
+  touch "$work/supabase/functions/hello/index.ts"
+  # The gateway looks at a running function's files twice a second.
+  sleep 1.2
+  t=$(curl -s -o /dev/null -w '%{time_total}' -H "apikey: $anon" -H "Authorization: Bearer $anon" \
+    "http://127.0.0.1:$fn_port/functions/v1/hello")
+  colds+=("$(awk -v t="$t" 'BEGIN { printf "%.0f", t * 1000 }')")
+done
+warm=$(curl -s -o /dev/null -w '%{time_total}' -H "apikey: $anon" -H "Authorization: Bearer $anon" \
+  "http://127.0.0.1:$fn_port/functions/v1/hello" | awk '{printf "%.1f", $1 * 1000}')
+sorted=$(printf '%s\n' "${colds[@]}" | sort -n)
+echo "cold start ms: $(echo $sorted | tr '\n' ' ')"
+echo "median $(echo "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') ms, worst $(echo "$sorted" | tail -n 1) ms" \
+  "(target 300 ms); a warm request then: $warm ms"
+
+echo
+printf '%-34s %5s | %9s %8s %8s | %s\n' "target" conns rps p50 p99 "non2xx/errors"
+row() { printf '%-34s %5s | %9.0f %6.2fms %6.2fms | %s/%s\n' "$1" "$2" "${3:-0}" "${4:-0}" "${5:-0}" "${6:-0}" "${7:-0}"; }
+for c in $CONNECTIONS; do
+  plain_run "http://127.0.0.1:$deno_port/" "$c" "$WARMUP" >/dev/null
+  read -r d_rps d_p50 d_p99 d_bad d_err _ <<<"$(plain_run "http://127.0.0.1:$deno_port/" "$c" "$DURATION")"
+  plain_run "http://127.0.0.1:$fn_port/functions/v1/hello" "$c" "$WARMUP" >/dev/null
+  read -r g_rps g_p50 g_p99 g_bad g_err _ <<<"$(plain_run "http://127.0.0.1:$fn_port/functions/v1/hello" "$c" "$DURATION")"
+  row "hello, bare deno serve" "$c" "$d_rps" "$d_p50" "$d_p99" "$d_bad" "$d_err"
+  row "hello, gateway /functions/v1" "$c" "$g_rps" "$g_p50" "$g_p99" "$g_bad" "$g_err"
+  echo "   gateway / bare deno: $(ratio "$g_rps" "$d_rps") (target >= 0.8)"
+done
+for c in $CONNECTIONS; do
+  s2_run "http://127.0.0.1:$plain_port" "$c" "$WARMUP" >/dev/null
+  read -r p_rps p_p50 p_p99 p_bad p_err _ <<<"$(s2_run "http://127.0.0.1:$plain_port" "$c" "$DURATION")"
+  s2_run "http://127.0.0.1:$fn_port" "$c" "$WARMUP" >/dev/null
+  read -r f_rps f_p50 f_p99 f_bad f_err _ <<<"$(s2_run "http://127.0.0.1:$fn_port" "$c" "$DURATION")"
+  row "S2, gateway without functions" "$c" "$p_rps" "$p_p50" "$p_p99" "$p_bad" "$p_err"
+  row "S2, gateway serving functions" "$c" "$f_rps" "$f_p50" "$f_p99" "$f_bad" "$f_err"
+  echo "   with functions / without: $(ratio "$f_rps" "$p_rps") (target: about 1)"
+done
