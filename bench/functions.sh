@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Edge Functions benchmark (issue "functions", item 9), in one run:
+# The Edge Functions benchmark, in one run:
 #   1. a `hello` function through the gateway (/functions/v1/hello, its JWT
 #      checked) against the same file served by bare `deno serve`: requests/s,
 #      p50 and p99, and their ratio (target >= 0.8 of bare Deno);
