@@ -92,10 +92,13 @@ serve() { # serve <port> <log> [flags...]
     --jwt-secret "$secret" --listen "127.0.0.1:$port" --pool-size "$POOL" --sql-root "$root" \
     --data-dir "$work/data-$port" "$@" >"$log" 2>&1 &
   pids+=($!)
-  echo $!
 }
-off_pid=$(serve "$off_port" "$work/off.log")
-on_pid=$(serve "$on_port" "$work/on.log" --metrics-listen "127.0.0.1:$admin_port")
+# Not in a command substitution: its subshell would keep the pid from
+# `cleanup`, and the gateways would outlive the script.
+serve "$off_port" "$work/off.log"
+off_pid=${pids[-1]}
+serve "$on_port" "$work/on.log" --metrics-listen "127.0.0.1:$admin_port"
+on_pid=${pids[-1]}
 
 wait_for() {
   for _ in $(seq 600); do
