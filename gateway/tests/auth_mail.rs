@@ -161,11 +161,16 @@ async fn otp_without_creating_users_refuses_an_unknown_address_as_gotrue_does() 
     let (app, sink) = mail_app(|_| {}).await;
     app.confirmed_user("known@example.com", "s3cret-pw").await;
     let known = app
-        .send(app.auth(Method::POST, "/otp").json(&json!({"email": "known@example.com", "create_user": false})))
+        .send(
+            app.auth(Method::POST, "/otp").json(&json!({"email": "known@example.com", "create_user": false})),
+        )
         .await;
     assert_eq!((known.status, &known.body), (200, &json!({})));
     let unknown = app
-        .send(app.auth(Method::POST, "/otp").json(&json!({"email": "nobody@example.com", "create_user": false})))
+        .send(
+            app.auth(Method::POST, "/otp")
+                .json(&json!({"email": "nobody@example.com", "create_user": false})),
+        )
         .await;
     assert_eq!((unknown.status, unknown.code()), (422, "otp_disabled"));
     assert_eq!(unknown.body["msg"], "Signups not allowed for otp");

@@ -599,6 +599,10 @@ async fn every_column_type_arrives_as_to_jsonb_of_the_row_gives_it() {
     }
     assert_eq!(new["matrix"], json!([[5]]));
     assert_eq!(old["matrix"], json!([[1, 2], [3, 4]]));
-    assert_eq!(new["tags"], json!(["red", "with space", "q\"uote,comma"]), "arrays follow PostgreSQL's quoting");
+    assert_eq!(
+        new["tags"],
+        json!(["red", "with space", "q\"uote,comma"]),
+        "arrays follow PostgreSQL's quoting"
+    );
     assert_eq!(new["long_text"].as_str().map(str::len), Some(20000));
 }

@@ -134,8 +134,15 @@ impl Filter {
 }
 
 /// How a column's value compares with a filter's text: numbers as numbers,
-/// booleans as booleans, everything else as PostgreSQL prints it.
+/// booleans as booleans, timestamps as moments (the value is `to_jsonb`'s
+/// ISO 8601, the filter may be PostgreSQL's own `2026-11-25 12:00:00+00`),
+/// everything else as text.
 fn compare(value: &Value, wanted: &str) -> Option<Ordering> {
+    if let Value::String(s) = value
+        && let Some(order) = compare_moments(s, wanted.trim())
+    {
+        return Some(order);
+    }
     match value {
         Value::Null => None,
         Value::Number(n) => n.as_f64()?.partial_cmp(&wanted.trim().parse::<f64>().ok()?),
@@ -149,6 +156,25 @@ fn compare(value: &Value, wanted: &str) -> Option<Ordering> {
         }
         Value::String(s) => Some(s.as_str().cmp(wanted)),
         other => Some(other.to_string().as_str().cmp(wanted)),
+    }
+}
+
+/// Both texts as timestamps with a zone, or both without one: their order.
+fn compare_moments(value: &str, wanted: &str) -> Option<Ordering> {
+    use chrono::{DateTime, NaiveDateTime};
+    let zoned = |text: &str| {
+        DateTime::parse_from_rfc3339(text)
+            .ok()
+            .or_else(|| DateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f%#z").ok())
+    };
+    let naive = |text: &str| {
+        ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"]
+            .iter()
+            .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok())
+    };
+    match (zoned(value), zoned(wanted)) {
+        (Some(a), Some(b)) => Some(a.cmp(&b)),
+        _ => Some(naive(value)?.cmp(&naive(wanted)?)),
     }
 }
 
@@ -215,6 +241,25 @@ mod tests {
         let mut elsewhere = binding("*", None, None);
         elsewhere.schema = "private".into();
         assert!(!Matcher::parse(&elsewhere).expect("valid").matches(&row));
+    }
+
+    #[test]
+    fn timestamps_compare_as_moments_whichever_way_they_are_written() {
+        let cases = [
+            ("2026-11-25T12:00:00+00:00", "2026-11-25 12:00:00+00", Some(Ordering::Equal)),
+            ("2026-11-25T14:00:00+02:00", "2026-11-25T12:00:00Z", Some(Ordering::Equal)),
+            ("2026-11-25T12:00:00.5+00:00", "2026-11-25 12:00:00+00", Some(Ordering::Greater)),
+            ("2026-11-25T12:00:00", "2026-11-25 13:00:00", Some(Ordering::Less)),
+            ("2026-11-25T12:00:00+00:00", "2026-11-25 12:00:00", None),
+            ("hola", "2026-11-25 12:00:00+00", None),
+        ];
+        for (value, wanted, expected) in cases {
+            assert_eq!(compare_moments(value, wanted), expected, "{value} vs {wanted}");
+        }
+        let at = Matcher::parse(&binding("*", Some("items"), Some("at=gte.2026-11-25 12:00:00+00")))
+            .expect("parse");
+        assert!(at.matches(&insert(json!({"at": "2026-11-25T12:00:00+00:00"}))));
+        assert!(!at.matches(&insert(json!({"at": "2026-11-25T11:59:59+00:00"}))));
     }
 
     #[test]

@@ -212,7 +212,17 @@ async fn cast(client: &Client, types: &HashMap<u32, String>, changes: &mut [Valu
 fn typed_here(type_name: &str) -> bool {
     matches!(
         type_name,
-        "int2" | "int4" | "int8" | "oid" | "bool" | "text" | "varchar" | "bpchar" | "name" | "uuid" | "citext"
+        "int2"
+            | "int4"
+            | "int8"
+            | "oid"
+            | "bool"
+            | "text"
+            | "varchar"
+            | "bpchar"
+            | "name"
+            | "uuid"
+            | "citext"
     )
 }
 
