@@ -128,7 +128,11 @@ fn the_admin_listener_serves_liveness_readiness_and_metrics_that_move_with_every
         }
         let open = scrape().await;
         let connections = r#"function="hello""#;
-        assert_eq!(sample(&open, "gateway_functions_connections_opened_total", &[connections]), 1.0, "{open}");
+        assert_eq!(
+            sample(&open, "gateway_functions_connections_opened_total", &[connections]),
+            1.0,
+            "{open}"
+        );
         assert_eq!(sample(&open, "gateway_realtime_sockets", &[]), 1.0, "{open}");
         assert_eq!(sample(&open, "gateway_realtime_channels", &[]), 1.0, "{open}");
         socket.close(None).await.expect("close");

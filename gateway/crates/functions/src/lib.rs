@@ -80,28 +80,30 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
         );
     }
     let name = request.uri().path().trim_start_matches('/').split('/').next().unwrap_or_default().to_owned();
-    let Some(function) = state.workers.layout.function(&name) else {
-        return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
-    };
-    // The CLI's main service lets preflights through unchecked, so that a
-    // browser's `OPTIONS` reaches the function's own CORS answer.
-    if function.verify_jwt
-        && request.method() != Method::OPTIONS
-        && let Err(message) = verify(&state.credentials, request.headers())
-    {
-        return unauthorized(message);
-    }
-    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
-    let env = async || environment(&state, host.as_deref()).await;
-    let worker = match state.workers.worker(&function, env).await {
-        Ok(worker) => worker,
-        Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
-            tracing::error!(function = %name, cause = %cause, "the function failed to boot");
-            return answer(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "BOOT_ERROR",
-                "Worker failed to boot (please check logs)",
-            );
+    let worker = if let Some(worker) = state.workers.running(&name) {
+        if let Err(refused) = authorize(&state, worker.verify_jwt(), &request) {
+            return refused;
+        }
+        worker
+    } else {
+        let Some(function) = state.workers.layout.function(&name) else {
+            return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
+        };
+        if let Err(refused) = authorize(&state, function.verify_jwt, &request) {
+            return refused;
+        }
+        let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
+        let env = async || environment(&state, host.as_deref()).await;
+        match state.workers.worker(&function, env).await {
+            Ok(worker) => worker,
+            Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
+                tracing::error!(function = %name, cause = %cause, "the function failed to boot");
+                return answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "BOOT_ERROR",
+                    "Worker failed to boot (please check logs)",
+                );
+            }
         }
     };
     forward(&state, worker, request).await
@@ -305,6 +307,14 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// token the gateway's keys verify (the legacy HS256 secret and the
 /// asymmetric signing keys alike). Publishable and secret keys are not JWTs
 /// and fail it, as Supabase documents.
+/// With `verify_jwt`, every request but a CORS preflight needs a valid JWT.
+fn authorize(state: &FunctionsState, verify_jwt: bool, request: &Request) -> Result<(), Response> {
+    if !verify_jwt || request.method() == Method::OPTIONS {
+        return Ok(());
+    }
+    verify(&state.credentials, request.headers()).map_err(unauthorized)
+}
+
 fn verify(credentials: &Credentials, headers: &HeaderMap) -> Result<(), &'static str> {
     let value = headers.get(header::AUTHORIZATION).ok_or("Missing authorization header")?;
     let token = value
