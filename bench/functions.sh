@@ -119,6 +119,37 @@ DENO_DIR=$work/deno-cache DENO_NO_UPDATE_CHECK=1 NO_COLOR=1 \
 bare_deno=$!
 pids+=($bare_deno)
 
+# nginx (when installed) in front of the bare Deno: what the best-known proxy
+# costs on this machine, so the gateway's relay is judged against a peer as
+# well as against no relay at all.
+nginx_port=
+if command -v nginx >/dev/null; then
+  nginx_port=$(free_port)
+  mkdir -p "$work/nginx/logs"
+  cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes 2;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/logs/error.log crit;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  upstream deno { server 127.0.0.1:$deno_port; keepalive 32; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / {
+      proxy_pass http://deno;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+    }
+  }
+}
+EOF
+  nginx -p "$work/nginx" -e "$work/nginx/logs/error.log" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+  nginx_master=$!
+  pids+=($nginx_master)
+fi
+
 wait_for() {
   for _ in $(seq 300); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
@@ -129,6 +160,7 @@ wait_for() {
 wait_for "http://127.0.0.1:$plain_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$fn_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$deno_port/"
+[ -n "$nginx_port" ] && wait_for "http://127.0.0.1:$nginx_port/"
 
 # plain_run <url> <connections> <seconds> -> "rps p50 p99 non2xx errors requests wrk-ticks"
 # wrk runs under a shell that prints, once wrk has been reaped, the CPU ticks
@@ -197,9 +229,22 @@ for c in $CONNECTIONS; do
   read -r g_rps g_p50 g_p99 g_bad g_err g_n g_wrk <<<"$(plain_run "http://127.0.0.1:$fn_port/functions/v1/hello" "$c" "$DURATION")"
   # shellcheck disable=SC2046
   read -r g1 w1 <<<"$(ticks_of "$fn_gateway") $(sum_ticks $(workers))"
+  if [ -n "$nginx_port" ]; then
+    plain_run "http://127.0.0.1:$nginx_port/" "$c" "$WARMUP" >/dev/null
+    # shellcheck disable=SC2046
+    read -r n0 nd0 <<<"$(sum_ticks "$nginx_master" $(pgrep -P "$nginx_master")) $(ticks_of "$bare_deno")"
+    read -r n_rps n_p50 n_p99 n_bad n_err n_n n_wrk <<<"$(plain_run "http://127.0.0.1:$nginx_port/" "$c" "$DURATION")"
+    # shellcheck disable=SC2046
+    read -r n1 nd1 <<<"$(sum_ticks "$nginx_master" $(pgrep -P "$nginx_master")) $(ticks_of "$bare_deno")"
+  fi
   row "hello, bare deno serve" "$c" "$d_rps" "$d_p50" "$d_p99" "$d_bad" "$d_err"
+  if [ -n "$nginx_port" ]; then
+    row "hello, nginx -> bare deno" "$c" "$n_rps" "$n_p50" "$n_p99" "$n_bad" "$n_err"
+    echo "   nginx / bare deno: $(ratio "$n_rps" "$d_rps");" \
+      "CPU a request: nginx $(us $((n1 - n0)) "$n_n") + deno $(us $((nd1 - nd0)) "$n_n") + wrk $(us "$n_wrk" "$n_n") us"
+  fi
   row "hello, gateway /functions/v1" "$c" "$g_rps" "$g_p50" "$g_p99" "$g_bad" "$g_err"
-  echo "   gateway / bare deno: $(ratio "$g_rps" "$d_rps") (target >= 0.8)"
+  echo "   gateway / bare deno: $(ratio "$g_rps" "$d_rps") (target >= 0.8)${nginx_port:+; gateway / nginx: $(ratio "$g_rps" "$n_rps")}"
   # Both runs keep the two cores busy, so their throughputs stand in the
   # inverse ratio of the CPU each request costs, client included.
   bare_deno_us=$(us "$d_srv" "$d_n"); bare_wrk_us=$(us "$d_wrk" "$d_n")
