@@ -365,3 +365,82 @@ async fn rest_stays_responsive_while_twenty_transforms_run() {
     assert!(worst < storm_took / 4, "worst REST answer {worst:?} during a storm of {storm_took:?}");
     assert!(worst < Duration::from_millis(500), "worst REST answer {worst:?}");
 }
+
+/// Waits until the store holds `count` variants, and returns every blob.
+async fn variants_kept(app: &TestApp, count: usize) -> Vec<String> {
+    let mut kept = Vec::new();
+    for _ in 0..50 {
+        kept = blobs(app).await;
+        if kept.iter().filter(|b| b.contains('@')).count() == count {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    kept
+}
+
+/// storage-js's `purgeCache` and `purgeBucketCache` (`DELETE /cdn/...`):
+/// the service role only; the variants go from the store, the sources stay,
+/// and the next transform makes the variant again.
+#[tokio::test]
+async fn purging_the_cache_removes_variants_for_the_service_role_only() {
+    let app = spawn_app().await;
+    with_photo(&app, "pics", true, "image/jpeg").await;
+    let (status, body) = upload(
+        &app,
+        Some(&app.service_key),
+        "pics",
+        "p/photo.jpg/inner.jpg",
+        jpeg(300, 200, 9),
+        "image/jpeg",
+        true,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    for path in ["p/photo.jpg?width=120", "p/photo.jpg?width=140", "p/photo.jpg/inner.jpg?width=50"] {
+        let made = get(&app, &format!("/render/image/public/pics/{path}"), None, "image/webp").await;
+        assert_eq!(made.status(), 200, "{path}");
+    }
+    assert_eq!(variants_kept(&app, 3).await.iter().filter(|b| b.contains('@')).count(), 3);
+
+    let purge = |path: &str, token: Option<&str>| request(&app, Method::DELETE, path, token).send();
+    // As Storage's `enforceJwtRole`: another role is sent as 403; no token
+    // at all fails the JWT check first, sent as 400 like its other refusals.
+    let refusals = [
+        ("anon key", Some(app.anon_key.as_str()), 403, "Access denied: Invalid role"),
+        ("no token", None, 400, "Invalid Compact JWS"),
+    ];
+    for (who, token, status, message) in refusals {
+        let (got, body) = answer(purge("/cdn/pics/p/photo.jpg", token).await.expect("send")).await;
+        assert_eq!(
+            (got, &body["code"], &body["message"]),
+            (status, &json!("AccessDenied"), &json!(message)),
+            "{who}"
+        );
+    }
+    assert_eq!(blobs(&app).await.iter().filter(|b| b.contains('@')).count(), 3, "a refusal purges nothing");
+
+    // One object: its own variants, not those of the key under it.
+    let (status, body) = answer(
+        purge("/cdn/pics/p/photo.jpg?transformations=true", Some(&app.service_key)).await.expect("send"),
+    )
+    .await;
+    assert_eq!((status, body), (200, json!({"message": "success"})));
+    let left: Vec<String> = blobs(&app).await.into_iter().filter(|b| b.contains('@')).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with("pics/p/photo.jpg/inner.jpg/"), "{left:?}");
+    // The source answers as before, and the variant is made again.
+    let again =
+        picture(get(&app, "/render/image/public/pics/p/photo.jpg?width=120", None, "image/webp").await).await;
+    assert_eq!(again, (200, "image/webp".to_owned(), (120, 90)));
+    let download =
+        request(&app, Method::GET, "/object/public/pics/p/photo.jpg", None).send().await.expect("send");
+    assert_eq!(download.bytes().await.expect("body").len(), jpeg(800, 600, 0).len());
+
+    // The whole bucket.
+    variants_kept(&app, 2).await;
+    let (status, body) = answer(purge("/cdn/pics", Some(&app.service_key)).await.expect("send")).await;
+    assert_eq!((status, body), (200, json!({"message": "success"})));
+    assert_eq!(blobs(&app).await.iter().filter(|b| b.contains('@')).count(), 0);
+    assert_eq!(blobs(&app).await.len(), 2, "both sources stay");
+}

@@ -394,6 +394,15 @@ impl Images {
         }
     }
 
+    /// Forgets the variants held in memory whose source's version path
+    /// `doomed` picks (`storage::purge`); a variant's key is
+    /// `<version path>#<variant>`.
+    pub fn forget_where(&self, doomed: impl Fn(&str) -> bool) {
+        if let Some(cache) = &self.cache {
+            cache.remove_where(|key| doomed(key.split_once('#').map_or(key, |(source, _)| source)));
+        }
+    }
+
     /// The variant `key` of a source, from memory or made by `source()` and
     /// [`transform_image`] on a worker.
     pub async fn render<F, Fut>(
