@@ -81,16 +81,16 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
     }
     let name = request.uri().path().trim_start_matches('/').split('/').next().unwrap_or_default().to_owned();
     let worker = if let Some(worker) = state.workers.running(&name) {
-        if let Err(refused) = authorize(&state, worker.verify_jwt(), &request) {
-            return refused;
+        if let Err(message) = authorize(&state, worker.verify_jwt(), &request) {
+            return unauthorized(message);
         }
         worker
     } else {
         let Some(function) = state.workers.layout.function(&name) else {
             return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
         };
-        if let Err(refused) = authorize(&state, function.verify_jwt, &request) {
-            return refused;
+        if let Err(message) = authorize(&state, function.verify_jwt, &request) {
+            return unauthorized(message);
         }
         let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
         let env = async || environment(&state, host.as_deref()).await;
@@ -308,11 +308,11 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// asymmetric signing keys alike). Publishable and secret keys are not JWTs
 /// and fail it, as Supabase documents.
 /// With `verify_jwt`, every request but a CORS preflight needs a valid JWT.
-fn authorize(state: &FunctionsState, verify_jwt: bool, request: &Request) -> Result<(), Response> {
+fn authorize(state: &FunctionsState, verify_jwt: bool, request: &Request) -> Result<(), &'static str> {
     if !verify_jwt || request.method() == Method::OPTIONS {
         return Ok(());
     }
-    verify(&state.credentials, request.headers()).map_err(unauthorized)
+    verify(&state.credentials, request.headers())
 }
 
 fn verify(credentials: &Credentials, headers: &HeaderMap) -> Result<(), &'static str> {
