@@ -210,7 +210,8 @@ async fn vector_and_analytics_buckets_are_refused_as_a_project_without_them() {
         (Method::DELETE, "/iceberg/bucket/analytics", service),
     ];
     for (method, path, token) in cases {
-        let response = request(&app, method.clone(), path, token).json(&json!({})).send().await.expect("send");
+        let response =
+            request(&app, method.clone(), path, token).json(&json!({})).send().await.expect("send");
         let (status, body) = answer(response).await;
         assert_eq!((status, body), (403, off.clone()), "{method} {path}");
     }
