@@ -80,7 +80,7 @@ impl Matcher {
         if self.event.as_deref().is_some_and(|e| e != text("type")) || self.schema != text("schema") {
             return false;
         }
-        !self.table.as_deref().is_some_and(|t| t != text("table"))
+        self.table.as_deref().is_none_or(|t| t == text("table"))
     }
 }
 
