@@ -11,7 +11,7 @@
 -- (named by `format_type`, which quotes and qualifies it). Null when the
 -- operator is not one of Realtime's.
 create function _gateway.realtime_filter_sql(op text, negate boolean, type_oid oid) returns text
-  language plpgsql immutable
+  language plpgsql stable
   set search_path = pg_catalog
 as $$
 declare
