@@ -15,7 +15,9 @@
 //!    `NOTIFY` (`sql/031_realtime_changes.sql`).
 //! 2. [`tail`]: every gateway that has subscribers reads that table on by id,
 //!    so each change reaches each gateway once, and
-//! 3. matches each change against its subscriptions' bindings, asks
+//! 3. matches each change against its subscriptions' bindings (event and
+//!    table here; filters by PostgreSQL, as the columns' types, in one
+//!    statement per batch: `sql/033_realtime_filters.sql`), asks
 //!    PostgreSQL whether their callers may see the rows (one statement per
 //!    table and distinct caller in a batch, as that caller, through
 //!    `gateway_core::db`'s session, the way Realtime's `realtime.apply_rls` checks
