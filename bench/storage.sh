@@ -14,8 +14,10 @@
 # beside the decoder, the resizer and the encoder alone on one core
 # (gateway/crates/storage/examples/image_ceiling.rs) in the same run, and REST's p99 (a
 # one-row select) alone and while the transforms run.
+# Then the S3 protocol: 1 MB and 50 MB objects up and down through
+# /storage/v1/s3 (boto3), the REST API and plain files (bench/s3.py).
 # Usage: bench/storage.sh   (DURATION=10s, CONNECTIONS=8; GATEWAY_BIN=... skips the build;
-#        SCENARIOS=transforms runs only the transforms)
+#        SCENARIOS=transforms or SCENARIOS=s3 runs only that part)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -105,10 +107,23 @@ transforms() {
   printf '%-40s %10s %10s\n' "  while transforms run" "$(p "$work/rest-during" 50%)" "$(p "$work/rest-during" 99%)"
   echo "(transform failures: $(failures "$work/render"); REST failures: $(failures "$work/rest-during"))"
 }
-if [ "$SCENARIOS" = transforms ]; then
-  transforms
-  exit 0
-fi
+# Upload and download over the S3 protocol (boto3, SigV4) against the REST
+# API and against plain file writes and reads, at 1 MB and 50 MB (bench/s3.py).
+s3() {
+  local keys
+  keys=$("$GATEWAY_BIN" storage s3-keys --data-dir "$work/.data" create --description bench)
+  curl -sf -X POST "$URL/storage/v1/bucket" -H "apikey: $SERVICE_ROLE_KEY" \
+    -H "authorization: Bearer $SERVICE_ROLE_KEY" -H 'content-type: application/json' \
+    -d '{"name":"bench-s3","public":false}' >/dev/null
+  echo "== S3 protocol against the REST API and the file system"
+  python3 bench/s3.py "$URL" "$SERVICE_ROLE_KEY" \
+    "$(echo "$keys" | awk -F': ' '/^access key id:/ {print $2}')" \
+    "$(echo "$keys" | awk -F': ' '/^secret access key:/ {print $2}')" bench-s3
+}
+case "$SCENARIOS" in
+  transforms) transforms; exit 0 ;;
+  s3) s3; exit 0 ;;
+esac
 
 echo "== S7 ceiling: 200 KB POST to a trivial handler"
 run -s bench/post-blob.lua "$CEILING/blob" >"$work/post-ceiling"
@@ -149,3 +164,4 @@ printf '%-34s %10s %10s %8s   (limit = min of: HTTP %s, file writes %s/s, pgbenc
   "$(rps "$work/post-ceiling")" "$files" "$pg_tps"
 echo "(target: ratio >= 0.5 of the HTTP ceiling for both; $CONNECTIONS connections, $DURATION each, $(nproc) cores)"
 transforms
+s3
