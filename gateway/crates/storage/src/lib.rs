@@ -36,6 +36,7 @@ pub mod objects;
 pub mod path;
 pub mod render;
 pub mod resumable;
+pub mod s3;
 pub mod signed;
 pub mod sweep;
 pub mod upload;
@@ -183,7 +184,9 @@ pub fn router(state: StorageState) -> Router {
         .merge(resumable::router(&state))
         .fallback(|| async { ApiError::NotFound })
         .layer(shaped::<error::Storage>())
-        .with_state(state)
+        .with_state(state.clone())
+        // The S3 protocol signs its own requests and answers in XML.
+        .nest("/s3", s3::router(state))
 }
 
 #[cfg(test)]
