@@ -186,7 +186,7 @@ pub fn router(state: StorageState) -> Router {
         .layer(shaped::<error::Storage>())
         .with_state(state.clone())
         // The S3 protocol signs its own requests and answers in XML.
-        .nest("/s3", s3::router(state))
+        .merge(s3::router(state))
 }
 
 #[cfg(test)]

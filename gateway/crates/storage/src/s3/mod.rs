@@ -32,14 +32,16 @@ use crate::StorageState;
 use error::{S3Error, S3Xml};
 use ops::Call;
 
+/// The routes under `/s3`, to merge into Storage's router (merged rather
+/// than nested, so that `/s3/` answers `ListBuckets` as `/s3` does).
 pub fn router(state: StorageState) -> Router {
     let paced = middleware::from_fn_with_state(state.limits, gateway_core::body::pace);
     Router::new()
-        .route("/", any(service))
-        .route("/{bucket}", any(bucket))
-        .route("/{bucket}/", any(bucket))
-        .route("/{bucket}/{*key}", any(object))
-        .fallback(|| async { ApiError::from(S3Error::not_implemented("This request")) })
+        .route("/s3", any(service))
+        .route("/s3/", any(service))
+        .route("/s3/{bucket}", any(bucket))
+        .route("/s3/{bucket}/", any(bucket))
+        .route("/s3/{bucket}/{*key}", any(object))
         .layer(DefaultBodyLimit::disable())
         .layer(paced)
         .layer(shaped::<S3Xml>())

@@ -25,7 +25,6 @@ use crate::download::{self, parse_range};
 use crate::objects::{self, Mode};
 use crate::upload::{self, Target};
 use crate::{buckets, hold, keys, manage};
-use gateway_core::caller::Caller;
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
 
@@ -103,15 +102,18 @@ pub async fn list_buckets(call: Call) -> Result<Response, ApiError> {
     Ok(xml_response(StatusCode::OK, body))
 }
 
-async fn bucket_visible(state: &StorageState, caller: &Caller, bucket: &str) -> Result<bool, ApiError> {
-    let session = state.db.session(caller, Access::ReadOnly).await?;
+/// Whether the bucket exists, asked past row-level security as the upload
+/// asks for a bucket's limits: `storage.buckets` has no policy by default,
+/// so a signed-in user sees no bucket, yet may hold objects in one.
+async fn bucket_exists(state: &StorageState, bucket: &str) -> Result<bool, ApiError> {
+    let session = state.db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query_and_end("select 1 from storage.buckets where id = $1", &[&bucket], true).await?;
     Ok(!rows.is_empty())
 }
 
 /// `HeadBucket`.
 pub async fn head_bucket(call: Call, bucket: &str) -> Result<Response, ApiError> {
-    if !bucket_visible(&call.state, &call.verified.caller, bucket).await? {
+    if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
     }
     Ok(empty(StatusCode::OK))
@@ -119,7 +121,7 @@ pub async fn head_bucket(call: Call, bucket: &str) -> Result<Response, ApiError>
 
 /// `GetBucketLocation`: the configured region.
 pub async fn bucket_location(call: Call, bucket: &str) -> Result<Response, ApiError> {
-    if !bucket_visible(&call.state, &call.verified.caller, bucket).await? {
+    if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
     }
     let region = escape(&call.state.config.s3_protocol_region);
@@ -128,7 +130,7 @@ pub async fn bucket_location(call: Call, bucket: &str) -> Result<Response, ApiEr
 
 /// `GetBucketVersioning`: never enabled (rclone asks).
 pub async fn bucket_versioning(call: Call, bucket: &str) -> Result<Response, ApiError> {
-    if !bucket_visible(&call.state, &call.verified.caller, bucket).await? {
+    if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
     }
     Ok(xml_response(StatusCode::OK, format!("<VersioningConfiguration xmlns=\"{XMLNS}\"/>")))
@@ -169,11 +171,10 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
         let decoded = URL_SAFE_NO_PAD.decode(token).ok().and_then(|b| String::from_utf8(b).ok());
         after = decoded.ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))?;
     }
-    let mut session = call.state.db.session(&call.verified.caller, Access::ReadOnly).await?;
-    if session.query("select 1 from storage.buckets where id = $1", &[&bucket]).await?.is_empty() {
-        session.rollback().await?;
+    if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
     }
+    let mut session = call.state.db.session(&call.verified.caller, Access::ReadOnly).await?;
     let pattern = format!("{}%", objects::like_literal(&prefix));
     let sql = format!(
         "select name, metadata ->> 'eTag', coalesce((metadata ->> 'size')::bigint, 0), {} \
@@ -267,7 +268,7 @@ fn http_date(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
 pub async fn get_object(call: Call, bucket: &str, key: &str) -> Result<Response, ApiError> {
     let session = call.state.db.session(&call.verified.caller, Access::ReadOnly).await?;
     let Some(object) = objects::blob(session, bucket, key).await? else {
-        if !bucket_visible(&call.state, &call.verified.caller, bucket).await? {
+        if !bucket_exists(&call.state, bucket).await? {
             return Err(S3Error::no_such_bucket().into());
         }
         return Err(S3Error::no_such_key().into());
@@ -415,7 +416,7 @@ async fn delete_names(state: &StorageState, verified: &Verified, bucket: &str, n
 
 /// `DeleteObject`: 204 whether or not the key was there, as S3 answers.
 pub async fn delete_object(call: Call, bucket: &str, key: &str) -> Result<Response, ApiError> {
-    if !bucket_visible(&call.state, &call.verified.caller, bucket).await? {
+    if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
     }
     delete_names(&call.state, &call.verified, bucket, &[key.to_owned()]).await?;
