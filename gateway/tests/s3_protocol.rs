@@ -97,13 +97,27 @@ async fn boto3_runs_every_operation_and_the_objects_are_the_rest_apis() {
     create_bucket(&app, "small", false, Some(100), Some(&["text/*"])).await;
     create_bucket(&app, "private", false, None, None).await;
     let key = app.service_key.clone();
-    let (status, body) =
-        upload(&app, Some(&key), "files", "from-rest.txt", b"written over REST".to_vec(), "text/plain", false)
-            .await;
+    let (status, body) = upload(
+        &app,
+        Some(&key),
+        "files",
+        "from-rest.txt",
+        b"written over REST".to_vec(),
+        "text/plain",
+        false,
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) =
-        upload(&app, Some(&key), "private", &format!("{BOB}/theirs.txt"), b"bob's".to_vec(), "text/plain", false)
-            .await;
+    let (status, body) = upload(
+        &app,
+        Some(&key),
+        "private",
+        &format!("{BOB}/theirs.txt"),
+        b"bob's".to_vec(),
+        "text/plain",
+        false,
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
 
     // boto3 blocks; the gateway answers on this test's runtime meanwhile.

@@ -115,8 +115,9 @@ fn parse_header(value: &str, headers: &HeaderMap) -> Result<Signature, S3Error> 
         return Err(S3Error::header_malformed("The authorization header is malformed"));
     };
     let (access_key, date, region, service) = credential(credential_text, false)?;
-    let amz_date = header(headers, "x-amz-date")
-        .ok_or_else(|| S3Error::access_denied("AWS authentication requires a valid Date or x-amz-date header"))?;
+    let amz_date = header(headers, "x-amz-date").ok_or_else(|| {
+        S3Error::access_denied("AWS authentication requires a valid Date or x-amz-date header")
+    })?;
     Ok(Signature {
         access_key,
         date,
@@ -194,14 +195,23 @@ pub async fn verify(
         return Err(malformed(signed.presigned, &message).into());
     }
     if signed.service != "s3" {
-        return Err(malformed(signed.presigned, "The authorization header is malformed; the service must be 's3'")
-            .into());
+        return Err(malformed(
+            signed.presigned,
+            "The authorization header is malformed; the service must be 's3'",
+        )
+        .into());
     }
     let time = NaiveDateTime::parse_from_str(&signed.amz_date, "%Y%m%dT%H%M%SZ")
-        .map_err(|_| S3Error::access_denied("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\""))?
+        .map_err(|_| {
+            S3Error::access_denied("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
+        })?
         .and_utc();
     if !signed.amz_date.starts_with(&signed.date) {
-        return Err(malformed(signed.presigned, "The authorization header is malformed; the date of the Credential does not match X-Amz-Date").into());
+        return Err(malformed(
+            signed.presigned,
+            "The authorization header is malformed; the date of the Credential does not match X-Amz-Date",
+        )
+        .into());
     }
     let age = Utc::now().signed_duration_since(time).num_seconds();
     match signed.expires {
@@ -228,8 +238,10 @@ pub async fn verify(
         (_, Some(hash)) => hash.to_owned(),
         (true, None) => "UNSIGNED-PAYLOAD".to_owned(),
         (false, None) => {
-            return Err(S3Error::invalid_argument("Missing required header for this request: x-amz-content-sha256")
-                .into());
+            return Err(S3Error::invalid_argument(
+                "Missing required header for this request: x-amz-content-sha256",
+            )
+            .into());
         }
     };
     let payload = match payload_hash.as_str() {
@@ -242,7 +254,11 @@ pub async fn verify(
         _ => return Err(S3Error::invalid_argument("x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER or a valid sha256 value.").into()),
     };
     if !signed.signed_headers.iter().any(|h| h == "host") {
-        return Err(malformed(signed.presigned, "The authorization header is malformed; SignedHeaders must include host").into());
+        return Err(malformed(
+            signed.presigned,
+            "The authorization header is malformed; SignedHeaders must include host",
+        )
+        .into());
     }
     let mut signed_headers = Vec::with_capacity(signed.signed_headers.len());
     for name in &signed.signed_headers {
@@ -301,18 +317,21 @@ fn hashed(
     expected: String,
 ) -> BoxStream<'static, Result<Bytes, String>> {
     use sha2::{Digest, Sha256};
-    futures::stream::unfold((input, Some(Sha256::new()), expected), |(mut input, hash, expected)| async move {
-        let mut hash = hash?;
-        match input.next().await {
-            Some(Ok(chunk)) => {
-                hash.update(&chunk);
-                Some((Ok(chunk), (input, Some(hash), expected)))
+    futures::stream::unfold(
+        (input, Some(Sha256::new()), expected),
+        |(mut input, hash, expected)| async move {
+            let mut hash = hash?;
+            match input.next().await {
+                Some(Ok(chunk)) => {
+                    hash.update(&chunk);
+                    Some((Ok(chunk), (input, Some(hash), expected)))
+                }
+                Some(Err(e)) => Some((Err(e), (input, None, expected))),
+                None if hex::encode(hash.finalize()) == expected => None,
+                None => Some((Err(CONTENT_SHA256_MISMATCH.to_owned()), (input, None, expected))),
             }
-            Some(Err(e)) => Some((Err(e), (input, None, expected))),
-            None if hex::encode(hash.finalize()) == expected => None,
-            None => Some((Err(CONTENT_SHA256_MISMATCH.to_owned()), (input, None, expected))),
-        }
-    })
+        },
+    )
     .boxed()
 }
 
@@ -351,9 +370,12 @@ impl Chunks {
                 return Err(truncated());
             }
         };
-        let line = std::str::from_utf8(&self.buffer[..line_end]).map_err(|_| "bad chunk header".to_owned())?;
+        let line =
+            std::str::from_utf8(&self.buffer[..line_end]).map_err(|_| "bad chunk header".to_owned())?;
         let (size, signature) = match line.split_once(';') {
-            Some((size, extension)) => (size, extension.trim().strip_prefix("chunk-signature=").map(str::to_owned)),
+            Some((size, extension)) => {
+                (size, extension.trim().strip_prefix("chunk-signature=").map(str::to_owned))
+            }
             None => (line, None),
         };
         let size = usize::from_str_radix(size.trim(), 16).map_err(|_| "bad chunk size".to_owned())?;
@@ -411,7 +433,8 @@ mod tests {
 
     #[tokio::test]
     async fn signed_chunks_decode_and_a_tampered_one_fails() {
-        let key = sigv4::signing_key("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "20130524", "us-east-1", "s3");
+        let key =
+            sigv4::signing_key("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "20130524", "us-east-1", "s3");
         let signer = ChunkSigner {
             key,
             amz_date: "20130524T000000Z".to_owned(),
@@ -421,16 +444,21 @@ mod tests {
         let mut previous = signer.seed.clone();
         let mut body = Vec::new();
         for data in [&b"hello "[..], b"world", b""] {
-            let sig = sigv4::signature(&key, &sigv4::chunk_string_to_sign(&signer.amz_date, &signer.scope, &previous, data));
+            let sig = sigv4::signature(
+                &key,
+                &sigv4::chunk_string_to_sign(&signer.amz_date, &signer.scope, &previous, data),
+            );
             body.extend_from_slice(format!("{:x};chunk-signature={sig}\r\n", data.len()).as_bytes());
             body.extend_from_slice(data);
             body.extend_from_slice(b"\r\n");
             previous = sig;
         }
         let split = |bytes: Vec<u8>| -> BoxStream<'static, Result<Bytes, String>> {
-            futures::stream::iter(bytes.chunks(3).map(|c| Ok(Bytes::copy_from_slice(c))).collect::<Vec<_>>()).boxed()
+            futures::stream::iter(bytes.chunks(3).map(|c| Ok(Bytes::copy_from_slice(c))).collect::<Vec<_>>())
+                .boxed()
         };
-        let decoded: Vec<Result<Bytes, String>> = chunked(split(body.clone()), Some(signer.clone())).collect().await;
+        let decoded: Vec<Result<Bytes, String>> =
+            chunked(split(body.clone()), Some(signer.clone())).collect().await;
         let decoded: Vec<u8> = decoded.into_iter().flat_map(|c| c.expect("chunk").to_vec()).collect();
         assert_eq!(decoded, b"hello world");
 

@@ -67,8 +67,9 @@ pub async fn list(client: &impl GenericClient) -> Result<Vec<Listed>, BoxError> 
 
 /// Whether there was such a key.
 pub async fn revoke(client: &impl GenericClient, access_key_id: &str) -> Result<bool, BoxError> {
-    let deleted =
-        client.execute("delete from storage.s3_access_keys where access_key_id = $1", &[&access_key_id]).await?;
+    let deleted = client
+        .execute("delete from storage.s3_access_keys where access_key_id = $1", &[&access_key_id])
+        .await?;
     Ok(deleted > 0)
 }
 

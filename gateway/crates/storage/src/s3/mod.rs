@@ -49,9 +49,11 @@ pub fn router(state: StorageState) -> Router {
 }
 
 async fn call(state: StorageState, request: Request) -> Result<Call, ApiError> {
-    let uri = request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |o| o.0.clone());
+    let uri =
+        request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |o| o.0.clone());
     let verified =
-        auth::verify(&state, request.method(), uri.path(), uri.query().unwrap_or(""), request.headers()).await?;
+        auth::verify(&state, request.method(), uri.path(), uri.query().unwrap_or(""), request.headers())
+            .await?;
     let query = sigv4::query_pairs(uri.query().unwrap_or(""));
     Ok(Call { state, verified, query, request })
 }

@@ -90,7 +90,9 @@ pub async fn list_buckets(call: Call) -> Result<Response, ApiError> {
     let sql = format!("select id, {} from storage.buckets order by id", iso("created_at"));
     let rows = session.query(&sql, &[]).await?;
     session.commit().await?;
-    let mut body = format!("<ListAllMyBucketsResult xmlns=\"{XMLNS}\"><Owner><ID>supabase</ID><DisplayName>supabase</DisplayName></Owner><Buckets>");
+    let mut body = format!(
+        "<ListAllMyBucketsResult xmlns=\"{XMLNS}\"><Owner><ID>supabase</ID><DisplayName>supabase</DisplayName></Owner><Buckets>"
+    );
     for row in &rows {
         let (name, created): (String, String) = (row.get(0), row.get(1));
         body.push_str(&format!(
@@ -125,7 +127,10 @@ pub async fn bucket_location(call: Call, bucket: &str) -> Result<Response, ApiEr
         return Err(S3Error::no_such_bucket().into());
     }
     let region = escape(&call.state.config.s3_protocol_region);
-    Ok(xml_response(StatusCode::OK, format!("<LocationConstraint xmlns=\"{XMLNS}\">{region}</LocationConstraint>")))
+    Ok(xml_response(
+        StatusCode::OK,
+        format!("<LocationConstraint xmlns=\"{XMLNS}\">{region}</LocationConstraint>"),
+    ))
 }
 
 /// `GetBucketVersioning`: never enabled (rclone asks).
@@ -149,7 +154,9 @@ pub async fn create_bucket(call: Call, bucket: &str) -> Result<Response, ApiErro
 
 /// `DeleteBucket`: only an empty one.
 pub async fn delete_bucket(call: Call, bucket: &str) -> Result<Response, ApiError> {
-    let Json(_) = buckets::delete(State(call.state.clone()), call.verified.caller.clone(), Path(bucket.to_owned())).await?;
+    let Json(_) =
+        buckets::delete(State(call.state.clone()), call.verified.caller.clone(), Path(bucket.to_owned()))
+            .await?;
     Ok(empty(StatusCode::NO_CONTENT))
 }
 
@@ -161,7 +168,9 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
     let delimiter = call.param("delimiter").unwrap_or("").to_owned();
     let max_keys: usize = match call.param("max-keys") {
         None => 1000,
-        Some(text) => text.parse().map_err(|_| S3Error::invalid_argument("Provided max-keys not an integer or within integer range"))?,
+        Some(text) => text.parse().map_err(|_| {
+            S3Error::invalid_argument("Provided max-keys not an integer or within integer range")
+        })?,
     };
     let max_keys = max_keys.min(1000);
     let start_after = call.param("start-after").or(call.param("marker")).unwrap_or("").to_owned();
@@ -169,7 +178,8 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
     let mut after = start_after.clone();
     if let Some(token) = &token {
         let decoded = URL_SAFE_NO_PAD.decode(token).ok().and_then(|b| String::from_utf8(b).ok());
-        after = decoded.ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))?;
+        after = decoded
+            .ok_or_else(|| S3Error::invalid_argument("The continuation token provided is incorrect"))?;
     }
     if !bucket_exists(&call.state, bucket).await? {
         return Err(S3Error::no_such_bucket().into());
@@ -188,7 +198,10 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
     let mut last = None;
     let mut truncated = false;
     let batch = (max_keys as i64 + 1).max(2);
-    'pages: while max_keys > 0 {
+    'pages: loop {
+        if max_keys == 0 {
+            break;
+        }
         let rows = session.query(&sql, &[&bucket, &pattern, &after, &batch]).await?;
         if rows.is_empty() {
             break;
@@ -207,7 +220,10 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
             count += 1;
             match common {
                 Some(common) => {
-                    prefixes.push_str(&format!("<CommonPrefixes><Prefix>{}</Prefix></CommonPrefixes>", escape(&common)));
+                    prefixes.push_str(&format!(
+                        "<CommonPrefixes><Prefix>{}</Prefix></CommonPrefixes>",
+                        escape(&common)
+                    ));
                     // Past every key under this prefix: keys hold no byte above 0x7e.
                     after = format!("{common}\u{7f}");
                     last = Some(after.clone());
@@ -250,7 +266,10 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
     }
     if truncated && let Some(last) = &last {
         let next = URL_SAFE_NO_PAD.encode(last.as_bytes());
-        body.push_str(&format!("<NextContinuationToken>{next}</NextContinuationToken><NextMarker>{}</NextMarker>", escape(last)));
+        body.push_str(&format!(
+            "<NextContinuationToken>{next}</NextContinuationToken><NextMarker>{}</NextMarker>",
+            escape(last)
+        ));
     }
     body.push_str(&contents);
     body.push_str(&prefixes);
@@ -281,14 +300,17 @@ pub async fn get_object(call: Call, bucket: &str, key: &str) -> Result<Response,
         .as_deref()
         .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&chrono::Utc));
-    let matches = |list: &str| list.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag);
+    let matches = |list: &str| {
+        list.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
+    };
     if let Some(wanted) = text(header::IF_MATCH)
         && !matches(wanted)
     {
         return Err(S3Error::precondition_failed().into());
     }
     if text(header::IF_MATCH).is_none()
-        && let (Some(since), Some(modified)) = (text(header::IF_UNMODIFIED_SINCE).and_then(http_date), modified)
+        && let (Some(since), Some(modified)) =
+            (text(header::IF_UNMODIFIED_SINCE).and_then(http_date), modified)
         && modified.timestamp() > since.timestamp()
     {
         return Err(S3Error::precondition_failed().into());
@@ -323,7 +345,12 @@ fn user_metadata(headers: &HeaderMap) -> Option<String> {
     (!metadata.is_empty()).then(|| STANDARD.encode(Value::Object(metadata).to_string()))
 }
 
-async fn etag_of(call_state: &StorageState, verified: &Verified, bucket: &str, key: &str) -> Result<objects::Blob, ApiError> {
+async fn etag_of(
+    call_state: &StorageState,
+    verified: &Verified,
+    bucket: &str,
+    key: &str,
+) -> Result<objects::Blob, ApiError> {
     let session = call_state.db.session(&verified.caller, Access::ReadOnly).await?;
     Ok(objects::blob(session, bucket, key).await?.ok_or_else(S3Error::no_such_key)?)
 }
@@ -333,7 +360,8 @@ async fn etag_of(call_state: &StorageState, verified: &Verified, bucket: &str, k
 pub async fn put_object(call: Call, bucket: &str, key: &str) -> Result<Response, ApiError> {
     let Call { state, verified, request, .. } = call;
     let (mut parts, body) = request.into_parts();
-    let streamed = matches!(verified.payload, super::auth::Payload::SignedChunks | super::auth::Payload::UnsignedChunks);
+    let streamed =
+        matches!(verified.payload, super::auth::Payload::SignedChunks | super::auth::Payload::UnsignedChunks);
     if streamed {
         let decoded = parts.headers.get("x-amz-decoded-content-length").cloned();
         match decoded {
@@ -374,7 +402,10 @@ pub async fn copy_object(call: Call, bucket: &str, key: &str) -> Result<Response
     let source = source.split('?').next().unwrap_or("");
     let source = sigv4::percent_decode(source.trim_start_matches('/'));
     let Some((from_bucket, from_key)) = source.split_once('/') else {
-        return Err(S3Error::invalid_argument("Copy Source must mention the source bucket and key: sourcebucket/sourcekey").into());
+        return Err(S3Error::invalid_argument(
+            "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+        )
+        .into());
     };
     let body = json!({
         "bucketId": from_bucket, "sourceKey": from_key, "destinationBucket": bucket, "destinationKey": key,
@@ -393,12 +424,19 @@ pub async fn copy_object(call: Call, bucket: &str, key: &str) -> Result<Response
     let etag = escape(stored.etag.as_deref().unwrap_or(""));
     Ok(xml_response(
         StatusCode::OK,
-        format!("<CopyObjectResult xmlns=\"{XMLNS}\"><LastModified>{modified}</LastModified><ETag>{etag}</ETag></CopyObjectResult>"),
+        format!(
+            "<CopyObjectResult xmlns=\"{XMLNS}\"><LastModified>{modified}</LastModified><ETag>{etag}</ETag></CopyObjectResult>"
+        ),
     ))
 }
 
 /// The objects of `names` the signer may delete, deleted; their bytes go.
-async fn delete_names(state: &StorageState, verified: &Verified, bucket: &str, names: &[String]) -> Result<Vec<String>, ApiError> {
+async fn delete_names(
+    state: &StorageState,
+    verified: &Verified,
+    bucket: &str,
+    names: &[String],
+) -> Result<Vec<String>, ApiError> {
     let mut session = state.db.session(&verified.caller, Access::ReadWrite).await?;
     let deleted = objects::delete(&mut session, bucket, names).await?;
     session.commit().await?;
@@ -473,7 +511,8 @@ mod tests {
         headers.insert("x-amz-meta-colour", HeaderValue::from_static("blue"));
         headers.insert("content-type", HeaderValue::from_static("text/plain"));
         let encoded = user_metadata(&headers).expect("metadata");
-        let decoded: Value = serde_json::from_slice(&STANDARD.decode(encoded).expect("base64")).expect("json");
+        let decoded: Value =
+            serde_json::from_slice(&STANDARD.decode(encoded).expect("base64")).expect("json");
         assert_eq!(decoded, json!({ "colour": "blue" }));
         assert_eq!(user_metadata(&HeaderMap::new()), None);
     }

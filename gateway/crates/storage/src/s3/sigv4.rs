@@ -43,7 +43,9 @@ pub fn signature(key: &[u8; 32], string_to_sign: &str) -> String {
 pub fn uri_encode(text: &str, keep_slash: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') || (keep_slash && byte == b'/')
+        if byte.is_ascii_alphanumeric()
+            || matches!(byte, b'-' | b'_' | b'.' | b'~')
+            || (keep_slash && byte == b'/')
         {
             out.push(byte as char);
         } else {
@@ -62,7 +64,8 @@ pub fn percent_decode(text: &str) -> String {
     while i < bytes.len() {
         if bytes[i] == b'%'
             && i + 2 < bytes.len()
-            && let Ok(byte) = u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16)
+            && let Ok(byte) =
+                u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16)
         {
             out.push(byte);
             i += 3;
@@ -173,7 +176,10 @@ mod tests {
              bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63"
         );
         let key = signing_key("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "20150830", "us-east-1", "service");
-        assert_eq!(signature(&key, &to_sign), "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
+        assert_eq!(
+            signature(&key, &to_sign),
+            "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"
+        );
     }
 
     /// The S3 reference's "GET Object" example: a ranged read of
@@ -186,13 +192,24 @@ mod tests {
             ("x-amz-content-sha256", EMPTY_SHA256),
             ("x-amz-date", "20130524T000000Z"),
         ]);
-        let canonical =
-            Canonical { method: "GET", path: "/test.txt", query: &[], headers: &signed, payload_hash: EMPTY_SHA256 };
+        let canonical = Canonical {
+            method: "GET",
+            path: "/test.txt",
+            query: &[],
+            headers: &signed,
+            payload_hash: EMPTY_SHA256,
+        };
         let scope = "20130524/us-east-1/s3/aws4_request";
         let to_sign = string_to_sign("20130524T000000Z", scope, &canonical.request());
-        assert!(to_sign.ends_with("7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972"), "{to_sign}");
+        assert!(
+            to_sign.ends_with("7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972"),
+            "{to_sign}"
+        );
         let key = signing_key("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "20130524", "us-east-1", "s3");
-        assert_eq!(signature(&key, &to_sign), "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+        assert_eq!(
+            signature(&key, &to_sign),
+            "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+        );
     }
 
     /// The S3 reference's presigned URL example: the query carries the
@@ -220,7 +237,10 @@ mod tests {
         let scope = "20130524/us-east-1/s3/aws4_request";
         let to_sign = string_to_sign("20130524T000000Z", scope, &canonical.request());
         let key = signing_key("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "20130524", "us-east-1", "s3");
-        assert_eq!(signature(&key, &to_sign), "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+        assert_eq!(
+            signature(&key, &to_sign),
+            "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"
+        );
     }
 
     /// The S3 reference's chunked upload example: 65 KiB of `a` in a 64 KiB
@@ -251,10 +271,13 @@ mod tests {
             assert_eq!(uri_encode(text, keep_slash), expected, "{text}");
         }
         assert_eq!(percent_decode("a%20b%2F%28"), "a b/(");
-        assert_eq!(query_pairs("list-type=2&prefix=a%2Fb&delimiter"), [
-            ("list-type".to_owned(), "2".to_owned()),
-            ("prefix".to_owned(), "a/b".to_owned()),
-            ("delimiter".to_owned(), String::new()),
-        ]);
+        assert_eq!(
+            query_pairs("list-type=2&prefix=a%2Fb&delimiter"),
+            [
+                ("list-type".to_owned(), "2".to_owned()),
+                ("prefix".to_owned(), "a/b".to_owned()),
+                ("delimiter".to_owned(), String::new()),
+            ]
+        );
     }
 }

@@ -33,9 +33,10 @@ fn unescape(text: &str) -> Option<String> {
             "quot" => out.push('"'),
             "apos" => out.push('\''),
             _ => {
-                let code = entity.strip_prefix("#x").map(|h| u32::from_str_radix(h, 16)).or_else(|| {
-                    entity.strip_prefix('#').map(str::parse::<u32>)
-                })?;
+                let code = entity
+                    .strip_prefix("#x")
+                    .map(|h| u32::from_str_radix(h, 16))
+                    .or_else(|| entity.strip_prefix('#').map(str::parse::<u32>))?;
                 out.push(char::from_u32(code.ok()?)?);
             }
         }
