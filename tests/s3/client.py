@@ -159,6 +159,48 @@ def main():
     with open("/tmp/s3-protocol-download.bin", "rb") as f:
         assert sha256(f.read()) == sha256(data)
 
+    # Multipart: one upload aborted, another resumed from ListParts and
+    # completed (3 parts, the second copied from an object), and the
+    # transfer manager's own multipart upload.
+    MiB = 1 << 20
+    parts = [os.urandom(5 * MiB), os.urandom(5 * MiB), os.urandom(MiB)]
+    s3.put_object(Bucket="s3-made", Key="part-source.bin", Body=parts[1])
+    doomed = s3.create_multipart_upload(Bucket="s3-made", Key="big.bin", ContentType="application/x-big")["UploadId"]
+    s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=doomed, PartNumber=1, Body=parts[0])
+    s3.abort_multipart_upload(Bucket="s3-made", Key="big.bin", UploadId=doomed)
+    assert error_code(lambda: s3.list_parts(Bucket="s3-made", Key="big.bin", UploadId=doomed)) == "NoSuchUpload"
+    upload = s3.create_multipart_upload(Bucket="s3-made", Key="big.bin", ContentType="application/x-big")["UploadId"]
+    s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=upload, PartNumber=1, Body=parts[0])
+    listed = s3.list_multipart_uploads(Bucket="s3-made")
+    assert [u["UploadId"] for u in listed["Uploads"]] == [upload], listed
+    done = s3.list_parts(Bucket="s3-made", Key="big.bin", UploadId=upload)["Parts"]
+    assert [p["PartNumber"] for p in done] == [1]
+    copied = s3.upload_part_copy(
+        Bucket="s3-made", Key="big.bin", UploadId=upload, PartNumber=2,
+        CopySource={"Bucket": "s3-made", "Key": "part-source.bin"},
+    )
+    last = s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=upload, PartNumber=3, Body=parts[2])
+    etags = [done[0]["ETag"], copied["CopyPartResult"]["ETag"], last["ETag"]]
+    assert error_code(lambda: s3.complete_multipart_upload(
+        Bucket="s3-made", Key="big.bin", UploadId=upload,
+        MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": '"0"'}]},
+    )) == "InvalidPart"
+    s3.complete_multipart_upload(
+        Bucket="s3-made", Key="big.bin", UploadId=upload,
+        MultipartUpload={"Parts": [{"PartNumber": n + 1, "ETag": e} for n, e in enumerate(etags)]},
+    )
+    whole = b"".join(parts)
+    got = s3.get_object(Bucket="s3-made", Key="big.bin")
+    assert sha256(got["Body"].read()) == sha256(whole) and got["ContentType"] == "application/x-big"
+    assert "Uploads" not in s3.list_multipart_uploads(Bucket="s3-made")
+    with open("/tmp/s3-protocol-big.bin", "wb") as f:
+        f.write(whole)
+    parted = TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB)
+    s3.upload_file("/tmp/s3-protocol-big.bin", "s3-made", "transfer-big.bin", Config=parted)
+    s3.download_file("s3-made", "transfer-big.bin", "/tmp/s3-protocol-big-back.bin", Config=parted)
+    with open("/tmp/s3-protocol-big-back.bin", "rb") as f:
+        assert sha256(f.read()) == sha256(whole)
+
     # An object the REST API wrote reads back over S3.
     rest = s3.get_object(Bucket="files", Key="from-rest.txt")["Body"].read()
     assert rest == b"written over REST", rest

@@ -1,4 +1,4 @@
-//! S3 access keys (`sql/023_storage_s3_keys.sql`): made, listed and revoked
+//! S3 access keys (`sql/023_storage_s3.sql`): made, listed and revoked
 //! by `gateway storage s3-keys`, looked up by every signed request.
 //!
 //! An access key id is 32 hex digits and its secret 64, as the keys

@@ -115,6 +115,39 @@ impl S3Error {
         Self::new(StatusCode::NOT_FOUND, "NoSuchKey", "The specified key does not exist.")
     }
 
+    pub fn no_such_upload() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "NoSuchUpload",
+            "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.",
+        )
+    }
+
+    pub fn invalid_part() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidPart",
+            "One or more of the specified parts could not be found. The part might not have been uploaded, \
+             or the specified entity tag might not have matched the part's entity tag.",
+        )
+    }
+
+    pub fn invalid_part_order() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "InvalidPartOrder",
+            "The list of parts was not in ascending order. Parts must be ordered by part number.",
+        )
+    }
+
+    pub fn entity_too_small() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "EntityTooSmall",
+            "Your proposed upload is smaller than the minimum allowed object size.",
+        )
+    }
+
     pub fn not_implemented(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_IMPLEMENTED,

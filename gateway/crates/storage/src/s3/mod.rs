@@ -14,6 +14,7 @@
 pub mod auth;
 pub mod credentials;
 pub mod error;
+mod multipart;
 mod ops;
 pub mod sigv4;
 pub mod xml;
@@ -75,7 +76,7 @@ async fn bucket(
     let method = call.request.method().clone();
     match method {
         Method::HEAD => ops::head_bucket(call, &bucket).await,
-        Method::GET if call.has("uploads") => Err(S3Error::not_implemented("ListMultipartUploads").into()),
+        Method::GET if call.has("uploads") => multipart::list_uploads(call, &bucket).await,
         Method::GET if call.has("location") => ops::bucket_location(call, &bucket).await,
         Method::GET if call.has("versioning") => ops::bucket_versioning(call, &bucket).await,
         Method::GET => ops::list_objects(call, &bucket).await,
@@ -92,11 +93,14 @@ async fn object(
     request: Request,
 ) -> Result<Response, ApiError> {
     let call = call(state, request).await?;
-    if call.has("uploads") || call.has("uploadId") {
-        return Err(S3Error::not_implemented("The multipart upload API").into());
-    }
     let method = call.request.method().clone();
+    let upload = call.has("uploadId");
     match method {
+        Method::POST if call.has("uploads") => multipart::create(call, &bucket, &key).await,
+        Method::POST if upload => multipart::complete(call, &bucket, &key).await,
+        Method::PUT if upload => multipart::upload_part(call, &bucket, &key).await,
+        Method::GET if upload => multipart::list_parts(call, &bucket, &key).await,
+        Method::DELETE if upload => multipart::abort(call, &bucket, &key).await,
         Method::GET | Method::HEAD => ops::get_object(call, &bucket, &key).await,
         Method::PUT if call.request.headers().contains_key("x-amz-copy-source") => {
             ops::copy_object(call, &bucket, &key).await

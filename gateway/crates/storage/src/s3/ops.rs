@@ -46,7 +46,7 @@ impl Call {
     }
 
     /// The whole body (small XML documents), checked as its signature says.
-    async fn body_text(self) -> Result<(StorageState, Verified, String), ApiError> {
+    pub(super) async fn body_text(self) -> Result<(StorageState, Verified, String), ApiError> {
         let Call { state, verified, request, .. } = self;
         let mut stream = verified.body(request.into_body());
         let mut bytes = Vec::new();
@@ -66,9 +66,9 @@ impl Call {
     }
 }
 
-const XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
+pub(super) const XMLNS: &str = "http://s3.amazonaws.com/doc/2006-03-01/";
 
-fn xml_response(status: StatusCode, body: String) -> Response {
+pub(super) fn xml_response(status: StatusCode, body: String) -> Response {
     let body = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{body}");
     (status, [(header::CONTENT_TYPE, "application/xml")], body).into_response()
 }
@@ -107,7 +107,7 @@ pub async fn list_buckets(call: Call) -> Result<Response, ApiError> {
 /// Whether the bucket exists, asked past row-level security as the upload
 /// asks for a bucket's limits: `storage.buckets` has no policy by default,
 /// so a signed-in user sees no bucket, yet may hold objects in one.
-async fn bucket_exists(state: &StorageState, bucket: &str) -> Result<bool, ApiError> {
+pub(super) async fn bucket_exists(state: &StorageState, bucket: &str) -> Result<bool, ApiError> {
     let session = state.db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query_and_end("select 1 from storage.buckets where id = $1", &[&bucket], true).await?;
     Ok(!rows.is_empty())
@@ -335,7 +335,7 @@ pub async fn get_object(call: Call, bucket: &str, key: &str) -> Result<Response,
 }
 
 /// `x-amz-meta-*` headers as the object's user metadata (`x-metadata`).
-fn user_metadata(headers: &HeaderMap) -> Option<String> {
+pub(super) fn user_metadata(headers: &HeaderMap) -> Option<String> {
     let mut metadata = Map::new();
     for (name, value) in headers {
         if let (Some(field), Ok(value)) = (name.as_str().strip_prefix("x-amz-meta-"), value.to_str()) {
@@ -395,18 +395,25 @@ pub async fn put_object(call: Call, bucket: &str, key: &str) -> Result<Response,
     Ok(response)
 }
 
+/// `x-amz-copy-source`: `[/]bucket/key[?versionId=...]`, percent-encoded.
+pub(super) fn copy_source(source: &str) -> Result<(String, String), S3Error> {
+    let source = source.split('?').next().unwrap_or("");
+    let source = sigv4::percent_decode(source.trim_start_matches('/'));
+    match source.split_once('/') {
+        Some((bucket, key)) if !bucket.is_empty() && !key.is_empty() => {
+            Ok((bucket.to_owned(), key.to_owned()))
+        }
+        _ => Err(S3Error::invalid_argument(
+            "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
+        )),
+    }
+}
+
 /// `CopyObject`: the REST API's copy (select on the source, upsert on the
 /// destination), metadata copied.
 pub async fn copy_object(call: Call, bucket: &str, key: &str) -> Result<Response, ApiError> {
     let source = call.request.headers().get("x-amz-copy-source").and_then(|v| v.to_str().ok()).unwrap_or("");
-    let source = source.split('?').next().unwrap_or("");
-    let source = sigv4::percent_decode(source.trim_start_matches('/'));
-    let Some((from_bucket, from_key)) = source.split_once('/') else {
-        return Err(S3Error::invalid_argument(
-            "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
-        )
-        .into());
-    };
+    let (from_bucket, from_key) = copy_source(source)?;
     let body = json!({
         "bucketId": from_bucket, "sourceKey": from_key, "destinationBucket": bucket, "destinationKey": key,
     });
