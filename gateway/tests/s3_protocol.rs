@@ -168,3 +168,23 @@ async fn boto3_runs_every_operation_and_the_objects_are_the_rest_apis() {
         .get(0);
     assert_eq!(owner.as_deref(), Some(ALICE));
 }
+
+#[tokio::test]
+async fn aws_cli_and_rclone_sync_a_folder_up_and_down() {
+    let app = spawn_app().await;
+    let (ok, created, err) = s3_keys(&app, &["create"]);
+    assert!(ok, "{err}");
+    let mut sync = Command::new("bash");
+    sync.arg(common::repo_root().join("tests/s3/sync.sh"))
+        .env("S3_ENDPOINT", format!("{}/storage/v1/s3", app.address))
+        .env("S3_REGION", "local")
+        .env("S3_ACCESS_KEY_ID", line_value(&created, "access key id: "))
+        .env("S3_SECRET_ACCESS_KEY", line_value(&created, "secret access key: "));
+    let output = tokio::task::spawn_blocking(move || sync.output())
+        .await
+        .expect("join")
+        .expect("bash tests/s3/sync.sh (scripts/setup.sh installs awscli and rclone)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("synced"), "{stdout}");
+}
