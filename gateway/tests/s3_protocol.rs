@@ -132,6 +132,7 @@ async fn boto3_runs_every_operation_and_the_objects_are_the_rest_apis() {
         .env("USER_ID", ALICE)
         .env("USER_TOKEN", app.user_token(ALICE))
         .env("OTHER_ID", BOB)
+        .env("OTHER_TOKEN", app.user_token(BOB))
         .env("AWS_CONFIG_FILE", "/dev/null")
         .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null");
     let output = tokio::task::spawn_blocking(move || python.output())

@@ -30,6 +30,7 @@ ANON_KEY = os.environ["ANON_KEY"]
 USER_ID = os.environ["USER_ID"]
 USER_TOKEN = os.environ["USER_TOKEN"]
 OTHER_ID = os.environ["OTHER_ID"]
+# OTHER_TOKEN: OTHER_ID's session token.
 ORIGIN = "{0.scheme}://{0.netloc}".format(urllib.parse.urlparse(ENDPOINT))
 
 
@@ -293,6 +294,12 @@ def main():
     assert [e["Code"] for e in refused["Errors"]] == ["AccessDenied"], refused
     wrong = client(access_key="any-project-ref", secret="not-the-anon-key", token=USER_TOKEN)
     assert error_code(lambda: wrong.list_objects_v2(Bucket="private")) == "SignatureDoesNotMatch"
+    assert error_code(lambda: user.create_multipart_upload(Bucket="private", Key=f"{OTHER_ID}/big.bin")) == "AccessDenied"
+    own = user.create_multipart_upload(Bucket="private", Key=f"{USER_ID}/big.bin")["UploadId"]
+    assert [u["UploadId"] for u in user.list_multipart_uploads(Bucket="private")["Uploads"]] == [own]
+    assert error_code(lambda: client(access_key="any", secret=ANON_KEY, token=os.environ["OTHER_TOKEN"]).list_parts(
+        Bucket="private", Key=f"{USER_ID}/big.bin", UploadId=own)) == "NoSuchUpload"
+    user.abort_multipart_upload(Bucket="private", Key=f"{USER_ID}/big.bin", UploadId=own)
     report["user_written"] = {"bucket": "private", "key": mine}
 
     print(json.dumps(report))

@@ -45,6 +45,8 @@ pub fn router(state: StorageState) -> Router {
         .route("/s3/{bucket}/{*key}", any(object))
         .layer(DefaultBodyLimit::disable())
         .layer(paced)
+        // A refused upload still reads its body, so the client reads the refusal.
+        .layer(middleware::from_fn_with_state(state.clone(), crate::drain::unread_body_on_refusal))
         .layer(shaped::<S3Xml>())
         .with_state(state)
 }
