@@ -245,6 +245,12 @@ def main():
     after = s3.list_objects_v2(Bucket="s3-made", Prefix="list/", StartAfter="list/b/2.txt")
     assert [c["Key"] for c in after["Contents"]] == ["list/c/3.txt", "list/d.txt"], after
 
+    # What is not served says so, and leaves the object alone.
+    assert error_code(lambda: s3.put_object_tagging(
+        Bucket="s3-made", Key=key, Tagging={"TagSet": [{"Key": "a", "Value": "b"}]})) == "NotImplemented"
+    assert error_code(lambda: s3.get_bucket_acl(Bucket="s3-made")) == "NotImplemented"
+    assert s3.head_object(Bucket="s3-made", Key=key)["ContentLength"] == len(data)
+
     # Copy, then delete many.
     s3.copy_object(Bucket="s3-made", Key="copy.bin", CopySource={"Bucket": "s3-made", "Key": key})
     assert sha256(s3.get_object(Bucket="s3-made", Key="copy.bin")["Body"].read()) == sha256(data)

@@ -51,6 +51,40 @@ pub fn router(state: StorageState) -> Router {
         .with_state(state)
 }
 
+/// Sub-resources (`?acl`, `?tagging`...) of buckets and objects this gateway
+/// does not serve: answered `NotImplemented` rather than taken for the plain
+/// operation (a `PUT /{bucket}/{key}?tagging` must not replace the object).
+const UNSERVED: &[&str] = &[
+    "accelerate",
+    "acl",
+    "analytics",
+    "attributes",
+    "cors",
+    "encryption",
+    "intelligent-tiering",
+    "inventory",
+    "legal-hold",
+    "lifecycle",
+    "logging",
+    "metrics",
+    "notification",
+    "object-lock",
+    "ownershipControls",
+    "policy",
+    "policyStatus",
+    "publicAccessBlock",
+    "replication",
+    "requestPayment",
+    "restore",
+    "retention",
+    "select",
+    "tagging",
+    "torrent",
+    "versionId",
+    "versions",
+    "website",
+];
+
 async fn call(state: StorageState, request: Request) -> Result<Call, ApiError> {
     let uri =
         request.extensions().get::<OriginalUri>().map_or_else(|| request.uri().clone(), |o| o.0.clone());
@@ -58,6 +92,9 @@ async fn call(state: StorageState, request: Request) -> Result<Call, ApiError> {
         auth::verify(&state, request.method(), uri.path(), uri.query().unwrap_or(""), request.headers())
             .await?;
     let query = sigv4::query_pairs(uri.query().unwrap_or(""));
+    if let Some((name, _)) = query.iter().find(|(name, _)| UNSERVED.contains(&name.as_str())) {
+        return Err(S3Error::not_implemented(&format!("?{name}")).into());
+    }
     Ok(Call { state, verified, query, request })
 }
 
