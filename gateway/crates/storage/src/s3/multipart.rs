@@ -329,9 +329,12 @@ pub async fn list_uploads(call: Call, bucket: &str) -> Result<Response, ApiError
     let session = call.state.db.as_service_role(Access::ReadOnly).await?;
     let rows = session
         .query_and_end(
-            "select id, key, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') \
-             from storage.s3_multipart_uploads where bucket_id = $1 and starts_with(key, $2) \
-             and ($3 or owner_id is not distinct from $4) order by key collate \"C\", created_at limit 1000",
+            concat!(
+                "select id, key, ",
+                iso!("created_at"),
+                " from storage.s3_multipart_uploads where bucket_id = $1 and starts_with(key, $2) \
+                 and ($3 or owner_id is not distinct from $4) order by key collate \"C\", created_at limit 1000"
+            ),
             &[&bucket, &prefix, &every, &owner_id],
             true,
         )

@@ -77,18 +77,12 @@ fn empty(status: StatusCode) -> Response {
     status.into_response()
 }
 
-/// `2009-10-12T17:50:30.000Z`, as S3 lists times.
-const ISO: &str = "to_char(%s at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')";
-
-fn iso(column: &str) -> String {
-    ISO.replace("%s", column)
-}
-
 /// `ListBuckets`: the buckets the signer may see.
 pub async fn list_buckets(call: Call) -> Result<Response, ApiError> {
     let mut session = call.state.db.session(&call.verified.caller, Access::ReadOnly).await?;
-    let sql = format!("select id, {} from storage.buckets order by id", iso("created_at"));
-    let rows = session.query(&sql, &[]).await?;
+    // Times as S3 lists them, `2009-10-12T17:50:30.000Z`.
+    let sql = concat!("select id, ", iso!("created_at"), " from storage.buckets order by id");
+    let rows = session.query(sql, &[]).await?;
     session.commit().await?;
     let mut body = format!(
         "<ListAllMyBucketsResult xmlns=\"{XMLNS}\"><Owner><ID>supabase</ID><DisplayName>supabase</DisplayName></Owner><Buckets>"
@@ -186,11 +180,11 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
     }
     let mut session = call.state.db.session(&call.verified.caller, Access::ReadOnly).await?;
     let pattern = format!("{}%", objects::like_literal(&prefix));
-    let sql = format!(
-        "select name, metadata ->> 'eTag', coalesce((metadata ->> 'size')::bigint, 0), {} \
-         from storage.objects where bucket_id = $1 and name collate \"C\" like $2 and name collate \"C\" > $3 \
-         order by name collate \"C\" limit $4",
-        iso("updated_at")
+    let sql = concat!(
+        "select name, metadata ->> 'eTag', coalesce((metadata ->> 'size')::bigint, 0), ",
+        iso!("updated_at"),
+        " from storage.objects where bucket_id = $1 and name collate \"C\" like $2 and name collate \"C\" > $3 \
+         order by name collate \"C\" limit $4"
     );
     let mut contents = String::new();
     let mut prefixes = String::new();
@@ -202,7 +196,7 @@ pub async fn list_objects(call: Call, bucket: &str) -> Result<Response, ApiError
         if max_keys == 0 {
             break;
         }
-        let rows = session.query(&sql, &[&bucket, &pattern, &after, &batch]).await?;
+        let rows = session.query(sql, &[&bucket, &pattern, &after, &batch]).await?;
         if rows.is_empty() {
             break;
         }
