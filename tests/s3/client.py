@@ -12,6 +12,8 @@ import hashlib
 import hmac
 import json
 import os
+import shutil
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -152,12 +154,12 @@ def main():
     assert error_code(lambda: s3.get_object(Bucket="nowhere", Key="missing")) == "NoSuchBucket"
 
     # The transfer manager (upload_file / download_file), in one part.
-    with open("/tmp/s3-protocol-upload.bin", "wb") as f:
+    with open(f"{WORK}/upload.bin", "wb") as f:
         f.write(data)
     single = TransferConfig(multipart_threshold=64 << 20)
-    s3.upload_file("/tmp/s3-protocol-upload.bin", "s3-made", "transfer.bin", Config=single)
-    s3.download_file("s3-made", "transfer.bin", "/tmp/s3-protocol-download.bin", Config=single)
-    with open("/tmp/s3-protocol-download.bin", "rb") as f:
+    s3.upload_file(f"{WORK}/upload.bin", "s3-made", "transfer.bin", Config=single)
+    s3.download_file("s3-made", "transfer.bin", f"{WORK}/download.bin", Config=single)
+    with open(f"{WORK}/download.bin", "rb") as f:
         assert sha256(f.read()) == sha256(data)
 
     # Multipart: one upload aborted, another resumed from ListParts and
@@ -194,12 +196,14 @@ def main():
     got = s3.get_object(Bucket="s3-made", Key="big.bin")
     assert sha256(got["Body"].read()) == sha256(whole) and got["ContentType"] == "application/x-big"
     assert "Uploads" not in s3.list_multipart_uploads(Bucket="s3-made")
-    with open("/tmp/s3-protocol-big.bin", "wb") as f:
+    # 50 MB (the default size limit) in 8 MiB parts, sent at once.
+    whole = os.urandom(50_000_000)
+    with open(f"{WORK}/big.bin", "wb") as f:
         f.write(whole)
-    parted = TransferConfig(multipart_threshold=5 * MiB, multipart_chunksize=5 * MiB)
-    s3.upload_file("/tmp/s3-protocol-big.bin", "s3-made", "transfer-big.bin", Config=parted)
-    s3.download_file("s3-made", "transfer-big.bin", "/tmp/s3-protocol-big-back.bin", Config=parted)
-    with open("/tmp/s3-protocol-big-back.bin", "rb") as f:
+    parted = TransferConfig(multipart_threshold=8 * MiB, multipart_chunksize=8 * MiB)
+    s3.upload_file(f"{WORK}/big.bin", "s3-made", "transfer-big.bin", Config=parted)
+    s3.download_file("s3-made", "transfer-big.bin", f"{WORK}/big-back.bin", Config=parted)
+    with open(f"{WORK}/big-back.bin", "rb") as f:
         assert sha256(f.read()) == sha256(whole)
 
     # An object the REST API wrote reads back over S3.
@@ -311,4 +315,8 @@ def main():
     print(json.dumps(report))
 
 
-main()
+WORK = tempfile.mkdtemp(prefix="s3-protocol-")
+try:
+    main()
+finally:
+    shutil.rmtree(WORK)
