@@ -163,6 +163,13 @@ pub const SERIES: &[Series] = &[
         "Attempts refused with 429 over_request_rate_limit or over_email_send_rate_limit.",
     ),
     series("gateway_auth_mails_sent_total", Kind::Counter, "", None, "E-mails handed to the mail server."),
+    series(
+        "gateway_functions_connections_opened_total",
+        Kind::Counter,
+        "function",
+        None,
+        "Connections opened to functions' processes; answered ones are kept for the next requests.",
+    ),
     series("gateway_realtime_sockets", Kind::Gauge, "", None, "Realtime WebSockets open."),
     series("gateway_realtime_channels", Kind::Gauge, "", None, "Channels joined on open sockets."),
     series(

@@ -33,7 +33,15 @@ fn declares(text: &str, name: &str, kind: &str) -> bool {
 
 #[test]
 fn the_admin_listener_serves_liveness_readiness_and_metrics_that_move_with_every_service() {
-    let gateway = Gateway::start("metrics", &["--metrics-listen", "127.0.0.1:0"], &[], "warn");
+    let functions = common::repo_root().join("gateway/tests/fixtures/functions/supabase/functions");
+    let deno = common::repo_root().join("tools/deno/node_modules/@deno/linux-x64-glibc/deno");
+    let (functions, deno) = (functions.to_str().expect("path"), deno.to_str().expect("path"));
+    let gateway = Gateway::start(
+        "metrics",
+        &["--metrics-listen", "127.0.0.1:0", "--functions-dir", functions, "--functions-deno", deno],
+        &[],
+        "warn",
+    );
     let admin = gateway.admin.clone().expect("the banner names the metrics address");
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let client = reqwest::Client::new();
@@ -110,7 +118,21 @@ fn the_admin_listener_serves_liveness_readiness_and_metrics_that_move_with_every
                 other => panic!("the socket should answer: {other:?}"),
             }
         }
+        // Functions: calls one after another share one connection to the
+        // function's process.
+        for _ in 0..10 {
+            let call = client.post(format!("{api}/functions/v1/hello")).bearer_auth(anon).json(&json!({}));
+            let response = call.send().await.expect("invoke");
+            assert_eq!(response.status(), 200);
+            response.bytes().await.expect("answer");
+        }
         let open = scrape().await;
+        let connections = r#"function="hello""#;
+        assert_eq!(
+            sample(&open, "gateway_functions_connections_opened_total", &[connections]),
+            1.0,
+            "{open}"
+        );
         assert_eq!(sample(&open, "gateway_realtime_sockets", &[]), 1.0, "{open}");
         assert_eq!(sample(&open, "gateway_realtime_channels", &[]), 1.0, "{open}");
         socket.close(None).await.expect("close");

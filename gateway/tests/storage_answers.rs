@@ -192,3 +192,27 @@ async fn emptying_a_bucket_answers_storage_s_message_and_removes_its_objects() {
     let left = app.admin().await.query_one("select count(*) from storage.objects", &[]).await.expect("count");
     assert_eq!(left.get::<_, i64>(0), 0);
 }
+
+/// storage-js's `storage.vectors` and `storage.analytics` calls, which need
+/// pgvector and an Iceberg catalog this gateway does not have, get what a
+/// hosted project without the feature answers, whoever asks.
+#[tokio::test]
+async fn vector_and_analytics_buckets_are_refused_as_a_project_without_them() {
+    let app = spawn_app().await;
+    let off = json!({"error": "FeatureNotEnabled", "statusCode": "403", "message": "feature not enabled for this tenant"});
+    let (service, anon) = (Some(app.service_key.as_str()), Some(app.anon_key.as_str()));
+    let cases = [
+        (Method::POST, "/vector/CreateVectorBucket", service),
+        (Method::POST, "/vector/ListVectorBuckets", anon),
+        (Method::POST, "/vector/QueryVectors", service),
+        (Method::POST, "/iceberg/bucket", service),
+        (Method::GET, "/iceberg/bucket", anon),
+        (Method::DELETE, "/iceberg/bucket/analytics", service),
+    ];
+    for (method, path, token) in cases {
+        let response =
+            request(&app, method.clone(), path, token).json(&json!({})).send().await.expect("send");
+        let (status, body) = answer(response).await;
+        assert_eq!((status, body), (403, off.clone()), "{method} {path}");
+    }
+}

@@ -1,7 +1,8 @@
 // Realtime's postgres_changes with the real supabase-js (realtime-js) over
 // both serializers: what arrives and how realtime-js converts it, RLS (anon
 // never sees an inactive product; a signed-in caller after setAuth does),
-// filters, old records, Realtime's refusal of a table that is not
+// filters (every kind joined, negated, with a select list; refused when
+// malformed), replication_ready, old records, Realtime's refusal of a table that is not
 // published (tests/client/fixtures/realtime_changes.sql), and two gateways
 // on one database.
 import { test, after } from 'node:test'
@@ -133,6 +134,53 @@ for (const vsn of ['1.0.0', '2.0.0']) {
     assert.deepEqual(got[2].old, { id, body: 'chau', tags, done: true })
     await sleep(300)
     assert.equal(got.length, 3)
+  })
+}
+
+for (const vsn of ['1.0.0', '2.0.0']) {
+  test(`filters joined by commas, negated, with a select list: only the matching rows' listed columns (${vsn})`, async () => {
+    const id = nextId++
+    nextId += 3
+    const channel = realtimeClient(vsn).channel(`filters-${vsn}-${randomUUID()}`)
+    const filter = `id=gte.${id},id=lte.${id + 3},body=not.ilike.skip%,done=is.false,id=not.in.(${id + 3})`
+    const got = collect(channel, { event: 'INSERT', schema: 'public', table: 'rt_notes', filter, select: ['body'] })
+    await watching(channel)
+    await write(service.from('rt_notes').insert([
+      { id, body: 'kept', done: false },
+      { id: id + 1, body: 'Skip me', done: false },
+      { id: id + 2, body: 'done already', done: true },
+      { id: id + 3, body: 'not in', done: false },
+    ]))
+
+    await waitFor(got, 1, 'insert')
+    await sleep(500)
+    assert.equal(got.length, 1, 'only the first row matches every filter')
+    assert.deepEqual(got[0].new, { id, body: 'kept' })
+  })
+
+  test(`a filter PostgreSQL cannot read, or Realtime cannot parse, is refused with Realtime's message (${vsn})`, async () => {
+    const cases = [
+      ['id=eq.abc', /^Error: Unable to subscribe to changes with given parameters\. An exception happened .* invalid input syntax for type bigint: "abc"$/],
+      ['id=foo.1', /^Error: Error parsing `filter` params: \["foo", "1"\]$/],
+      ['nope=eq.1', /invalid column for filter nope$/],
+    ]
+    for (const [filter, message] of cases) {
+      const channel = realtimeClient(vsn).channel(`refused-${vsn}-${randomUUID()}`)
+      channel.on('postgres_changes', { event: '*', schema: 'public', table: 'rt_notes', filter }, () => {})
+      await assert.rejects(watching(channel), message)
+    }
+  })
+
+  test(`replication_ready: the system event says changes can flow (${vsn})`, async () => {
+    const channel = realtimeClient(vsn).channel(`ready-${vsn}-${randomUUID()}`, {
+      config: { broadcast: { replication_ready: true } },
+    })
+    const told = new Promise((resolve) => channel.on('system', {}, resolve))
+    channel.subscribe()
+    const payload = await within(5000, told, 'system event')
+    assert.equal(payload.extension, 'system')
+    assert.equal(payload.status, 'ok')
+    assert.equal(payload.message, 'Replication connection established')
   })
 }
 

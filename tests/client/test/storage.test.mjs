@@ -113,3 +113,24 @@ test('errors carry Storage codes: duplicate, row-level security, missing bucket'
   assert.equal(missing.error.message, 'Bucket not found')
   assert.equal(missing.error.statusCode, '404')
 })
+
+test('purgeCache and purgeBucketCache answer success for the service role and are refused to anon', async () => {
+  await files.upload('purge/a.txt', new Blob(['a']), { upsert: true })
+  for (const call of [() => files.purgeCache('purge/a.txt'), () => admin.storage.purgeBucketCache(bucket, { transformations: true })]) {
+    const { data, error } = await call()
+    assert.equal(error, null)
+    assert.deepEqual(data, { message: 'success' })
+  }
+  const denied = await client().storage.from(bucket).purgeCache('purge/a.txt')
+  assert.equal(denied.data, null)
+  assert.equal(denied.error.message, 'Access denied: Invalid role')
+})
+
+test('vector and analytics buckets are refused as on a project without them', async () => {
+  const vectors = await admin.storage.vectors.createBucket(`vectors-${run}`)
+  assert.equal(vectors.data, null)
+  assert.equal(vectors.error.message, 'feature not enabled for this tenant')
+  const analytics = await admin.storage.analytics.createBucket(`analytics-${run}`)
+  assert.equal(analytics.data, null)
+  assert.equal(analytics.error.message, 'feature not enabled for this tenant')
+})

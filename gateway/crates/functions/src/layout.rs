@@ -163,7 +163,14 @@ pub fn find_dir(configured: Option<&Path>) -> Option<PathBuf> {
 /// directory and the executable upwards), or `deno` on the `PATH`.
 pub fn find_deno(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(deno) = configured {
-        return Some(deno.to_owned());
+        // A relative path is the caller's, as in a shell: the process starts
+        // in the function's own folder. A bare name is looked up in `PATH`.
+        let relative_path = deno.is_relative() && deno.components().count() > 1;
+        return Some(if relative_path {
+            std::path::absolute(deno).unwrap_or_else(|_| deno.to_owned())
+        } else {
+            deno.to_owned()
+        });
     }
     let installed = Path::new("tools/deno/node_modules/@deno/linux-x64-glibc/deno");
     let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
@@ -182,6 +189,20 @@ pub fn find_deno(configured: Option<&Path>) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_configured_deno_is_found_from_where_the_gateway_was_started() {
+        let cwd = std::env::current_dir().expect("cwd");
+        let cases = [
+            ("tools/deno/deno", Some(cwd.join("tools/deno/deno"))),
+            ("./deno", Some(cwd.join("deno"))),
+            ("/usr/bin/deno", Some(PathBuf::from("/usr/bin/deno"))),
+            ("deno", Some(PathBuf::from("deno"))),
+        ];
+        for (configured, expected) in cases {
+            assert_eq!(find_deno(Some(Path::new(configured))), expected, "{configured}");
+        }
+    }
 
     #[test]
     fn names_are_the_clis() {

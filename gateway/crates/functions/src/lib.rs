@@ -39,7 +39,6 @@ use axum::{
     http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use futures::StreamExt;
 use gateway_core::caller::Credentials;
 use gateway_core::db::Db;
 use gateway_core::role::Role;
@@ -81,28 +80,30 @@ async fn invoke(State(state): State<FunctionsState>, request: Request) -> Respon
         );
     }
     let name = request.uri().path().trim_start_matches('/').split('/').next().unwrap_or_default().to_owned();
-    let Some(function) = state.workers.layout.function(&name) else {
-        return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
-    };
-    // The CLI's main service lets preflights through unchecked, so that a
-    // browser's `OPTIONS` reaches the function's own CORS answer.
-    if function.verify_jwt
-        && request.method() != Method::OPTIONS
-        && let Err(message) = verify(&state.credentials, request.headers())
-    {
-        return unauthorized(message);
-    }
-    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
-    let env = async || environment(&state, host.as_deref()).await;
-    let worker = match state.workers.worker(&function, env).await {
-        Ok(worker) => worker,
-        Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
-            tracing::error!(function = %name, cause = %cause, "the function failed to boot");
-            return answer(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "BOOT_ERROR",
-                "Worker failed to boot (please check logs)",
-            );
+    let worker = if let Some(worker) = state.workers.running(&name) {
+        if let Err(message) = authorize(&state, worker.verify_jwt(), &request) {
+            return unauthorized(message);
+        }
+        worker
+    } else {
+        let Some(function) = state.workers.layout.function(&name) else {
+            return answer(StatusCode::NOT_FOUND, "NOT_FOUND", "Requested function was not found");
+        };
+        if let Err(message) = authorize(&state, function.verify_jwt, &request) {
+            return unauthorized(message);
+        }
+        let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned);
+        let env = async || environment(&state, host.as_deref()).await;
+        match state.workers.worker(&function, env).await {
+            Ok(worker) => worker,
+            Err(BootError::NoDeno(cause) | BootError::Failed(cause)) => {
+                tracing::error!(function = %name, cause = %cause, "the function failed to boot");
+                return answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "BOOT_ERROR",
+                    "Worker failed to boot (please check logs)",
+                );
+            }
         }
     };
     forward(&state, worker, request).await
@@ -142,6 +143,8 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
             Some(sender) => sender,
             None => {
                 let stream = tokio::net::UnixStream::connect(&worker.socket).await?;
+                metrics::counter!("gateway_functions_connections_opened_total", "function" => worker.name.clone())
+                    .increment(1);
                 let (sender, connection) =
                     hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
                 tokio::spawn(async move {
@@ -184,28 +187,89 @@ async fn forward(state: &FunctionsState, worker: Arc<worker::Worker>, request: R
     // The worker counts as busy until the last byte of its answer is out, and
     // the wall clock runs on while the answer streams: past it the answer is
     // cut off, and the function sees its request aborted.
-    // Once the answer is whole, its connection serves the next request.
-    let body = http_body_util::BodyDataStream::new(body);
-    let name = worker.name.clone();
-    let stream = futures::stream::unfold(Some((body, in_flight, sender)), move |held| {
-        let name = name.clone();
-        async move {
-            let (mut body, in_flight, sender) = held?;
-            match tokio::time::timeout_at(deadline, body.next()).await {
-                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((body, in_flight, sender)))),
-                Ok(Some(Err(e))) => Some((Err(BoxError::from(e)), None)),
-                Ok(None) => {
-                    in_flight.worker().keep_connection(sender);
-                    None
-                }
-                Err(_) => {
-                    tracing::warn!(function = %name, limit = ?limit, "the function's answer ran past the wall clock limit; cut off");
-                    Some((Err(BoxError::from("the wall clock limit was reached")), None))
-                }
-            }
+    let answer = Answer {
+        body,
+        deadline: Box::pin(tokio::time::sleep_until(deadline)),
+        limit,
+        held: Some((in_flight, sender)),
+    };
+    Response::from_parts(parts, Body::new(answer.released_when_empty()))
+}
+
+/// A function's answer on its way to the caller. The connection it came on
+/// goes back to the worker's pool as soon as the body is whole: when its last
+/// frame arrives, not when the body is polled once more, since hyper stops
+/// polling a body once it has written its `content-length`. Waiting for that
+/// last poll kept no connection, and cost a new one, and a new accept in
+/// Deno, for every request.
+struct Answer {
+    body: hyper::body::Incoming,
+    deadline: std::pin::Pin<Box<tokio::time::Sleep>>,
+    limit: std::time::Duration,
+    held: Option<(worker::InFlight, Connection)>,
+}
+
+impl Answer {
+    /// Releases at once an answer without a body (204, 304, HEAD).
+    fn released_when_empty(mut self) -> Self {
+        if hyper::body::Body::is_end_stream(&self.body) {
+            self.release();
         }
-    });
-    Response::from_parts(parts, Body::from_stream(stream))
+        self
+    }
+
+    fn release(&mut self) {
+        if let Some((in_flight, sender)) = self.held.take() {
+            in_flight.worker().keep_connection(sender);
+        }
+    }
+}
+
+impl hyper::body::Body for Answer {
+    type Data = bytes::Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, BoxError>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        match std::pin::Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => {
+                if this.body.is_end_stream() {
+                    this.release();
+                }
+                Poll::Ready(Some(Ok(frame)))
+            }
+            Poll::Ready(Some(Err(e))) => {
+                this.held = None;
+                Poll::Ready(Some(Err(e.into())))
+            }
+            Poll::Ready(None) => {
+                this.release();
+                Poll::Ready(None)
+            }
+            Poll::Pending => match this.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) if this.held.is_some() => {
+                    let name =
+                        this.held.as_ref().map(|(held, _)| held.worker().name.clone()).unwrap_or_default();
+                    tracing::warn!(function = %name, limit = ?this.limit, "the function's answer ran past the wall clock limit; cut off");
+                    this.held = None;
+                    Poll::Ready(Some(Err(BoxError::from("the wall clock limit was reached"))))
+                }
+                _ => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.held.is_none() && self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -243,6 +307,14 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// token the gateway's keys verify (the legacy HS256 secret and the
 /// asymmetric signing keys alike). Publishable and secret keys are not JWTs
 /// and fail it, as Supabase documents.
+/// With `verify_jwt`, every request but a CORS preflight needs a valid JWT.
+fn authorize(state: &FunctionsState, verify_jwt: bool, request: &Request) -> Result<(), &'static str> {
+    if !verify_jwt || request.method() == Method::OPTIONS {
+        return Ok(());
+    }
+    verify(&state.credentials, request.headers())
+}
+
 fn verify(credentials: &Credentials, headers: &HeaderMap) -> Result<(), &'static str> {
     let value = headers.get(header::AUTHORIZATION).ok_or("Missing authorization header")?;
     let token = value

@@ -134,6 +134,11 @@ impl Worker {
         }
     }
 
+    /// Whether callers must bring a valid JWT (`verify_jwt`).
+    pub fn verify_jwt(&self) -> bool {
+        self.function.verify_jwt
+    }
+
     /// Counts a request until the returned guard drops (at the end of its
     /// answer's body), so an idle worker is never one still streaming.
     pub fn begin(self: &Arc<Self>) -> InFlight {
@@ -233,6 +238,17 @@ impl Workers {
         self.watch_cpu(&worker);
         *slot = Some(worker.clone());
         Ok(worker)
+    }
+
+    /// The running worker of the function called `name`, without looking at
+    /// its files: the watcher lets a worker go when they change, so a
+    /// request to a warm function costs no file system calls. `None` while
+    /// one starts.
+    pub fn running(&self, name: &str) -> Option<Arc<Worker>> {
+        let slot = self.slots.lock().unwrap_or_else(|e| e.into_inner()).get(name)?.clone();
+        let worker = slot.try_lock().ok()?.as_ref().filter(|w| !w.has_exited())?.clone();
+        *worker.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Some(worker)
     }
 
     /// Forgets `worker` (stopped for overrunning), so the next request starts

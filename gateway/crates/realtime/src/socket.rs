@@ -381,6 +381,7 @@ impl Socket {
                 schema: text("schema").unwrap_or_else(|| "public".to_owned()),
                 table: text("table").filter(|t| t != "*"),
                 filter: text("filter"),
+                select: binding.get("select").cloned(),
             });
         }
         let join_ref = message.join_ref.clone().unwrap_or_default();
@@ -432,8 +433,27 @@ impl Socket {
                 }
             }
         }
-        if self.channels.insert(topic, channel).is_none() {
+        if self.channels.insert(topic.clone(), channel).is_none() {
             metrics::gauge!("gateway_realtime_channels").increment(1.0);
+        }
+        // `config.broadcast.replication_ready`: the client waits for word that
+        // changes can flow (Realtime's `notify_replication_ready`), here once
+        // the database can feed them and the replication slot exists.
+        if flexible(config.pointer("/broadcast/replication_ready")) {
+            match self.state.realtime.changes.ready().await {
+                Ok(()) => self.send(system(
+                    &topic,
+                    &join_ref,
+                    "system",
+                    "ok",
+                    "Replication connection established",
+                    &name,
+                )),
+                Err(why) => {
+                    tracing::warn!(reason = %why, "realtime replication is not ready");
+                    self.shut_down(&topic, "Replication connection was not established in time");
+                }
+            }
         }
         Next::Continue
     }
@@ -608,6 +628,15 @@ fn close_message(topic: &str, join_ref: &str) -> Message {
         topic: topic.to_owned(),
         event: "phx_close".to_owned(),
         payload: Payload::Json(json!({})),
+    }
+}
+
+/// A boolean as Realtime's `FlexibleBoolean` reads one: `true` or `"true"`.
+fn flexible(value: Option<&Value>) -> bool {
+    match value {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => s.eq_ignore_ascii_case("true"),
+        _ => false,
     }
 }
 

@@ -286,6 +286,13 @@ impl Backend {
         }
     }
 
+    /// Lets go of a blob held in memory, leaving it in the store.
+    pub fn forget(&self, path: &Path) {
+        if let Some(cache) = &self.cache {
+            cache.remove(path.as_ref());
+        }
+    }
+
     pub async fn copy(&self, from: &Path, to: &Path) -> Result<(), ApiError> {
         self.store.copy(from, to).await.map_err(|e| match e {
             object_store::Error::NotFound { .. } => StorageError::no_such_key().into(),

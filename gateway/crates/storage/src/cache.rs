@@ -68,6 +68,11 @@ impl BlobCache {
         self.blobs.remove(version_path);
     }
 
+    /// Forgets every entry whose key `doomed` picks.
+    pub fn remove_where(&self, doomed: impl Fn(&str) -> bool) {
+        self.blobs.retain(|key, _| !doomed(key));
+    }
+
     /// The bytes held now.
     pub fn weight(&self) -> u64 {
         self.blobs.weight()

@@ -124,6 +124,70 @@ impl ServiceFault for StorageError {
     }
 }
 
+/// An error Storage sends with its real status instead of 400, as its
+/// `withStatusCode` does (`enforceJwtRole`: 403 for a role a route refuses).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentAs(pub StorageError, pub StatusCode);
+
+impl StorageError {
+    /// Storage's `enforceJwtRole`: a route for other roles only, sent as 403.
+    pub fn invalid_role() -> SentAs {
+        SentAs(Self::access_denied("Access denied: Invalid role"), StatusCode::FORBIDDEN)
+    }
+}
+
+impl std::fmt::Display for SentAs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl ServiceFault for SentAs {
+    fn status(&self) -> StatusCode {
+        self.1
+    }
+
+    fn render(&self) -> Response {
+        let SentAs(error, http) = self;
+        json_response(*http, body(error.status_code, error.code, error.error, &error.message))
+    }
+}
+
+impl From<SentAs> for ApiError {
+    fn from(error: SentAs) -> Self {
+        ApiError::service(error)
+    }
+}
+
+/// A feature the project does not have, as Storage answers it before any
+/// other check (supabase/storage `src/http/plugins/tenant-feature.ts`:
+/// HTTP 403 and a body of its own, with no `code`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureNotEnabled;
+
+impl std::fmt::Display for FeatureNotEnabled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("feature not enabled for this tenant")
+    }
+}
+
+impl ServiceFault for FeatureNotEnabled {
+    fn status(&self) -> StatusCode {
+        StatusCode::FORBIDDEN
+    }
+
+    fn render(&self) -> Response {
+        let body = json!({"error": "FeatureNotEnabled", "statusCode": "403", "message": self.to_string()});
+        json_response(StatusCode::FORBIDDEN, body)
+    }
+}
+
+impl From<FeatureNotEnabled> for ApiError {
+    fn from(error: FeatureNotEnabled) -> Self {
+        ApiError::service(error)
+    }
+}
+
 impl From<StorageError> for ApiError {
     fn from(error: StorageError) -> Self {
         ApiError::service(error)
@@ -170,7 +234,11 @@ fn storage_response(status: &str, code: &str, title: &str, message: &str) -> Res
         Some(real) if real.is_server_error() => real,
         _ => StatusCode::BAD_REQUEST,
     };
-    json_response(http, json!({ "statusCode": status, "code": code, "error": title, "message": message }))
+    json_response(http, body(status, code, title, message))
+}
+
+fn body(status: &str, code: &str, title: &str, message: &str) -> serde_json::Value {
+    json!({ "statusCode": status, "code": code, "error": title, "message": message })
 }
 
 fn text_response(error: &StorageError) -> Response {

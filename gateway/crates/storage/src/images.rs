@@ -74,9 +74,9 @@ impl Resize {
     }
 }
 
-/// `format`: `origin` keeps the source's format; otherwise (absent, `webp`
-/// or `avif`) WebP is sent when the client accepts it. No maintained AVIF
-/// encoder fits the gateway (docs/services/storage.md), so `avif` gets WebP.
+/// `format`: `origin` keeps the source's format, `webp` and `avif` ask for
+/// one; absent, the client's `Accept` decides: the smaller of AVIF and WebP
+/// for one that takes AVIF, WebP for one that takes WebP, else the source's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wish {
     Auto,
@@ -99,6 +99,10 @@ pub struct Transform {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     Webp,
+    Avif,
+    /// Both AVIF and WebP, and the smaller one is kept: AVIF usually wins on
+    /// photographs, WebP on small or flat images.
+    AvifOrWebp,
     Jpeg,
     Png,
     Gif,
@@ -129,9 +133,20 @@ impl Output {
         }
     }
 
+    /// The MIME type of `bytes` encoded as this output.
+    pub fn mime_of(self, bytes: &[u8]) -> &'static str {
+        match self {
+            Self::AvifOrWebp if is_avif(bytes) => "image/avif",
+            Self::AvifOrWebp => "image/webp",
+            other => other.mime(),
+        }
+    }
+
+    /// The MIME type, when the output names one format.
     pub fn mime(self) -> &'static str {
         match self {
-            Self::Webp => "image/webp",
+            Self::Webp | Self::AvifOrWebp => "image/webp",
+            Self::Avif => "image/avif",
             Self::Jpeg => "image/jpeg",
             Self::Png => "image/png",
             Self::Gif => "image/gif",
@@ -141,6 +156,8 @@ impl Output {
     fn name(self) -> &'static str {
         match self {
             Self::Webp => "webp",
+            Self::Avif => "avif",
+            Self::AvifOrWebp => "avif-webp",
             Self::Jpeg => "jpeg",
             Self::Png => "png",
             Self::Gif => "gif",
@@ -287,11 +304,13 @@ impl Transform {
     pub fn output(&self, accept: &str, origin: Output) -> Output {
         // imgproxy's WebP detection looks for `image/webp` in `Accept`;
         // `*/*` alone keeps the source's format.
-        let accepts_webp = accept.split(',').any(|part| part.trim().starts_with("image/webp"));
+        let accepts = |kind: &str| accept.split(',').any(|part| part.trim().starts_with(kind));
         match self.format {
             Wish::Origin => origin,
-            Wish::Webp | Wish::Avif => Output::Webp,
-            Wish::Auto if accepts_webp => Output::Webp,
+            Wish::Webp => Output::Webp,
+            Wish::Avif => Output::Avif,
+            Wish::Auto if accepts("image/avif") => Output::AvifOrWebp,
+            Wish::Auto if accepts("image/webp") => Output::Webp,
             Wish::Auto => origin,
         }
     }
@@ -391,6 +410,15 @@ impl Images {
             && cache.keeps(bytes.len() as u64)
         {
             cache.insert(key, bytes.clone());
+        }
+    }
+
+    /// Forgets the variants held in memory whose source's version path
+    /// `doomed` picks (`storage::purge`); a variant's key is
+    /// `<version path>#<variant>`.
+    pub fn forget_where(&self, doomed: impl Fn(&str) -> bool) {
+        if let Some(cache) = &self.cache {
+            cache.remove_where(|key| doomed(key.split_once('#').map_or(key, |(source, _)| source)));
         }
     }
 
@@ -557,6 +585,11 @@ pub fn resize(image: DynamicImage, transform: &Transform) -> Result<DynamicImage
 /// Encoded as `output`; WebP is lossy at `quality` (libwebp's 0-100 scale).
 pub fn encode(image: &DynamicImage, output: Output, quality: u8) -> Result<Vec<u8>, ApiError> {
     match output {
+        Output::Avif => encode_avif(image, quality),
+        Output::AvifOrWebp => {
+            let (avif, webp) = (encode_avif(image, quality)?, encode(image, Output::Webp, quality)?);
+            Ok(if avif.len() < webp.len() { avif } else { webp })
+        }
         Output::Webp => {
             let encoder = match image {
                 DynamicImage::ImageRgba8(rgba) => {
@@ -584,6 +617,36 @@ pub fn encode(image: &DynamicImage, output: Output, quality: u8) -> Result<Vec<u
             Ok(out.into_inner())
         }
     }
+}
+
+/// AVIF through `ravif` (rav1e, pure Rust): speed 8 of 10, one thread,
+/// since the transform workers are the parallelism; the quality means what
+/// it means for WebP, 1 to 100.
+fn encode_avif(image: &DynamicImage, quality: u8) -> Result<Vec<u8>, ApiError> {
+    let encoder = ravif::Encoder::new()
+        .with_quality(f32::from(quality.clamp(1, 100)))
+        .with_speed(8)
+        .with_num_threads(Some(1));
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let encoded = match image {
+        DynamicImage::ImageRgba8(rgba) => {
+            let pixels: Vec<ravif::RGBA8> =
+                rgba.as_raw().chunks_exact(4).map(|p| ravif::RGBA8::new(p[0], p[1], p[2], p[3])).collect();
+            encoder.encode_rgba(ravif::Img::new(&pixels[..], width, height))
+        }
+        DynamicImage::ImageRgb8(rgb) => {
+            let pixels: Vec<ravif::RGB8> =
+                rgb.as_raw().chunks_exact(3).map(|p| ravif::RGB8::new(p[0], p[1], p[2])).collect();
+            encoder.encode_rgb(ravif::Img::new(&pixels[..], width, height))
+        }
+        _ => return Err(ApiError::internal("AVIF takes 8-bit RGB or RGBA")),
+    };
+    Ok(encoded.map_err(ApiError::internal)?.avif_file)
+}
+
+/// An ISO-BMFF file whose brand is `avif`.
+fn is_avif(bytes: &[u8]) -> bool {
+    bytes.get(4..12) == Some(b"ftypavif")
 }
 
 #[cfg(test)]
@@ -644,7 +707,10 @@ mod tests {
         let auto = t(Some(10), None, None);
         let origin = Transform { format: Wish::Origin, ..auto.clone() };
         let cases = [
-            (&auto, "image/avif,image/webp,*/*", Output::Jpeg, Output::Webp),
+            (&auto, "image/avif,image/webp,*/*", Output::Jpeg, Output::AvifOrWebp),
+            (&auto, "image/webp,*/*", Output::Jpeg, Output::Webp),
+            (&Transform { format: Wish::Avif, ..auto.clone() }, "*/*", Output::Jpeg, Output::Avif),
+            (&Transform { format: Wish::Webp, ..auto.clone() }, "image/avif", Output::Jpeg, Output::Webp),
             (&auto, "*/*", Output::Jpeg, Output::Jpeg),
             (&auto, "*/*", Output::Png, Output::Png),
             (&origin, "image/webp", Output::Png, Output::Png),
@@ -696,5 +762,32 @@ mod tests {
         let webp = transform_image(&jpeg, &transform, Output::Webp, 50_000_000).expect("webp");
         let decoded = image::load_from_memory_with_format(&webp, ImageFormat::WebP).expect("decodes");
         assert_eq!((decoded.width(), decoded.height()), (200, 200));
+    }
+
+    /// The size an AVIF file declares in its `ispe` box (ISO/IEC 23008-12:
+    /// version and flags, then width and height, 32 bits each).
+    pub fn avif_size(avif: &[u8]) -> Option<(u32, u32)> {
+        let at = avif.windows(4).position(|w| w == b"ispe")? + 8;
+        let word = |i: usize| avif.get(i..i + 4).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        Some((word(at)?, word(at + 4)?))
+    }
+
+    #[test]
+    fn avif_is_made_at_the_asked_size_and_the_smaller_of_avif_and_webp_is_kept() {
+        let photo = image::RgbImage::from_fn(800, 600, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x * y) % 251) as u8])
+        });
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&photo).expect("jpeg");
+        let transform = t(Some(200), None, None);
+        let avif = transform_image(&jpeg, &transform, Output::Avif, 50_000_000).expect("avif");
+        assert!(is_avif(&avif));
+        assert_eq!(avif_size(&avif), Some((200, 150)));
+        assert_eq!(Output::Avif.mime_of(&avif), "image/avif");
+        let webp = transform_image(&jpeg, &transform, Output::Webp, 50_000_000).expect("webp");
+        let either = transform_image(&jpeg, &transform, Output::AvifOrWebp, 50_000_000).expect("either");
+        assert_eq!(either.len(), avif.len().min(webp.len()));
+        let kind = if avif.len() < webp.len() { "image/avif" } else { "image/webp" };
+        assert_eq!(Output::AvifOrWebp.mime_of(&either), kind);
     }
 }

@@ -34,6 +34,7 @@ pub mod list_v2;
 pub mod manage;
 pub mod objects;
 pub mod path;
+pub mod purge;
 pub mod render;
 pub mod resumable;
 pub mod s3;
@@ -49,7 +50,7 @@ use axum::{
     http::{HeaderMap, Method},
     middleware::{self, Next},
     response::Response,
-    routing::{get, post},
+    routing::{any, get, post},
 };
 
 pub use backend::Backend;
@@ -133,6 +134,10 @@ async fn require_credentials(request: Request, next: Next) -> Result<Response, A
     Ok(next.run(request).await)
 }
 
+async fn feature_not_enabled() -> ApiError {
+    error::FeatureNotEnabled.into()
+}
+
 pub fn router(state: StorageState) -> Router {
     // Uploads stream their body to the store and count it themselves; a
     // pause in it longer than the body timeout ends it (`gateway_core::body::pace`).
@@ -158,6 +163,13 @@ pub fn router(state: StorageState) -> Router {
     // The other routes' bodies are JSON, read whole under the gateway's
     // limits (`gateway_core::body::read_whole`), which replace axum's default one.
     Router::new()
+        // storage-js's `storage.vectors` (S3 Vectors) and `storage.analytics`
+        // (Iceberg) need pgvector and an Iceberg catalog, neither of which is
+        // here: they get what a hosted project without them answers.
+        .route("/vector/{*rest}", any(feature_not_enabled))
+        .route("/iceberg/{*rest}", any(feature_not_enabled))
+        .route("/cdn/{bucket}", axum::routing::delete(purge::bucket))
+        .route("/cdn/{bucket}/{*path}", axum::routing::delete(purge::object))
         .route("/bucket", get(buckets::list).post(buckets::create))
         .route("/bucket/{id}", get(buckets::get).put(buckets::update).delete(buckets::delete))
         .route("/bucket/{id}/empty", post(buckets::empty))

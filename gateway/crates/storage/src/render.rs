@@ -140,7 +140,10 @@ async fn respond(
             common.insert(name, value);
         }
     };
-    set(header::CONTENT_TYPE, output.mime());
+    // Known before the bytes unless the smaller of two formats is kept.
+    if output != Output::AvifOrWebp {
+        set(header::CONTENT_TYPE, output.mime());
+    }
     set(header::CACHE_CONTROL, object.cache_control.as_deref().unwrap_or("no-cache"));
     set(header::ETAG, &etag);
     set(header::VARY, "Accept");
@@ -209,6 +212,9 @@ async fn respond(
         },
     };
 
+    if let Ok(kind) = HeaderValue::from_str(output.mime_of(&bytes)) {
+        common.insert(header::CONTENT_TYPE, kind);
+    }
     let len = bytes.len() as u64;
     let (status, body) = match headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
         None => (StatusCode::OK, bytes),

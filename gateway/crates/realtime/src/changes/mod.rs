@@ -15,7 +15,9 @@
 //!    `NOTIFY` (`sql/031_realtime_changes.sql`).
 //! 2. [`tail`]: every gateway that has subscribers reads that table on by id,
 //!    so each change reaches each gateway once, and
-//! 3. matches each change against its subscriptions' bindings, asks
+//! 3. matches each change against its subscriptions' bindings (event and
+//!    table here; filters by PostgreSQL, as the columns' types, in one
+//!    statement per batch: `sql/033_realtime_filters.sql`), asks
 //!    PostgreSQL whether their callers may see the rows (one statement per
 //!    table and distinct caller in a batch, as that caller, through
 //!    `gateway_core::db`'s session, the way Realtime's `realtime.apply_rls` checks
@@ -38,9 +40,10 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc};
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use self::filter::Matcher;
+use self::filter::{Matcher, inspect_list, inspect_string};
 use gateway_core::caller::Caller;
 use gateway_core::db::{Access, Db};
+use gateway_core::error::ApiError;
 use gateway_core::jwt::Claims;
 use gateway_core::sql::quote_ident;
 
@@ -62,8 +65,10 @@ pub struct Binding {
     pub schema: String,
     /// `None` (or `*`): every table of the schema in the publication.
     pub table: Option<String>,
-    /// `column=op.value`, e.g. `id=eq.3`.
+    /// `column=[not.]op.value`, several joined by commas, e.g. `id=eq.3`.
     pub filter: Option<String>,
+    /// `select`, as sent: a list of the columns to send (and the key).
+    pub select: Option<Value>,
 }
 
 /// The change feed of this gateway.
@@ -115,24 +120,13 @@ impl Changes {
     pub async fn subscribe(&self, bindings: Vec<Binding>, claims: Claims) -> Result<Subscription, String> {
         let inner = &self.inner;
         let db = inner.db.get().ok_or("postgres_changes are not available: no database")?;
-        inner.available(db).await?;
+        self.ready().await?;
         let mut matchers = Vec::with_capacity(bindings.len());
         for binding in &bindings {
-            let matcher = Matcher::parse(binding).map_err(|()| unable(binding))?;
-            check_table(db, &matcher).await.map_err(|()| unable(binding))?;
+            let matcher = Matcher::parse(binding)?;
+            check_binding(db, &matcher, &claims).await?;
             matchers.push(matcher);
         }
-        // The slot must exist before the join is answered: what commits
-        // after that is then decoded, whenever a reader gets to it.
-        inner
-            .slot
-            .get_or_try_init(|| async {
-                db.as_authenticator("select _gateway.realtime_ensure_slot()", &[])
-                    .await
-                    .map(drop)
-                    .map_err(|e| format!("Realtime could not prepare the database's change feed: {e}"))
-            })
-            .await?;
         let after = head(db).await?;
         self.start(db, after);
         let (sender, receiver) = mpsc::channel(QUEUE);
@@ -148,6 +142,25 @@ impl Changes {
         };
         lock(&inner.subscribers).insert(key, subscriber);
         Ok(Subscription { receiver, caller, dropped, key, inner: inner.clone() })
+    }
+
+    /// Whether changes can flow: the database feeds them and the replication
+    /// slot exists. The slot must exist before a join is answered: what
+    /// commits after that is then decoded, whenever a reader gets to it.
+    pub async fn ready(&self) -> Result<(), String> {
+        let inner = &self.inner;
+        let db = inner.db.get().ok_or("postgres_changes are not available: no database")?;
+        inner.available(db).await?;
+        inner
+            .slot
+            .get_or_try_init(|| async {
+                db.as_authenticator("select _gateway.realtime_ensure_slot()", &[])
+                    .await
+                    .map(drop)
+                    .map_err(|e| format!("Realtime could not prepare the database's change feed: {e}"))
+            })
+            .await?;
+        Ok(())
     }
 
     /// Logs once, at start, why the feed cannot work on this database, so
@@ -222,42 +235,95 @@ impl Inner {
     }
 }
 
-/// Realtime's words for a binding it cannot serve (a table that is not in
-/// the publication or does not exist, a malformed filter), as supabase-js
-/// users know them (supabase/realtime `postgres_cdc_rls`).
-fn unable(binding: &Binding) -> String {
-    let filters = match binding.filter.as_deref().and_then(|f| f.split_once('=')) {
-        Some((column, rest)) => {
-            let (op, value) = rest.split_once('.').unwrap_or((rest, ""));
-            format!("{{\"{column}\", \"{op}\", \"{value}\"}}")
-        }
-        None => String::new(),
+/// The binding as Realtime's messages show it (`params_to_log`):
+/// `event: *, schema: public, table: notes, filters: [{"id", "eq", "3", false}], select: nil`.
+fn params_to_log(matcher: &Matcher) -> String {
+    let filters: Vec<String> = matcher
+        .filters
+        .iter()
+        .map(|f| {
+            let (column, op, value) =
+                (inspect_string(&f.column), inspect_string(&f.op), inspect_string(&f.value));
+            format!("{{{column}, {op}, {value}, {}}}", f.negate)
+        })
+        .collect();
+    let select = match &matcher.select {
+        Some(columns) => inspect_list(&columns.iter().map(String::as_str).collect::<Vec<_>>()),
+        None => "nil".to_owned(),
     };
     format!(
-        "Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the \
-         given connect parameters: [event: {}, schema: {}, table: {}, filters: [{filters}]]",
-        binding.event,
-        binding.schema,
-        binding.table.as_deref().unwrap_or("*"),
+        "event: {}, schema: {}, table: {}, filters: [{}], select: {select}",
+        matcher.event.as_deref().unwrap_or("*"),
+        matcher.schema,
+        matcher.table.as_deref().unwrap_or("*"),
+        filters.join(", "),
     )
 }
 
-/// A named table must be in the publication, and a filter's column in what
-/// the publication carries of it.
-async fn check_table(db: &Db, matcher: &Matcher) -> Result<(), ()> {
-    let Some(table) = &matcher.table else { return Ok(()) };
-    let rows = db
+/// Realtime's words for a binding no published table answers, as
+/// supabase-js users know them (supabase/realtime `postgres_cdc_rls`,
+/// `Subscriptions.create`).
+fn unable(matcher: &Matcher) -> String {
+    format!(
+        "Unable to subscribe to changes with given parameters. Please check Realtime is enabled for the \
+         given connect parameters: [{}]",
+        params_to_log(matcher)
+    )
+}
+
+/// A named table must be in the publication, and PostgreSQL must accept
+/// the binding's filters and `select` for the caller's role
+/// (`_gateway.realtime_check_binding`, Realtime's
+/// `subscription_check_filters`); the error is Realtime's message.
+async fn check_binding(db: &Db, matcher: &Matcher, claims: &Claims) -> Result<(), String> {
+    let Some(table) = &matcher.table else {
+        // Filters need a table's columns: Realtime would check them on every
+        // table of the schema; refused here.
+        return if matcher.filters.is_empty() { Ok(()) } else { Err(unable(matcher)) };
+    };
+    let columns: Vec<&str> = matcher.filters.iter().map(|f| f.column.as_str()).collect();
+    let ops: Vec<&str> = matcher.filters.iter().map(|f| f.op.as_str()).collect();
+    let values: Vec<&str> = matcher.filters.iter().map(|f| f.value.as_str()).collect();
+    let negates: Vec<bool> = matcher.filters.iter().map(|f| f.negate).collect();
+    let selected: Vec<&str> = matcher.select.iter().flatten().map(String::as_str).collect();
+    let result = db
         .as_authenticator(
-            "select attnames::text[] from pg_catalog.pg_publication_tables \
-             where pubname = 'supabase_realtime' and schemaname = $1 and tablename = $2",
-            &[&matcher.schema, table],
+            "select _gateway.realtime_check_binding(format('%I.%I', p.schemaname, p.tablename)::regclass, \
+               $3, $4::text[], $5::text[], $6::text[], $7::boolean[], $8::text[]) \
+             from pg_catalog.pg_publication_tables p \
+             where p.pubname = 'supabase_realtime' and p.schemaname = $1 and p.tablename = $2",
+            &[&matcher.schema, table, &claims.role.as_str(), &columns, &ops, &values, &negates, &selected],
         )
-        .await
-        .map_err(|_| ())?;
-    let columns: Vec<String> = rows.first().ok_or(())?.get(0);
-    match &matcher.filter {
-        Some(filter) if !columns.contains(&filter.column) => Err(()),
-        _ => Ok(()),
+        .await;
+    match result {
+        Ok(rows) if rows.is_empty() => Err(unable(matcher)),
+        Ok(_) => Ok(()),
+        Err(ApiError::Database(e)) => Err(format!(
+            "Unable to subscribe to changes with given parameters. An exception happened so please check your \
+             connect parameters: [{}]. Exception: ERROR {} ({}) {}",
+            params_to_log(matcher),
+            e.code,
+            condition(&e.code),
+            e.message
+        )),
+        Err(e) => Err(format!("Realtime was unable to connect to the project database: {e}")),
+    }
+}
+
+/// PostgreSQL's condition name of the errors a binding check raises, as
+/// Postgrex prints them.
+fn condition(code: &str) -> &'static str {
+    match code {
+        "P0001" => "raise_exception",
+        "22P02" => "invalid_text_representation",
+        "22007" => "invalid_datetime_format",
+        "22008" => "datetime_field_overflow",
+        "22003" => "numeric_value_out_of_range",
+        "2201B" => "invalid_regular_expression",
+        "42883" => "undefined_function",
+        "42704" => "undefined_object",
+        "22023" => "invalid_parameter_value",
+        _ => "error",
     }
 }
 
@@ -336,65 +402,190 @@ fn committed_at(change: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::parse_from_rfc3339(text).ok().map(|t| t.with_timezone(&chrono::Utc))
 }
 
-/// One subscription's interest in one change.
+/// One subscription's interest in one change: the ids of the bindings it
+/// matched, grouped by their `select` lists (one message each).
 struct Candidate {
     change: usize,
     subscriber: Subscriber,
-    ids: Vec<u32>,
+    groups: Vec<(Option<Vec<String>>, Vec<u32>)>,
     version: u64,
     visible: bool,
 }
 
-/// Matches a batch of changes against every subscription, checks them
-/// against RLS and queues them, in order.
+/// Whether a change is Realtime's "no primary key" error: an insert or an
+/// update of a table without one, which every binding of the table gets,
+/// whatever its filters, with nothing of the row.
+fn keyless(change: &Value) -> bool {
+    change["pk"].as_array().is_some_and(Vec::is_empty) && change["data"]["type"] != "DELETE"
+}
+
+/// The rows of one batch's filter checks, each (change, filter) once,
+/// for `_gateway.realtime_filters_hold`.
+#[derive(Default)]
+struct FilterRows<'a> {
+    index: HashMap<(usize, &'a filter::Filter), Option<usize>>,
+    ops: Vec<&'a str>,
+    negates: Vec<bool>,
+    types: Vec<u32>,
+    values: Vec<Option<String>>,
+    filters: Vec<&'a str>,
+}
+
+impl<'a> FilterRows<'a> {
+    /// The rows a binding's filters need on a change; `None` when a filter
+    /// names a column the row does not carry, which fails it (Realtime's
+    /// `is_visible_through_filters`). A deleted row is judged by its old
+    /// record, any other by its new one.
+    fn rows(&mut self, index: usize, change: &Value, filters: &'a [filter::Filter]) -> Option<Vec<usize>> {
+        let data = &change["data"];
+        let record = if data["type"] == "DELETE" { &data["old_record"] } else { &data["record"] };
+        let mut rows = Vec::with_capacity(filters.len());
+        for filter in filters {
+            let key = (index, filter);
+            let row = match self.index.get(&key) {
+                Some(row) => *row,
+                None => {
+                    let row = self.push(change, record, filter);
+                    self.index.insert(key, row);
+                    row
+                }
+            };
+            rows.push(row?);
+        }
+        Some(rows)
+    }
+
+    /// A new row for `filter` on the `row` of `change`: its number, from 1.
+    fn push(&mut self, change: &Value, row: &Value, filter: &'a filter::Filter) -> Option<usize> {
+        let value = row.get(&filter.column)?;
+        let text = match value {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        };
+        let type_oid = change["types"][&filter.column].as_u64().and_then(|t| u32::try_from(t).ok());
+        self.ops.push(&filter.op);
+        self.negates.push(filter.negate);
+        // `text` when the reader did not say (a change it stored before it
+        // noted types).
+        self.types.push(type_oid.unwrap_or(25));
+        self.values.push(text);
+        self.filters.push(&filter.value);
+        Some(self.ops.len())
+    }
+
+    /// The rows that hold, asked in one statement; none if it fails.
+    async fn held(&self, db: &Db) -> HashSet<usize> {
+        if self.ops.is_empty() {
+            return HashSet::new();
+        }
+        let result = db
+            .as_authenticator(
+                "select n from _gateway.realtime_filters_hold($1::text[], $2::boolean[], $3::oid[], $4::text[], \
+                 $5::text[]) as n",
+                &[&self.ops, &self.negates, &self.types, &self.values, &self.filters],
+            )
+            .await;
+        match result {
+            Ok(rows) => rows.iter().filter_map(|row| usize::try_from(row.get::<_, i32>(0)).ok()).collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "realtime could not check changes against filters");
+                HashSet::new()
+            }
+        }
+    }
+}
+
+/// Matches a batch of changes against every subscription (filters checked
+/// by PostgreSQL in one statement for the batch), checks them against RLS
+/// and queues them, in order.
 async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
     let subscribers: Vec<Subscriber> = lock(&inner.subscribers).values().cloned().collect();
     if subscribers.is_empty() {
         return;
     }
-    let mut candidates = Vec::new();
-    // (table, row check?, caller) -> the caller's claims and its candidates.
-    let mut groups: BTreeMap<(String, bool, String), (Claims, Vec<usize>)> = BTreeMap::new();
+    // (change, subscriber, matcher, filter rows): bindings whose event and
+    // table match; `None` rows: a filter already failed.
+    let mut matched: Vec<(usize, usize, usize, Option<Vec<usize>>)> = Vec::new();
+    let mut rows = FilterRows::default();
     for (index, (id, change)) in changes.iter().enumerate() {
         let data = &change["data"];
-        for subscriber in &subscribers {
+        for (s, subscriber) in subscribers.iter().enumerate() {
             if *id <= subscriber.after {
                 continue;
             }
-            let ids: Vec<u32> =
-                subscriber.matchers.iter().filter(|m| m.matches(data)).map(|m| m.id).collect();
-            if ids.is_empty() {
-                continue;
+            for (m, matcher) in subscriber.matchers.iter().enumerate() {
+                if !matcher.matches(data) {
+                    continue;
+                }
+                let needs = if matcher.filters.is_empty() || keyless(change) {
+                    Some(Vec::new())
+                } else {
+                    rows.rows(index, change, &matcher.filters)
+                };
+                matched.push((index, s, m, needs));
             }
-            let (claims, version) = {
-                let judged = lock(&subscriber.caller);
-                (judged.claims.clone(), judged.version)
-            };
-            // A deleted row cannot be checked: the caller's right to the
-            // table is (Supabase, "Postgres Changes", Delete events).
-            let row_check = change["rls"] == json!(true) && data["type"] != "DELETE";
-            let table = format!(
-                "{}.{}",
-                quote_ident(data["schema"].as_str().unwrap_or_default()),
-                quote_ident(data["table"].as_str().unwrap_or_default())
-            );
-            let who = format!("{}:{}", claims.role.as_str(), Value::Object(claims.claims.clone()));
-            groups
-                .entry((table, row_check, who))
-                .or_insert_with(|| (claims, Vec::new()))
-                .1
-                .push(candidates.len());
-            candidates.push(Candidate {
-                change: index,
-                subscriber: subscriber.clone(),
-                ids,
-                version,
-                visible: false,
-            });
+        }
+    }
+    let held = rows.held(db).await;
+    let mut candidates: Vec<Candidate> = Vec::new();
+    // (change, subscriber) -> its candidate.
+    let mut by_pair: HashMap<(usize, usize), usize> = HashMap::new();
+    // (table, row check?, caller) -> the caller's claims and its candidates.
+    let mut groups: BTreeMap<(String, bool, String), (Claims, Vec<usize>)> = BTreeMap::new();
+    for (index, s, m, needs) in matched {
+        if !needs.is_some_and(|rows| rows.iter().all(|row| held.contains(row))) {
+            continue;
+        }
+        let subscriber = &subscribers[s];
+        let matcher = &subscriber.matchers[m];
+        let candidate = match by_pair.get(&(index, s)) {
+            Some(&candidate) => candidate,
+            None => {
+                let change = &changes[index].1;
+                let data = &change["data"];
+                let (claims, version) = {
+                    let judged = lock(&subscriber.caller);
+                    (judged.claims.clone(), judged.version)
+                };
+                // A deleted row cannot be checked: the caller's right to the
+                // table is (Supabase, "Postgres Changes", Delete events). A
+                // keyless change carries nothing of its row.
+                let row_check = change["rls"] == json!(true) && data["type"] != "DELETE" && !keyless(change);
+                let table = format!(
+                    "{}.{}",
+                    quote_ident(data["schema"].as_str().unwrap_or_default()),
+                    quote_ident(data["table"].as_str().unwrap_or_default())
+                );
+                let who = format!("{}:{}", claims.role.as_str(), Value::Object(claims.claims.clone()));
+                groups
+                    .entry((table, row_check, who))
+                    .or_insert_with(|| (claims, Vec::new()))
+                    .1
+                    .push(candidates.len());
+                candidates.push(Candidate {
+                    change: index,
+                    subscriber: subscriber.clone(),
+                    groups: Vec::new(),
+                    version,
+                    visible: false,
+                });
+                by_pair.insert((index, s), candidates.len() - 1);
+                candidates.len() - 1
+            }
+        };
+        let groups = &mut candidates[candidate].groups;
+        match groups.iter_mut().find(|(select, _)| *select == matcher.select) {
+            Some((_, ids)) => ids.push(matcher.id),
+            None => groups.push((matcher.select.clone(), vec![matcher.id])),
         }
     }
     for ((table, row_check, _), (claims, members)) in groups {
-        let visible = check(db, &table, row_check, claims, changes, &candidates, &members).await;
+        let visible = if keyless(&changes[candidates[members[0]].change].1) {
+            members.iter().map(|&m| candidates[m].change).collect()
+        } else {
+            check(db, &table, row_check, claims, changes, &candidates, &members).await
+        };
         for member in members {
             candidates[member].visible = visible.contains(&candidates[member].change);
         }
@@ -409,19 +600,47 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
         if lock(&subscriber.caller).version != candidate.version {
             continue;
         }
-        let payload = json!({"ids": candidate.ids, "data": changes[candidate.change].1["data"]});
-        match subscriber.sender.try_send((candidate.version, payload)) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                tracing::info!("dropping a realtime subscription that fell {QUEUE} changes behind");
-                subscriber.dropped.store(true, Ordering::Relaxed);
-                lock(&inner.subscribers).retain(|_, s| !Arc::ptr_eq(&s.dropped, &subscriber.dropped));
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                lock(&inner.subscribers).retain(|_, s| !Arc::ptr_eq(&s.dropped, &subscriber.dropped));
+        let change = &changes[candidate.change].1;
+        for (select, ids) in &candidate.groups {
+            let data = match select {
+                Some(columns) => only(&change["data"], columns, &change["pk"]),
+                None => change["data"].clone(),
+            };
+            let payload = json!({"ids": ids, "data": data});
+            match subscriber.sender.try_send((candidate.version, payload)) {
+                Ok(()) => {}
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    tracing::info!("dropping a realtime subscription that fell {QUEUE} changes behind");
+                    subscriber.dropped.store(true, Ordering::Relaxed);
+                    lock(&inner.subscribers).retain(|_, s| !Arc::ptr_eq(&s.dropped, &subscriber.dropped));
+                    break;
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    lock(&inner.subscribers).retain(|_, s| !Arc::ptr_eq(&s.dropped, &subscriber.dropped));
+                    break;
+                }
             }
         }
     }
+}
+
+/// A change's `data` cut to a binding's `select` list and the primary key:
+/// its `columns`, `record` and `old_record`, as Realtime's `apply_rls`
+/// sends them for `selected_columns`.
+fn only(data: &Value, columns: &[String], pk: &Value) -> Value {
+    let keep = |name: &str| {
+        columns.iter().any(|c| c == name) || pk.as_array().is_some_and(|pk| pk.iter().any(|k| k == name))
+    };
+    let mut data = data.clone();
+    for key in ["record", "old_record"] {
+        if let Some(record) = data.get_mut(key).and_then(Value::as_object_mut) {
+            record.retain(|name, _| keep(name));
+        }
+    }
+    if let Some(list) = data.get_mut("columns").and_then(Value::as_array_mut) {
+        list.retain(|column| column["name"].as_str().is_some_and(keep));
+    }
+    data
 }
 
 /// Which of the group's changes the caller may see: one statement as that

@@ -21,8 +21,6 @@ pub struct Relation {
 pub struct Column {
     pub name: String,
     pub type_oid: u32,
-    /// Part of the replica identity (the primary key, by default).
-    pub key: bool,
 }
 
 /// One column's value in a tuple.
@@ -108,11 +106,14 @@ impl Decoder {
                 let n = r.u16()?;
                 let mut columns = Vec::with_capacity(n.into());
                 for _ in 0..n {
-                    let flags = r.u8()?;
+                    // The flags mark the replica identity's columns, every
+                    // column under identity full: the primary key comes
+                    // from the catalog instead.
+                    let _flags = r.u8()?;
                     let name = r.cstring()?;
                     let type_oid = r.u32()?;
                     let _typmod = r.i32()?;
-                    columns.push(Column { name, type_oid, key: flags & 1 == 1 });
+                    columns.push(Column { name, type_oid });
                 }
                 let full_identity = identity == b'f';
                 self.relations.insert(id, Relation { schema, table, full_identity, columns });
@@ -283,7 +284,7 @@ mod tests {
         assert_eq!(transaction.changes[0].new, Some(vec![Datum::Text("1".into()), Datum::Null]));
         let relation = &decoder.relations[&16384];
         assert_eq!((relation.schema.as_str(), relation.table.as_str()), ("public", "items"));
-        assert!(relation.columns[0].key && !relation.columns[1].key);
+        assert_eq!(relation.columns[0].name, "id");
     }
 
     #[test]

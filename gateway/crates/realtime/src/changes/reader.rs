@@ -16,7 +16,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
 use tokio_postgres::{Client, NoTls};
 
-use super::pgoutput::{Datum, Decoder, Kind, RowChange, Transaction};
+use super::pgoutput::{Datum, Decoder, Kind, Relation, RowChange, Transaction};
 use gateway_core::db::Db;
 
 /// The advisory lock whose holder is the reader (migrations use 7243190528).
@@ -303,10 +303,12 @@ impl Catalog {
         let type_name = |oid: u32| self.types.get(&oid).cloned().unwrap_or_else(|| "text".to_owned());
         let columns: Vec<Value> =
             relation.columns.iter().map(|c| json!({"name": c.name, "type": type_name(c.type_oid)})).collect();
-        let pk: Vec<&str> = match self.pk.get(&change.relation) {
-            Some(pk) => pk.iter().map(String::as_str).collect(),
-            None => relation.columns.iter().filter(|c| c.key).map(|c| c.name.as_str()).collect(),
-        };
+        let pk: Vec<&str> = self.pk.get(&change.relation).into_iter().flatten().map(String::as_str).collect();
+        let types: Map<String, Value> =
+            relation.columns.iter().map(|c| (c.name.clone(), json!(c.type_oid))).collect();
+        if pk.is_empty() && change.kind != Kind::Delete {
+            return Some(keyless(relation, change.kind, rls));
+        }
         let mut record_of = |values: &[Datum], keys_only: bool, name: &'static str| {
             let mut record = Map::new();
             for (column, datum) in relation.columns.iter().zip(values) {
@@ -359,6 +361,9 @@ impl Catalog {
             // `identity` gives it to Realtime.
             let cut = (rls && change.kind == Kind::Delete) || !relation.full_identity;
             let old = match (&change.old, &change.new) {
+                // Nothing of a row without a key is left to send (Realtime's
+                // aggregate of no columns).
+                (Some(_), _) if cut && pk.is_empty() => Value::Null,
                 (Some(old), _) => record_of(old, cut, "old_record"),
                 (None, Some(new)) => record_of(new, true, "old_record"),
                 (None, None) => json!({}),
@@ -366,8 +371,26 @@ impl Catalog {
             data.insert("old_record".into(), old);
         }
         data.insert("errors".into(), Value::Null);
-        Some(json!({"data": data, "rls": rls, "pk": pk}))
+        Some(json!({"data": data, "rls": rls, "pk": pk, "types": types}))
     }
+}
+
+/// An insert or update of a table without a primary key, as Realtime's
+/// `apply_rls` answers it: no row, no columns, no commit time, and the error
+/// `Error 400: Bad Request, no primary key`, for every binding of the table.
+fn keyless(relation: &Relation, kind: Kind, rls: bool) -> Value {
+    let mut data = Map::new();
+    data.insert("schema".into(), json!(relation.schema));
+    data.insert("table".into(), json!(relation.table));
+    data.insert("commit_timestamp".into(), Value::Null);
+    data.insert("type".into(), json!(kind.as_str()));
+    data.insert("columns".into(), json!([]));
+    data.insert("record".into(), json!({}));
+    if kind == Kind::Update {
+        data.insert("old_record".into(), json!({}));
+    }
+    data.insert("errors".into(), json!(["Error 400: Bad Request, no primary key"]));
+    json!({"data": data, "rls": rls, "pk": [], "types": {}})
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` from microseconds since 2000-01-01 UTC.
