@@ -48,6 +48,13 @@ if ! python3 -c 'import moto.server' 2>/dev/null; then
   python3 -m pip install --quiet 'moto[server]==5.2.1' 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages 'moto[server]==5.2.1'
 fi
+# The S3 protocol's tests drive /storage/v1/s3 with boto3, the AWS CLI (both
+# PyPI) and rclone (Debian) (gateway/tests/s3_protocol.rs, tests/s3/).
+if ! python3 -c 'import boto3' 2>/dev/null || ! command -v aws >/dev/null; then
+  python3 -m pip install --quiet 'boto3>=1.34' awscli 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'boto3>=1.34' awscli
+fi
+command -v rclone >/dev/null || apt_install rclone
 
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || apt_install nginx
 # 0.14.1 is the newest s3s-fs that builds with the stable Rust of this

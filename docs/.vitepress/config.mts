@@ -25,6 +25,7 @@ export default defineConfig({
           { text: 'REST: /rest/v1', link: '/services/rest' },
           { text: 'Auth: /auth/v1', link: '/services/auth' },
           { text: 'Storage: /storage/v1', link: '/services/storage' },
+          { text: 'S3 protocol: /storage/v1/s3', link: '/services/s3' },
           { text: 'Realtime: /realtime/v1', link: '/services/realtime' },
           { text: 'Edge Functions: /functions/v1', link: '/services/functions' },
         ],

@@ -3,6 +3,7 @@
 //! `gateway keys [create|list|revoke]`,
 //! `gateway signing-keys list|create|rotate|revoke|import-legacy`,
 //! `gateway users add|list`, `gateway storage sweep`,
+//! `gateway storage s3-keys create|list|revoke`,
 //! `gateway functions new|list|deploy|secrets set|list|unset`,
 //! `gateway cluster list|remove|prune`, `gateway gen types typescript`.
 
@@ -97,7 +98,9 @@ impl Command {
                 Some(config)
             }
             Command::Users(UsersCommand::Add { config, .. } | UsersCommand::List { config }) => Some(config),
-            Command::Storage(StorageCommand::Sweep { config, .. }) => Some(config),
+            Command::Storage(
+                StorageCommand::Sweep { config, .. } | StorageCommand::S3Keys(S3KeysArgs { config, .. }),
+            ) => Some(config),
             Command::Gen(GenCommand::Types(TypesArgs { config, .. })) => Some(config),
             Command::Functions(FunctionsArgs { config, .. }) => Some(config),
             Command::Cluster(_) | Command::Docs(_) => None,
@@ -378,6 +381,36 @@ enum StorageCommand {
         #[arg(long)]
         bucket: Option<String>,
     },
+    /// Access keys of the S3 protocol at /storage/v1/s3 (docs/services/s3.md):
+    /// a request signed with one acts as service_role.
+    S3Keys(S3KeysArgs),
+}
+
+#[derive(clap::Args)]
+struct S3KeysArgs {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: S3KeysCommand,
+}
+
+/// As for `gateway keys`, the settings come before the subcommand.
+#[derive(Subcommand)]
+enum S3KeysCommand {
+    /// Make an access key pair and print it; the secret is shown now and
+    /// never again (it is kept sealed under the JWT secret).
+    Create {
+        /// What the key is for, shown by `list`.
+        #[arg(long, default_value = "")]
+        description: String,
+    },
+    /// List the access key ids: id, made, description. Never the secrets.
+    List,
+    /// Delete an access key: requests signed with it are refused at once.
+    Revoke {
+        /// The access key id.
+        access_key_id: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -448,6 +481,9 @@ pub async fn run() -> ExitCode {
         Command::Import(args) => import(args).await,
         Command::Storage(StorageCommand::Sweep { config, dry_run, bucket }) => {
             sweep(config, dry_run, bucket).await
+        }
+        Command::Storage(StorageCommand::S3Keys(S3KeysArgs { config, command })) => {
+            s3_keys(&config, command).await
         }
         Command::Cluster(command) => cluster(command),
         Command::Gen(GenCommand::Types(args)) => gen_types(args).await,
@@ -1142,6 +1178,38 @@ async fn function_secrets(config: &Config, command: SecretsCommand) -> Result<()
                     } else {
                         println!("no secret {name}");
                     }
+                }
+            }
+        }
+        Ok::<(), BoxError>(())
+    }
+    .await;
+    drop(client);
+    startup::close_database(database).await;
+    result
+}
+
+async fn s3_keys(config: &Config, command: S3KeysCommand) -> Result<(), BoxError> {
+    use gateway_storage::s3::credentials;
+    let (secret, _) = startup::jwt_secret(config)?;
+    let (database, client) = keys_database(config).await?;
+    let result = async {
+        match &command {
+            S3KeysCommand::Create { description } => {
+                let created = credentials::create(&client, &secret, description).await?;
+                println!("access key id: {}", created.access_key_id);
+                println!("secret access key: {}", created.secret_access_key);
+            }
+            S3KeysCommand::List => {
+                for key in credentials::list(&client).await? {
+                    println!("{}\t{}\t{}", key.access_key_id, key.created_at, key.description);
+                }
+            }
+            S3KeysCommand::Revoke { access_key_id } => {
+                if credentials::revoke(&client, access_key_id).await? {
+                    println!("revoked {access_key_id}");
+                } else {
+                    return Err(format!("no access key {access_key_id}").into());
                 }
             }
         }

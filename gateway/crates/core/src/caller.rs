@@ -175,7 +175,7 @@ fn api_key(parts: &Parts) -> Option<String> {
 
 /// The headers as a JSON object, names in order, written from the header map
 /// without copying names and values into JSON values first.
-fn headers_json(headers: &HeaderMap) -> String {
+pub fn headers_json(headers: &HeaderMap) -> String {
     let mut map: BTreeMap<&str, Cow<'_, str>> = BTreeMap::new();
     for (name, value) in headers {
         if let Ok(value) = value.to_str() {

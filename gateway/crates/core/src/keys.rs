@@ -422,6 +422,9 @@ pub enum Sealed {
     /// An Edge Functions secret (`gateway functions secrets set`), bound to
     /// its name.
     FunctionSecret,
+    /// The secret of an S3 access key (`gateway storage s3-keys create`),
+    /// bound to its access key id.
+    S3SecretKey,
 }
 
 impl Sealed {
@@ -429,6 +432,7 @@ impl Sealed {
         match self {
             Sealed::SigningKey => b"gateway signing keys v1",
             Sealed::FunctionSecret => b"gateway function secrets v1",
+            Sealed::S3SecretKey => b"gateway s3 secret keys v1",
         }
     }
 }

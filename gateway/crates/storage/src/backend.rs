@@ -336,6 +336,7 @@ mod tests {
             s3_access_key_id: Some("minio".to_owned()),
             s3_secret_access_key: Some(Secret::new("minio-secret")),
             s3_force_path_style: true,
+            s3_protocol_region: "local".to_owned(),
             sweep_grace: gateway_core::config::Span(std::time::Duration::from_secs(3600)),
             sweep_interval: None,
             cache_size: 0,

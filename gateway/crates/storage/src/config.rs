@@ -40,6 +40,13 @@ pub struct StorageConfig {
     #[arg(long, env = "STORAGE_S3_FORCE_PATH_STYLE", default_value_t = false, action = clap::ArgAction::Set)]
     pub s3_force_path_style: bool,
 
+    /// The region S3 clients sign for at `/storage/v1/s3` (the S3
+    /// protocol, docs/services/s3.md); a signature for another region is
+    /// refused with `AuthorizationHeaderMalformed`. `local`, as the
+    /// Supabase CLI's.
+    #[arg(long = "storage-s3-protocol-region", env = "STORAGE_S3_PROTOCOL_REGION", default_value = "local")]
+    pub s3_protocol_region: String,
+
     /// How old a blob no row points at must be before a sweep removes it
     /// (`gateway storage sweep`, `--storage-sweep-interval`). Bytes are
     /// written before their row commits, so a younger blob may belong to an

@@ -37,6 +37,7 @@ pub mod path;
 pub mod purge;
 pub mod render;
 pub mod resumable;
+pub mod s3;
 pub mod signed;
 pub mod sweep;
 pub mod upload;
@@ -195,7 +196,9 @@ pub fn router(state: StorageState) -> Router {
         .merge(resumable::router(&state))
         .fallback(|| async { ApiError::NotFound })
         .layer(shaped::<error::Storage>())
-        .with_state(state)
+        .with_state(state.clone())
+        // The S3 protocol signs its own requests and answers in XML.
+        .merge(s3::router(state))
 }
 
 #[cfg(test)]
