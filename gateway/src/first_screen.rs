@@ -137,27 +137,25 @@ fn featured_query() -> String {
 /// has none or when a request fails: `{"path", "search", "catalogue",
 /// "company"}`, `search` being the query string it was made for.
 pub async fn data(state: &AppState, path: &str, query: &str) -> Option<Value> {
-    let catalogue = match path {
-        "/" => {
-            tokio::time::timeout(DEADLINE, rest_get(state, "products", &featured_query(), false))
-                .await
-                .ok()??
-                .0
-        }
-        "/store" => {
-            let filters = StoreFilters::from_query(query);
-            let (rows, total) =
-                tokio::time::timeout(DEADLINE, rest_get(state, "products", &filters.products_query(), true))
-                    .await
-                    .ok()??;
-            json!({ "products": rows, "total": total.unwrap_or(0) })
-        }
+    let (products, count) = match path {
+        "/" => (featured_query(), false),
+        "/store" => (StoreFilters::from_query(query).products_query(), true),
         _ => return None,
     };
-    // The shop's settings (which cards show their stock) come with it; the
-    // app reads them from the same view (`fetchShopCompany.ts`).
-    let company =
-        tokio::time::timeout(DEADLINE, rest_get(state, "shop_company", "select=*", false)).await.ok()??.0;
+    // The shop's settings (which cards show their stock) come with it, asked
+    // at the same time; the app reads them from the same view (`fetchShopCompany.ts`).
+    let both = async {
+        tokio::join!(
+            rest_get(state, "products", &products, count),
+            rest_get(state, "shop_company", "select=*", false)
+        )
+    };
+    let (catalogue, company) = tokio::time::timeout(DEADLINE, both).await.ok()?;
+    let ((rows, total), (company, _)) = (catalogue?, company?);
+    let catalogue = match count {
+        true => json!({ "products": rows, "total": total.unwrap_or(0) }),
+        false => rows,
+    };
     let company = company.as_array().and_then(|rows| rows.first()).cloned().unwrap_or(Value::Null);
     Some(json!({ "path": path, "search": query, "catalogue": catalogue, "company": company }))
 }
