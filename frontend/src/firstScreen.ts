@@ -1,4 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
+import type { ShopCompany } from '@/lib/api/fetchShopCompany';
+import { shopCompanyQuery } from '@/lib/company';
 import { featuredQuery } from '@/features/landing/queries';
 import { FIRST_SCREEN_CARDS, storeFirstScreenQueries, storeProductsQuery } from '@/features/store/queries';
 import { filtersFromSearch } from '@/features/store/storeUrl';
@@ -18,19 +20,69 @@ type Query = Parameters<QueryClient['prefetchQuery']>[0];
  * so they download while React renders the page rather than after.
  */
 export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): void {
+  const inline = inlineFirstScreen(pathname, search);
+  if (inline) client.setQueryData(shopCompanyQuery.queryKey, inline.company);
   if (pathname === paths.home) {
+    if (inline) client.setQueryData(featuredQuery.queryKey, inline.catalogue as Product[]);
     void client.prefetchQuery(featuredQuery as Query).then(() => {
       preloadImages(client.getQueryData<Product[]>(featuredQuery.queryKey) ?? [], 360, 280);
     });
   } else if (pathname === paths.store) {
     const filters = filtersFromSearch(new URLSearchParams(search));
     const [products, ...lists] = storeFirstScreenQueries(filters);
+    if (inline) client.setQueryData(storeProductsQuery(filters, 1).queryKey, inline.catalogue as { products: Product[]; total: number });
+    // With the page inline, this finds it fresh in the cache and asks nothing.
     void client.prefetchQuery(products as Query).then(() => {
       const page = client.getQueryData<{ products: Product[] }>(storeProductsQuery(filters, 1).queryKey);
       preloadImages((page?.products ?? []).slice(0, FIRST_SCREEN_CARDS), 320, 320);
     });
     // Errors surface in the page's own queries, which retry as they always did.
     for (const query of lists) void client.prefetchQuery(query as Query);
+  }
+}
+
+/** What the gateway puts into the page (gateway/src/first_screen.rs). */
+interface InlineFirstScreen {
+  path: string;
+  /** The query string it was made for, without `?`. */
+  search: string;
+  catalogue: unknown;
+  company: ShopCompany | null;
+}
+
+/** The element the gateway writes the first screen's data into. */
+export const FIRST_SCREEN_DATA_ID = 'shop-first-screen';
+
+/**
+ * The first page of the catalogue the gateway put into the page, if it was made
+ * for this address and the visitor is not signed in. It was read as `anon`: a
+ * staff member sees inactive products and fresh edits, so a signed-in visitor
+ * asks the API as always. The session is looked for where supabase-js keeps
+ * it (`sb-<ref>-auth-token` in localStorage), without loading the auth client.
+ */
+function inlineFirstScreen(pathname: string, search: string): InlineFirstScreen | undefined {
+  const element = document.getElementById(FIRST_SCREEN_DATA_ID);
+  if (!element?.textContent) return undefined;
+  // Read once: after a client-side navigation the address is another one.
+  element.remove();
+  if (signedIn()) return undefined;
+  try {
+    const data = JSON.parse(element.textContent) as InlineFirstScreen;
+    return data.path === pathname && data.search === search.replace(/^\?/, '') ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function signedIn(): boolean {
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      if (/^sb-.*-auth-token$/.test(localStorage.key(i) ?? '')) return true;
+    }
+    return false;
+  } catch {
+    // Storage refused (a private mode): no session can be kept either.
+    return false;
   }
 }
 

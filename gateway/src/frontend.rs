@@ -237,8 +237,9 @@ async fn files(state: &AppState, dir: Option<&Path>, request: Request) -> Respon
 
 async fn find_file(state: &AppState, dir: &Path, path: &str, request: Request) -> Response {
     if path == "/index.html" {
-        return index_page(state, dir, path, request.method(), request.headers()).await;
+        return index_page(state, dir, path, "", request.method(), request.headers()).await;
     }
+    let query = request.uri().query().unwrap_or_default().to_owned();
     // The file service takes the request; the index page needs its method and
     // its conditional headers.
     let (method, headers) = (request.method().clone(), request.headers().clone());
@@ -257,17 +258,21 @@ async fn find_file(state: &AppState, dir: &Path, path: &str, request: Request) -
     if !is_client_route(path) {
         return StatusCode::NOT_FOUND.into_response();
     }
-    index_page(state, dir, path, &method, &headers).await
+    index_page(state, dir, path, &query, &method, &headers).await
 }
 
-/// `index.html` with the configuration inline, read afresh on every request
-/// (a new build shows at the next load), with an `ETag` of its bytes so that
-/// a revalidation that finds no change is a 304. It is compressed on the fly
+/// `index.html` with the configuration inline, and for the public routes the
+/// first page of the catalogue ([`crate::first_screen`]), read afresh on every
+/// request (a new build shows at the next load), with an `ETag` of its bytes
+/// so that a revalidation that finds no change is a 304. The data is part of
+/// those bytes: a page is revalidated on every use (`no-cache`) and kept per
+/// address, so no filter's answer is ever served for another. It is compressed on the fly
 /// like the APIs' answers: its bytes depend on the configuration.
 async fn index_page(
     state: &AppState,
     dir: &Path,
     path: &str,
+    query: &str,
     method: &Method,
     headers: &HeaderMap,
 ) -> Response {
@@ -280,7 +285,11 @@ async fn index_page(
         Ok(config) => config,
         Err(error) => return error.into_response(),
     };
-    let page = with_inline_config(&html, &config);
+    let mut page = with_inline_config(&html, &config);
+    // A HEAD or a revalidation gets the same bytes, hence the same ETag.
+    if let Some(data) = crate::first_screen::data(state, path, query).await {
+        page = crate::first_screen::with_inline_data(&page, &data);
+    }
     let etag = format!("\"{}\"", hex::encode(&Sha256::digest(page.as_bytes())[..16]));
     let unchanged = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|wanted| {
         wanted.split(',').map(str::trim).any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)

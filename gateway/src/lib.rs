@@ -13,6 +13,7 @@ pub mod cli;
 pub mod compress;
 pub mod config;
 pub mod embedded;
+pub mod first_screen;
 pub mod frontend;
 pub mod health;
 pub mod help;

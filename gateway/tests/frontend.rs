@@ -1,8 +1,9 @@
 //! The gateway serves the shop's built frontend at `/` (gateway/src/frontend.rs):
 //! files with their types and cache policy, `index.html` for client-side
 //! routes with the configuration inline, 404 for missing files, files
-//! compressed at build time in the encoding asked for, `/config.json`, and the
-//! APIs untouched.
+//! compressed at build time in the encoding asked for, `/config.json`, the
+//! first page of the catalogue inline for the public routes, and the APIs
+//! untouched.
 
 mod common;
 
@@ -17,6 +18,26 @@ use common::{Answer, Options, TestApp, spawn_app_with, test_config};
 /// `</head>`.
 fn index_with(config: &serde_json::Value) -> String {
     format!("{HEAD}<script>window.__SHOP_CONFIG__={config}</script>{BODY}")
+}
+
+const DATA_START: &str = "<script type=\"application/json\" id=\"shop-first-screen\">";
+
+/// The first screen's data inline in a page, parsed, if it has any.
+fn inline_data(page: &str) -> Option<serde_json::Value> {
+    let start = page.find(DATA_START)? + DATA_START.len();
+    let end = start + page[start..].find("</script>")?;
+    Some(serde_json::from_str(&page[start..end]).expect("inline data is JSON"))
+}
+
+/// The page without the first screen's data.
+fn without_data(page: &str) -> String {
+    match page.find(DATA_START) {
+        Some(start) => {
+            let end = start + page[start..].find("</script>").expect("closed") + "</script>".len();
+            format!("{}{}", &page[..start], &page[end..])
+        }
+        None => page.to_owned(),
+    }
 }
 
 fn expected_config(app: &TestApp) -> serde_json::Value {
@@ -79,7 +100,7 @@ async fn the_root_answers_the_index_page_revalidated_on_every_use() {
     let (app, _dist) = shop().await;
     let root = get(&app, "/").await;
     assert_eq!(root.status, 200);
-    assert_eq!(root.text, index_with(&expected_config(&app)));
+    assert_eq!(without_data(&root.text), index_with(&expected_config(&app)));
     assert!(header(&root, "content-type").starts_with("text/html"), "{:?}", root.content_type);
     assert_eq!(header(&root, "cache-control"), "no-cache");
 }
@@ -89,7 +110,11 @@ async fn client_side_routes_answer_the_index_page_so_a_reload_works() {
     let (app, _dist) = shop().await;
     for path in ["/store", "/admin/products", "/admin/products/42", "/store/"] {
         let page = get(&app, path).await;
-        assert_eq!((page.status, page.text.clone()), (200, index_with(&expected_config(&app))), "{path}");
+        assert_eq!(
+            (page.status, without_data(&page.text)),
+            (200, index_with(&expected_config(&app))),
+            "{path}"
+        );
         assert!(header(&page, "content-type").starts_with("text/html"), "{path}");
         assert_eq!(header(&page, "cache-control"), "no-cache", "{path}");
     }
@@ -195,7 +220,7 @@ async fn the_index_page_carries_the_configured_public_url_and_contacts_inline() 
     let page = get(&app, "/store").await.text;
     assert!(page.contains(r#""supabaseUrl":"https://api.tienda.example""#), "{page}");
     assert!(page.contains(r#""contactEmail":"\u003c/script>@tienda.example""#), "{page}");
-    assert_eq!(page.matches("</script>").count(), 1, "no value closes the script: {page}");
+    assert_eq!(without_data(&page).matches("</script>").count(), 1, "no value closes the script: {page}");
 }
 
 #[tokio::test]
@@ -282,4 +307,140 @@ async fn without_a_built_frontend_the_root_is_404_and_the_apis_work() {
     .await;
     assert_eq!(products.status, 200);
     assert_eq!(get(&app, "/config.json").await.json()["anonKey"], app.anon_key.as_str());
+}
+
+/// Products the store shows and hides: inactive and sold-out ones are not
+/// public; one name tries to end the inline script.
+async fn with_products(app: &TestApp) {
+    app.admin()
+        .await
+        .batch_execute(
+            "insert into public.companies (name, display_product_stock) values ('Tienda', false);
+             insert into public.brands (name, status) values ('Apple', true), ('Samsung', true);
+             insert into public.products (name, price, quantity, category, brand_id, status, featured) values
+               ('iPhone 15', 4500000, 3, 'celulares', 1, true, true),
+               ('Galaxy S24 </script><script>alert(1)</script>', 3900000, 2, 'celulares', 2, true, false),
+               ('Funda', 30000, 9, 'cases', null, true, true),
+               ('Retirado', 100000, 1, 'celulares', 1, false, true),
+               ('Agotado', 200000, 0, 'celulares', 1, true, true);",
+        )
+        .await
+        .expect("products");
+}
+
+/// What the app's own request for the same page answers, through `/rest/v1` as `anon`.
+async fn rest_rows(app: &TestApp, query: &str) -> Answer {
+    let request =
+        app.rest(reqwest::Method::GET, &format!("/products?{query}"), None).header("prefer", "count=exact");
+    Answer::from(request.send().await.expect("request")).await
+}
+
+#[tokio::test]
+async fn the_store_page_carries_its_first_page_of_products_as_the_rest_api_answers_it_for_its_filters() {
+    let (app, _dist) = shop().await;
+    with_products(&app).await;
+    let select = "select=*,brands(id,name,description)&status=eq.true&quantity=gt.0";
+    let cases = [
+        ("", format!("{select}&order=featured.desc.nullslast,price.desc,id.asc&offset=0&limit=20"), 3),
+        (
+            "categoria=celulares&orden=price-asc",
+            format!("{select}&category=eq.celulares&order=price.asc,id.asc&offset=0&limit=20"),
+            2,
+        ),
+        (
+            "buscar=galaxy&marca=2",
+            format!(
+                "{select}&brand_id=eq.2&name=ilike.%25galaxy%25&order=featured.desc.nullslast,price.desc,id.asc&offset=0&limit=20"
+            ),
+            1,
+        ),
+        (
+            "buscar=50%25",
+            format!(
+                "{select}&name=ilike.%2550%5C%25%25&order=featured.desc.nullslast,price.desc,id.asc&offset=0&limit=20"
+            ),
+            0,
+        ),
+    ];
+    for (search, rest_query, total) in cases {
+        let page = get(&app, &format!("/store?{search}")).await;
+        let data = inline_data(&page.text).unwrap_or_else(|| panic!("no data for {search:?}"));
+        let rows = rest_rows(&app, &rest_query).await;
+        assert_eq!(data["path"], "/store", "{search}");
+        assert_eq!(data["search"], search, "the data names the address it was made for");
+        assert_eq!(data["catalogue"]["products"], rows.json(), "{search}");
+        assert_eq!(data["catalogue"]["total"], total, "{search}");
+        assert_eq!(data["company"]["display_product_stock"], false, "the shop's settings come along");
+        assert_eq!(header(&page, "cache-control"), "no-cache", "revalidated on every use, per address");
+    }
+}
+
+#[tokio::test]
+async fn the_landing_carries_its_featured_models_and_other_routes_carry_nothing() {
+    let (app, _dist) = shop().await;
+    with_products(&app).await;
+    let root = get(&app, "/").await;
+    let data = inline_data(&root.text).expect("landing data");
+    let names: Vec<&str> =
+        data["catalogue"].as_array().expect("rows").iter().filter_map(|row| row["name"].as_str()).collect();
+    assert_eq!(names, ["iPhone 15", "Funda"], "featured, active, in stock, dearest first");
+    for path in ["/admin/products", "/auth", "/store/", "/other"] {
+        assert_eq!(inline_data(&get(&app, path).await.text), None, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn no_product_text_can_end_the_inline_script() {
+    let (app, _dist) = shop().await;
+    with_products(&app).await;
+    let page = get(&app, "/store?buscar=galaxy").await;
+    assert!(!page.text.contains("Galaxy S24 </script>"), "{}", page.text);
+    assert!(
+        page.text.contains("Galaxy S24 \\u003c/script>\\u003cscript>alert(1)\\u003c/script>"),
+        "{}",
+        page.text
+    );
+    let data = inline_data(&page.text).expect("data");
+    assert_eq!(data["catalogue"]["products"][0]["name"], "Galaxy S24 </script><script>alert(1)</script>");
+}
+
+#[tokio::test]
+async fn each_filter_has_its_own_page_and_etag() {
+    let (app, _dist) = shop().await;
+    with_products(&app).await;
+    let all = get(&app, "/store").await;
+    let phones = get(&app, "/store?categoria=celulares").await;
+    assert_ne!(header(&all, "etag"), header(&phones, "etag"));
+    let again = Answer::from(
+        app.get("/store?categoria=celulares")
+            .header("if-none-match", header(&phones, "etag"))
+            .send()
+            .await
+            .expect("request"),
+    )
+    .await;
+    assert_eq!(again.status, 304, "an unchanged page revalidates");
+    app.admin()
+        .await
+        .batch_execute("update public.products set price = 1 where name = 'iPhone 15'")
+        .await
+        .expect("price");
+    let changed = Answer::from(
+        app.get("/store?categoria=celulares")
+            .header("if-none-match", header(&phones, "etag"))
+            .send()
+            .await
+            .expect("request"),
+    )
+    .await;
+    assert_eq!(changed.status, 200, "a changed catalogue is a new page");
+}
+
+#[tokio::test]
+async fn when_the_catalogue_cannot_be_read_the_page_is_served_plain() {
+    let (app, _dist) = shop().await;
+    with_products(&app).await;
+    app.admin().await.batch_execute("revoke select on public.products from anon").await.expect("revoke");
+    let page = get(&app, "/store").await;
+    assert_eq!((page.status, page.text.clone()), (200, index_with(&expected_config(&app))));
 }

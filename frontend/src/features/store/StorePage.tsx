@@ -5,6 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/feedback';
 import { FloatingWhatsAppButton } from '@/components/ui/whatsapp-button';
+import { useShopFace } from '@/lib/company';
 import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { whenIdle } from '@/lib/preload';
@@ -107,6 +108,21 @@ export default function StorePage() {
     }
   }
 
+  const { showProductStock } = useShopFace();
+  const grid = useRef<HTMLUListElement>(null);
+  // The index of the first card a "Mostrar más productos" asked for.
+  const focusFrom = useRef<number | null>(null);
+  const lastPageIn = state.page > 1 && !isLoadingPage(state) && !hasMore(state);
+  useEffect(() => {
+    const from = focusFrom.current;
+    if (from === null || isLoadingPage(state)) return;
+    focusFrom.current = null;
+    // While more pages remain the focus stays on the button; once the last
+    // page arrived the button is gone, and the focus would fall to the body:
+    // it goes to the first product that came in (WCAG 2.4.3, focus order).
+    if (lastPageIn) grid.current?.children[from]?.querySelector<HTMLElement>('button')?.focus();
+  }, [state, lastPageIn]);
+
   if (error) {
     return (
       <main className="mx-auto max-w-3xl p-6">
@@ -118,6 +134,11 @@ export default function StorePage() {
   }
 
   const firstLoad = state.loadedPage === 0;
+  const moreRequested = () => {
+    if (loadingMore) return;
+    focusFrom.current = state.products.length;
+    dispatch({ type: 'loadMore' });
+  };
   const refreshing = !firstLoad && state.page === 1 && isLoadingPage(state);
   const loadingMore = state.page > 1 && isLoadingPage(state);
   const clear = hasActiveFilters(state.filters)
@@ -160,11 +181,17 @@ export default function StorePage() {
                 {state.total === 1 ? '1 producto' : `${state.total ?? 0} productos`}
               </p>
               <ul
+                ref={grid}
                 className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
               >
                 {state.products.map((product, index) => (
                   <li key={product.id} className="flex">
-                    <ProductCard product={product} onOpen={openProduct} priority={index < FIRST_SCREEN_CARDS} />
+                    <ProductCard
+                      product={product}
+                      onOpen={openProduct}
+                      priority={index < FIRST_SCREEN_CARDS}
+                      showStock={showProductStock}
+                    />
                   </li>
                 ))}
               </ul>
@@ -177,7 +204,7 @@ export default function StorePage() {
               <Button
                 variant="outline"
                 size="lg"
-                onClick={() => !loadingMore && dispatch({ type: 'loadMore' })}
+                onClick={moreRequested}
                 aria-disabled={loadingMore}
               >
                 {loadingMore ? 'Cargando...' : 'Mostrar más productos'}

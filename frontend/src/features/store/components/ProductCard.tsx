@@ -4,6 +4,7 @@ import { Badge } from '@/components/ui/badge';
 import { formatCOP } from '@/lib/format';
 import type { Product } from '@/lib/types';
 import { messages } from '@/lib/whatsapp';
+import { availabilityText, stockTone } from '../availability';
 import { ConditionBadge } from './ConditionBadge';
 
 interface ProductCardProps {
@@ -11,13 +12,15 @@ interface ProductCardProps {
   onOpen: (product: Product) => void;
   /** One of the cards on the first screen: its picture loads first. */
   priority?: boolean;
+  /** The shop's "product stock" setting (Configuración): the card shows its availability. */
+  showStock?: boolean;
 }
 
 /** The card's picture width: two columns on a phone, three from md, four from xl. */
 const cardImageSizes = '(min-width: 1280px) 300px, (min-width: 768px) 33vw, 50vw';
 
 /** One product of the grid: name clamped to 2 lines, 'ver más' opens the drawer. */
-export function ProductCard({ product, onOpen, priority = false }: ProductCardProps) {
+export function ProductCard({ product, onOpen, priority = false, showStock = true }: ProductCardProps) {
   return (
     <article data-product-card className="group flex w-full flex-col overflow-hidden rounded-xl border border-slate-200 bg-white shadow-sm transition-shadow hover:shadow-md">
       {/* The picture opens the drawer too. Its name is the hidden text, so the
@@ -69,6 +72,11 @@ export function ProductCard({ product, onOpen, priority = false }: ProductCardPr
               ver más
             </button>
           </p>
+        ) : null}
+        {showStock ? (
+          <Badge tone={stockTone(product.quantity)} className="self-start" data-stock>
+            {availabilityText(product.quantity)}
+          </Badge>
         ) : null}
         <p className="mt-auto pt-1 text-lg font-bold text-slate-900">{formatCOP(product.price)}</p>
         <WhatsAppLink
