@@ -12,6 +12,7 @@ pub mod backup;
 pub mod cli;
 pub mod compress;
 pub mod config;
+pub mod console;
 pub mod embedded;
 pub mod frontend;
 pub mod health;
@@ -68,13 +69,19 @@ pub fn app(state: AppState) -> Router {
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>())
+        // The console answers in its own shape, and only to its own origin.
+        .merge(console::router(&state.config).with_state(state.clone()))
         .route_layer(axum::middleware::from_fn(requests::keep_route));
     let with_cors = cors().layer(routes.clone());
+    let console = state.config.console.clone();
     let app = Router::new()
         .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
             let (routes, with_cors) = (routes.clone(), with_cors.clone());
+            let own_cors = tus_discovery(&request)
+                || functions_route(&request)
+                || console::is_console_path(&console, request.uri().path());
             async move {
-                if tus_discovery(&request) || functions_route(&request) {
+                if own_cors {
                     routes.oneshot(request).await
                 } else {
                     with_cors.oneshot(request).await
