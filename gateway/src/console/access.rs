@@ -76,21 +76,16 @@ fn changes(method: &Method) -> bool {
 /// a client that is no browser sends neither and has no cookie of a
 /// browser's to abuse.
 fn same_origin(headers: &HeaderMap) -> bool {
-    let text = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{0}"));
-    if let Some(site) = text("sec-fetch-site")
-        && site != "same-origin"
-        && site != "none"
-    {
-        return false;
-    }
-    match text(header::ORIGIN.as_str()) {
-        None => true,
-        Some(origin) => {
-            let host = text(header::HOST.as_str()).unwrap_or_default();
-            let origin_host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("\u{0}");
-            !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
-        }
-    }
+    // Every value counts: a request with two of a header is judged by the
+    // worst.
+    let values = |name| headers.get_all(name).iter().map(|v| v.to_str().unwrap_or("\u{0}"));
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let site_ok = values("sec-fetch-site").all(|site| site == "same-origin" || site == "none");
+    let origin_ok = values(header::ORIGIN.as_str()).all(|origin| {
+        let origin_host = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("\u{0}");
+        !host.is_empty() && origin_host.eq_ignore_ascii_case(host)
+    });
+    site_ok && origin_ok
 }
 
 /// A signed-in operator, from the session cookie; a change must carry the
@@ -318,7 +313,7 @@ mod tests {
 
     #[test]
     fn a_change_is_same_origin_only_when_its_headers_say_so() {
-        let cases: [(&[(&str, &str)], bool); 7] = [
+        let cases: [(&[(&str, &str)], bool); 8] = [
             (&[], true),
             (&[("host", "a.test"), ("origin", "https://a.test")], true),
             (&[("host", "a.test"), ("origin", "https://b.test")], false),
@@ -326,11 +321,12 @@ mod tests {
             (&[("sec-fetch-site", "same-origin")], true),
             (&[("sec-fetch-site", "same-site")], false),
             (&[("sec-fetch-site", "cross-site")], false),
+            (&[("host", "a.test"), ("origin", "https://a.test"), ("origin", "https://b.test")], false),
         ];
         for (pairs, expected) in cases {
             let mut headers = HeaderMap::new();
             for (name, value) in pairs {
-                headers.insert(*name, value.parse().expect("value"));
+                headers.append(*name, value.parse().expect("value"));
             }
             assert_eq!(same_origin(&headers), expected, "{pairs:?}");
         }
