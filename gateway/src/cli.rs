@@ -1193,12 +1193,12 @@ async fn add_operator(config: Config, email: &str, password: &crate::config::Sec
         if let Some(admin) = &database.admin {
             state.db = state.db.clone().with_owner(admin.clone());
         }
-        crate::console::access::add_operator(&state.db, email, password.expose())
-            .await
-            .map_err(|e| match e {
+        crate::console::access::add_operator(&state.db, email, password.expose()).await.map_err(
+            |e| match e {
                 crate::console::ConsoleError::BadRequest(message) => message,
                 other => format!("could not add the operator: {other:?}"),
-            })?;
+            },
+        )?;
         println!("operator {email} can sign in at {}/", state.config.console.console_path);
         Ok::<(), BoxError>(())
     }

@@ -208,7 +208,8 @@ pub fn console_page(config: &FrontendConfig, console_path: &str) -> axum::routin
 }
 
 fn console_missing() -> Response {
-    let text = "The console's page is not built: run `npm run build` in frontend/. Its API answers under /api/.";
+    let text =
+        "The console's page is not built: run `npm run build` in frontend/. Its API answers under /api/.";
     (StatusCode::NOT_FOUND, text).into_response()
 }
 

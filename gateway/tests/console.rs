@@ -82,6 +82,9 @@ fn as_operator_but(
     console(app, method, path).headers(headers)
 }
 
+/// Headers a case sets.
+type Headers = &'static [(&'static str, &'static str)];
+
 async fn send(request: RequestBuilder) -> Answer {
     Answer::from(request.send().await.expect("send")).await
 }
@@ -104,7 +107,10 @@ async fn signing_in_sets_a_strict_http_only_session_cookie_for_the_console_path_
     let stored: i64 = app
         .admin()
         .await
-        .query_one("select count(*) from _console.sessions where expires_at > now() + interval '11 hours'", &[])
+        .query_one(
+            "select count(*) from _console.sessions where expires_at > now() + interval '11 hours'",
+            &[],
+        )
         .await
         .expect("sessions")
         .get(0);
@@ -184,8 +190,14 @@ async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_sess
                 if with_session {
                     request = request.header("cookie", &signed.cookie).header("x-console-csrf", &signed.csrf);
                 }
-                let answer = send(request.json(&json!({"sql": "select 1", "email": EMAIL, "password": PASSWORD}))).await;
-                assert_eq!(answer.status, 401, "{name} on {method} {path} (session: {with_session}): {}", answer.text);
+                let answer =
+                    send(request.json(&json!({"sql": "select 1", "email": EMAIL, "password": PASSWORD})))
+                        .await;
+                assert_eq!(
+                    answer.status, 401,
+                    "{name} on {method} {path} (session: {with_session}): {}",
+                    answer.text
+                );
                 assert_eq!(answer.json()["code"], "api_credentials_refused");
             }
         }
@@ -204,7 +216,12 @@ async fn without_a_session_nothing_but_signing_in_answers() {
         ("an empty cookie", Some("gateway_console=")),
     ];
     for (name, cookie) in cases {
-        for (method, path) in [(Method::GET, "/tables"), (Method::POST, "/sql"), (Method::GET, "/session"), (Method::GET, "/snippets")] {
+        for (method, path) in [
+            (Method::GET, "/tables"),
+            (Method::POST, "/sql"),
+            (Method::GET, "/session"),
+            (Method::GET, "/snippets"),
+        ] {
             let mut request = console(&app, method.clone(), path).json(&json!({"sql": "select 1"}));
             if let Some(cookie) = cookie {
                 request = request.header("cookie", cookie);
@@ -221,10 +238,10 @@ async fn a_change_from_another_origin_or_without_the_csrf_token_is_refused() {
     let app = spawn_app().await;
     with_operator(&app).await;
     let signed = sign_in(&app).await;
-    let evil = "https://evil.example";
-    let cases: [(&str, &[(&'static str, &str)], u16); 7] = [
+    const EVIL: &str = "https://evil.example";
+    let cases: [(&str, Headers, u16); 7] = [
         ("same origin with the token", &[], 200),
-        ("another Origin", &[("origin", evil)], 403),
+        ("another Origin", &[("origin", EVIL)], 403),
         ("Origin null", &[("origin", "null")], 403),
         ("Sec-Fetch-Site cross-site", &[("sec-fetch-site", "cross-site")], 403),
         ("Sec-Fetch-Site same-site", &[("sec-fetch-site", "same-site")], 403),
@@ -237,14 +254,14 @@ async fn a_change_from_another_origin_or_without_the_csrf_token_is_refused() {
         assert_eq!(answer.status, status, "{name}: {}", answer.text);
     }
     let cross_sign_in = console(&app, Method::POST, "/sign-in")
-        .header("origin", evil)
+        .header("origin", EVIL)
         .json(&json!({"email": EMAIL, "password": PASSWORD}));
     assert_eq!(send(cross_sign_in).await.status, 403, "a sign-in from another origin");
     let form_sign_in = console(&app, Method::POST, "/sign-in")
         .header("content-type", "application/x-www-form-urlencoded")
         .body(format!("email={EMAIL}&password={PASSWORD}"));
     assert_eq!(send(form_sign_in).await.status, 400, "a form, which a page elsewhere could post");
-    let read = console(&app, Method::GET, "/tables").header("cookie", &signed.cookie).header("origin", evil);
+    let read = console(&app, Method::GET, "/tables").header("cookie", &signed.cookie).header("origin", EVIL);
     let answer = send(read).await;
     assert_eq!(answer.status, 200, "a read needs no token");
     assert!(!answer.headers.contains_key("access-control-allow-origin"), "and no other origin may read it");
@@ -267,7 +284,9 @@ async fn a_new_password_ends_the_operators_sessions() {
     let app = spawn_app().await;
     with_operator(&app).await;
     let signed = sign_in(&app).await;
-    gateway::console::access::add_operator(&app.state.db, EMAIL, "another-password-2").await.expect("new password");
+    gateway::console::access::add_operator(&app.state.db, EMAIL, "another-password-2")
+        .await
+        .expect("new password");
     assert_eq!(send(as_operator(&app, &signed, Method::GET, "/tables")).await.status, 401);
     assert_eq!(sign_in_with(&app, EMAIL, PASSWORD).await.status, 401);
     assert_eq!(sign_in_with(&app, EMAIL, "another-password-2").await.status, 200);
@@ -322,7 +341,12 @@ async fn tables_list_columns_keys_indexes_and_policies_of_the_exposed_schemas() 
     );
     assert_eq!(books["columns"][0]["identity"], "a");
     assert_eq!(books["columns"][2]["default"], "'untitled'::text");
-    let kinds: Vec<&str> = books["constraints"].as_array().expect("constraints").iter().filter_map(|c| c["type"].as_str()).collect();
+    let kinds: Vec<&str> = books["constraints"]
+        .as_array()
+        .expect("constraints")
+        .iter()
+        .filter_map(|c| c["type"].as_str())
+        .collect();
     for kind in ["primary key", "foreign key", "check"] {
         assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
     }
@@ -334,7 +358,8 @@ async fn tables_list_columns_keys_indexes_and_policies_of_the_exposed_schemas() 
             "definition": "FOREIGN KEY (author_id) REFERENCES authors(id) ON DELETE CASCADE",
         })
     );
-    let indexes: Vec<&str> = books["indexes"].as_array().expect("indexes").iter().filter_map(|i| i["name"].as_str()).collect();
+    let indexes: Vec<&str> =
+        books["indexes"].as_array().expect("indexes").iter().filter_map(|i| i["name"].as_str()).collect();
     assert_eq!(indexes, ["books_pkey", "books_title"]);
     assert_eq!(
         books["policies"],
@@ -357,7 +382,12 @@ async fn sql_answers_columns_and_rows_as_text_or_the_databases_error() {
         json!({"columns": ["one", "name", "nothing"], "rows": [["1", "uno", null]], "rowCount": 1,
                "truncated": false, "statements": 1})
     );
-    let answer = run_sql(&app, &signed, "create table public.notes (body text); insert into public.notes values ('a'), ('b')").await;
+    let answer = run_sql(
+        &app,
+        &signed,
+        "create table public.notes (body text); insert into public.notes values ('a'), ('b')",
+    )
+    .await;
     assert_eq!(answer.status, 200, "{}", answer.text);
     assert_eq!(answer.json()["statements"], 2);
     assert_eq!(answer.json()["rowCount"], 2, "the last statement's count");
@@ -369,7 +399,10 @@ async fn sql_answers_columns_and_rows_as_text_or_the_databases_error() {
     assert!(answer.json()["message"].as_str().expect("message").contains("syntax error"));
     let answer = run_sql(&app, &signed, "select * from public.missing").await;
     assert_eq!((answer.status, answer.json()["code"].clone()), (400, json!("42P01")));
-    assert_eq!(send(as_operator(&app, &signed, Method::POST, "/sql").json(&json!({"sql": " "}))).await.status, 400);
+    assert_eq!(
+        send(as_operator(&app, &signed, Method::POST, "/sql").json(&json!({"sql": " "}))).await.status,
+        400
+    );
 }
 
 #[tokio::test]
@@ -406,7 +439,11 @@ async fn snippets_are_saved_listed_and_deleted() {
     let app = spawn_app().await;
     with_operator(&app).await;
     let signed = sign_in(&app).await;
-    let saved = send(as_operator(&app, &signed, Method::POST, "/snippets").json(&json!({"name": "Orders today", "sql": "select 1"}))).await;
+    let saved = send(
+        as_operator(&app, &signed, Method::POST, "/snippets")
+            .json(&json!({"name": "Orders today", "sql": "select 1"})),
+    )
+    .await;
     assert_eq!(saved.status, 201, "{}", saved.text);
     let id = saved.json()["id"].as_str().expect("id").to_owned();
     let listed = send(as_operator(&app, &signed, Method::GET, "/snippets")).await.json();
@@ -416,7 +453,8 @@ async fn snippets_are_saved_listed_and_deleted() {
     assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &path)).await.status, 204);
     assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &path)).await.status, 404);
     assert_eq!(send(as_operator(&app, &signed, Method::GET, "/snippets")).await.json(), json!([]));
-    let unnamed = send(as_operator(&app, &signed, Method::POST, "/snippets").json(&json!({"sql": "select 1"}))).await;
+    let unnamed =
+        send(as_operator(&app, &signed, Method::POST, "/snippets").json(&json!({"sql": "select 1"}))).await;
     assert_eq!(unnamed.status, 400);
 }
 
@@ -430,7 +468,10 @@ async fn the_console_turned_off_answers_404_and_another_path_moves_it() {
     }
     let moved = console_app(|config| config.console.console_path = "/ops".to_owned()).await;
     let answer = send(
-        moved.client.post(format!("{}/ops/api/sign-in", moved.address)).json(&json!({"email": EMAIL, "password": PASSWORD})),
+        moved
+            .client
+            .post(format!("{}/ops/api/sign-in", moved.address))
+            .json(&json!({"email": EMAIL, "password": PASSWORD})),
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.text);
@@ -460,13 +501,17 @@ async fn operators_added_on_the_command_line_sign_in_and_no_password_is_ever_log
         .env("RUST_LOG", "trace")
         .output()
         .expect("gateway operators add");
-    let cli_log = format!("{}{}", String::from_utf8_lossy(&added.stdout), String::from_utf8_lossy(&added.stderr));
+    let cli_log =
+        format!("{}{}", String::from_utf8_lossy(&added.stdout), String::from_utf8_lossy(&added.stderr));
     assert!(added.status.success(), "{cli_log}");
     assert!(cli_log.contains("operator ops@example.com can sign in at /_/"), "{cli_log}");
 
     let client = reqwest::Client::new();
     let sign_in = |password: &'static str| {
-        client.post(format!("{}/_/api/sign-in", gateway.address)).json(&json!({"email": EMAIL, "password": password})).send()
+        client
+            .post(format!("{}/_/api/sign-in", gateway.address))
+            .json(&json!({"email": EMAIL, "password": password}))
+            .send()
     };
     assert_eq!(sign_in("wrong-password-value").await.expect("send").status(), 401);
     assert_eq!(sign_in(PASSWORD).await.expect("send").status(), 200);

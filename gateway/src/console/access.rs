@@ -113,9 +113,12 @@ impl FromRequestParts<AppState> for Operator {
                 &[&digest(&token)],
             )
             .await
-            .map_err(|e| ConsoleError::internal(e))?;
+            .map_err(ConsoleError::internal)?;
         let Some(row) = rows.first() else {
-            return Err(ConsoleError::Unauthorized { code: "no_session", message: "The session ended; sign in again" });
+            return Err(ConsoleError::Unauthorized {
+                code: "no_session",
+                message: "The session ended; sign in again",
+            });
         };
         let operator = Operator { id: row.get(0), email: row.get(1), csrf_token: row.get(2) };
         if changes(&parts.method) {
@@ -176,7 +179,10 @@ pub async fn sign_in(
         return Err(ConsoleError::TooManyRequests);
     }
     let found = client
-        .query_opt("select id, password_hash from _console.operators where lower(email) = lower($1)", &[&email])
+        .query_opt(
+            "select id, password_hash from _console.operators where lower(email) = lower($1)",
+            &[&email],
+        )
         .await
         .map_err(pg)?;
     let hash = found.as_ref().map(|row| row.get::<_, String>(1));
@@ -203,7 +209,8 @@ pub async fn sign_in(
         .await
         .map_err(pg)?;
     tracing::info!(email, address, "operator signed in");
-    let secure = headers.get("x-forwarded-proto").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"));
+    let secure =
+        headers.get("x-forwarded-proto").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"));
     let cookie = format!(
         "{COOKIE}={token}; Path={}; HttpOnly; SameSite=Strict; Max-Age={}{}",
         config.console_path,
@@ -246,13 +253,19 @@ pub async fn sign_out(
 
 /// Makes an operator, or sets the password of the one with that e-mail
 /// (`gateway operators add`). The password is hashed as users' are.
-pub async fn add_operator(db: &gateway_core::db::Db, email: &str, password: &str) -> Result<uuid::Uuid, ConsoleError> {
+pub async fn add_operator(
+    db: &gateway_core::db::Db,
+    email: &str,
+    password: &str,
+) -> Result<uuid::Uuid, ConsoleError> {
     let email = email.trim();
     if !email.contains('@') {
         return Err(ConsoleError::BadRequest(format!("{email:?} is no e-mail address")));
     }
     if password.chars().count() < 8 {
-        return Err(ConsoleError::BadRequest("an operator's password needs at least 8 characters".to_owned()));
+        return Err(ConsoleError::BadRequest(
+            "an operator's password needs at least 8 characters".to_owned(),
+        ));
     }
     let hash = gateway_auth::password::hash(password).await?;
     let owner = db.as_schema_owner(BOOKKEEPING_TIMEOUT).await?;
@@ -274,7 +287,10 @@ pub async fn add_operator(db: &gateway_core::db::Db, email: &str, password: &str
         return Ok(id);
     }
     let row = client
-        .query_one("insert into _console.operators (email, password_hash) values ($1, $2) returning id", &[&email, &hash])
+        .query_one(
+            "insert into _console.operators (email, password_hash) values ($1, $2) returning id",
+            &[&email, &hash],
+        )
         .await
         .map_err(ConsoleError::internal)?;
     Ok(row.get(0))

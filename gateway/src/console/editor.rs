@@ -57,7 +57,9 @@ pub async fn run(
             }
             SimpleQueryMessage::Row(row) => {
                 if current.rows.len() < limit {
-                    current.rows.push((0..row.len()).map(|i| row.get(i).map_or(Value::Null, Value::from)).collect());
+                    current
+                        .rows
+                        .push((0..row.len()).map(|i| row.get(i).map_or(Value::Null, Value::from)).collect());
                 } else {
                     current.truncated = true;
                 }
@@ -83,7 +85,10 @@ pub async fn run(
 const SNIPPET_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `GET /_/api/snippets`: the saved snippets, newest first.
-pub async fn snippets(State(state): State<AppState>, _operator: Operator) -> std::result::Result<Json<Value>, ConsoleError> {
+pub async fn snippets(
+    State(state): State<AppState>,
+    _operator: Operator,
+) -> std::result::Result<Json<Value>, ConsoleError> {
     let owner = state.db.as_schema_owner(SNIPPET_TIMEOUT).await?;
     let row = owner
         .client()

@@ -13,15 +13,27 @@ use serde_json::json;
 #[derive(Debug)]
 pub enum ConsoleError {
     /// No session, or an API key or a JWT instead of one.
-    Unauthorized { code: &'static str, message: &'static str },
+    Unauthorized {
+        code: &'static str,
+        message: &'static str,
+    },
     /// A change from another origin or without the session's CSRF token.
-    Forbidden { code: &'static str, message: &'static str },
+    Forbidden {
+        code: &'static str,
+        message: &'static str,
+    },
     NotFound,
     BadRequest(String),
     /// Too many sign-in attempts from one address.
     TooManyRequests,
     /// The operator's SQL failed: the database's error, which is theirs to read.
-    Sql { code: String, message: String, detail: Option<String>, hint: Option<String>, position: Option<u32> },
+    Sql {
+        code: String,
+        message: String,
+        detail: Option<String>,
+        hint: Option<String>,
+        position: Option<u32>,
+    },
     /// The database cannot be reached.
     Unavailable,
     /// Anything else; the text goes to the log only.

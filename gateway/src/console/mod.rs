@@ -72,9 +72,10 @@ fn console_path(text: &str) -> Result<String, String> {
         && path.len() > 1
         && !path.contains("//")
         && path.chars().all(|c| c.is_ascii_alphanumeric() || "/_-.".contains(c));
-    let taken = ["/rest", "/auth", "/storage", "/realtime", "/functions", "/graphql", "/assets", "/health", "/ready"]
-        .iter()
-        .any(|service| path == *service || path.starts_with(&format!("{service}/")));
+    let taken =
+        ["/rest", "/auth", "/storage", "/realtime", "/functions", "/graphql", "/assets", "/health", "/ready"]
+            .iter()
+            .any(|service| path == *service || path.starts_with(&format!("{service}/")));
     if !valid || taken {
         return Err(format!("{text:?} is not a path of its own (e.g. /_ or /console)"));
     }
@@ -88,9 +89,7 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
     let base = &config.console_path;
     let api = format!("{base}/api");
     if !config.enabled {
-        return Router::new()
-            .route(&api, any(not_found))
-            .route(&format!("{api}/{{*rest}}"), any(not_found));
+        return Router::new().route(&api, any(not_found)).route(&format!("{api}/{{*rest}}"), any(not_found));
     }
     let routes = Router::new()
         .route(&format!("{api}/sign-in"), post(access::sign_in))
@@ -117,7 +116,8 @@ async fn not_found() -> Response {
 /// Whether `path` is the console's, so that the CORS layer leaves it alone:
 /// the console is same-origin only.
 pub fn is_console_path(config: &ConsoleConfig, path: &str) -> bool {
-    path.strip_prefix(config.console_path.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    path.strip_prefix(config.console_path.as_str())
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 impl IntoResponse for ConsoleError {

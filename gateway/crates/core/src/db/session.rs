@@ -211,7 +211,10 @@ impl Db {
     /// `statement_timeout` set at login. For the operator console alone, whose
     /// operator may do what the owner may (Supabase Studio works through
     /// postgres-meta as `supabase_admin` the same way); never for API callers.
-    pub async fn as_schema_owner(&self, statement_timeout: std::time::Duration) -> Result<OwnerSession, ApiError> {
+    pub async fn as_schema_owner(
+        &self,
+        statement_timeout: std::time::Duration,
+    ) -> Result<OwnerSession, ApiError> {
         let mut pg = self.owner.as_deref().unwrap_or(&self.pg).clone();
         let options = pg.get_options().unwrap_or_default().to_owned();
         pg.options(format!("{options} -c statement_timeout={}", statement_timeout.as_millis()).trim_start());
