@@ -39,14 +39,16 @@ function preloadRouteChunks(): Plugin {
         const chunks = Object.values(bundle).flatMap((output) => (output.type === 'chunk' ? [output] : []));
         const byFile = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
         const root = fileURLToPath(new URL('./', import.meta.url));
-        const entry = chunks.find((chunk) => chunk.isEntry && chunk.facadeModuleId === root + 'src/main.tsx');
+        // The shop's entry (`main` in `build.rollupOptions.input`).
+        const entry = chunks.find((chunk) => chunk.isEntry && chunk.name === 'main');
+        if (!entry) throw new Error('the build has no `main` entry (index.html)');
         const closure = (fileName: string, seen = new Set<string>()): Set<string> => {
           if (seen.has(fileName)) return seen;
           seen.add(fileName);
           for (const imported of byFile.get(fileName)?.imports ?? []) closure(imported, seen);
           return seen;
         };
-        const loaded = entry ? closure(entry.fileName) : new Set<string>();
+        const loaded = closure(entry.fileName);
         const preloads: Record<string, string[]> = {};
         for (const [path, source] of Object.entries(routeChunks)) {
           const page = chunks.find((chunk) => chunk.facadeModuleId === root + source);
