@@ -525,3 +525,34 @@ async fn operators_added_on_the_command_line_sign_in_and_no_password_is_ever_log
         }
     }
 }
+
+#[tokio::test]
+async fn the_page_is_the_builds_console_html_with_the_consoles_path_inline() {
+    let build = tempfile::tempdir().expect("build folder");
+    std::fs::write(build.path().join("index.html"), "<html><head></head><body>shop</body></html>")
+        .expect("index");
+    std::fs::write(
+        build.path().join("console.html"),
+        "<html><head><title>c</title></head><body>console</body></html>",
+    )
+    .expect("console");
+    let dir = build.path().to_owned();
+    let app = console_app(move |config| config.frontend.dir = Some(dir)).await;
+    let no_redirects =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let bare = no_redirects.get(format!("{}/_", app.address)).send().await.expect("send");
+    assert_eq!(bare.status(), 308);
+    assert_eq!(bare.headers()["location"], "/_/");
+    for path in ["/_/", "/_/tables", "/_/sql"] {
+        let page = send(app.get(path)).await;
+        assert_eq!(page.status, 200, "{path}");
+        assert!(
+            page.text.contains(r#"<script>window.__CONSOLE__={"path":"/_"}</script></head>"#),
+            "{}",
+            page.text
+        );
+        assert!(page.text.contains("console</body>"), "{path}");
+        assert_eq!(page.headers["x-frame-options"], "DENY");
+    }
+    assert!(send(app.get("/store")).await.text.contains("shop"), "the shop's page is the shop's");
+}
