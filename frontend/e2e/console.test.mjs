@@ -1,6 +1,7 @@
 // The operator console at /_/ end to end, against the real gateway: an
 // operator made with `gateway operators add` signs in, reads the tables and
-// their policies, runs SQL and downloads the result as CSV, in Debian's
+// their policies, runs SQL, downloads the result as CSV and saves it as a
+// snippet, in Debian's
 // Chromium. The screenshots go to docs/public/ for the README and the book.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -93,7 +94,7 @@ describe('the operator console', () => {
 
   test('SQL runs, shows a grid and downloads as CSV', async () => {
     await page.getByRole('button', { name: 'SQL' }).click();
-    await page.getByLabel('Query').fill('select id, name from products order by id limit 3');
+    await page.getByLabel('Query', { exact: true }).fill('select id, name from products order by id limit 3');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByText('3 rows').waitFor();
     const expected = await shop.sql('select id, name from products order by id limit 3');
@@ -108,9 +109,18 @@ describe('the operator console', () => {
     assert.equal(csv.split('\r\n')[0], 'id,name');
     assert.equal(csv.split('\r\n').length, 5, csv);
 
-    await page.getByLabel('Query').fill('selec 1');
-    await page.getByLabel('Query').press('Control+Enter');
+    await page.getByLabel('Query name').fill('First three');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Open First three' }).waitFor();
+    assert.deepEqual(await shop.sql('select name, sql from _console.snippets'), [
+      { name: 'First three', sql: 'select id, name from products order by id limit 3' },
+    ]);
+
+    await page.getByLabel('Query', { exact: true }).fill('selec 1');
+    await page.getByLabel('Query', { exact: true }).press('Control+Enter');
     await page.getByRole('alert').filter({ hasText: '42601' }).waitFor();
+    await page.getByRole('button', { name: 'Open First three' }).click();
+    assert.equal(await page.getByLabel('Query', { exact: true }).inputValue(), 'select id, name from products order by id limit 3');
     await assertAccessible(page);
     // The page's own session check before signing in, the wrong password,
     // and the SQL error were expected.

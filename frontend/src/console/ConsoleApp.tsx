@@ -3,7 +3,7 @@
 // download as CSV. A bundle of its own (console.html), so the shop's pages
 // never load it.
 import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
-import { ConsoleApiError, type SqlResult, type Table, api, toCsv } from './api';
+import { ConsoleApiError, type Snippet, type SqlResult, type Table, api, toCsv } from './api';
 import { type Language, type Words, saveLanguage, savedLanguage, words } from './i18n';
 
 type View = 'tables' | 'sql';
@@ -315,6 +315,7 @@ function SqlEditor({ t }: { t: Words }) {
       <label className="flex flex-col gap-1 text-sm font-semibold text-slate-900">
         {t.query}
         <textarea
+          aria-label={t.query}
           className={`h-40 rounded-md border border-slate-300 bg-white p-2 font-mono text-sm font-normal ${focusRing}`}
           spellCheck={false}
           value={sql}
@@ -339,7 +340,83 @@ function SqlEditor({ t }: { t: Words }) {
         </p>
       )}
       {result && <Results t={t} result={result} />}
+      <Snippets t={t} sql={sql} onOpen={setSql} />
     </div>
+  );
+}
+
+/** The saved queries, shared by the operators: save the editor's text, open one into it, delete one. */
+function Snippets({ t, sql, onOpen }: { t: Words; sql: string; onOpen: (sql: string) => void }) {
+  const [snippets, setSnippets] = useState<Snippet[]>([]);
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const reload = () => api.snippets().then(setSnippets, (e: Error) => setError(e.message));
+
+  useEffect(() => {
+    void reload();
+  }, []);
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    try {
+      await api.saveSnippet(name, sql);
+      setName('');
+      await reload();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  return (
+    <section className="mt-4 border-t border-slate-200 pt-4">
+      <h2 className="mb-2 font-semibold text-slate-900">{t.snippets}</h2>
+      <form className="mb-2 flex flex-wrap items-end gap-2" onSubmit={save}>
+        <label className="flex flex-col gap-1 text-sm text-slate-800">
+          {t.snippetName}
+          <input
+            className={`rounded-md border border-slate-300 bg-white px-3 py-2 ${focusRing}`}
+            required
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+        </label>
+        <button type="submit" className={secondary}>
+          {t.save}
+        </button>
+      </form>
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      {snippets.length === 0 ? (
+        <p className="text-sm text-slate-600">{t.noSnippets}</p>
+      ) : (
+        <ul className="flex flex-col gap-1">
+          {snippets.map((snippet) => (
+            <li key={snippet.id} className="flex items-center gap-2 text-sm">
+              <button
+                type="button"
+                aria-label={t.open(snippet.name)}
+                className={`rounded-md px-2 py-1 text-left text-brand-800 underline hover:bg-slate-100 ${focusRing}`}
+                onClick={() => onOpen(snippet.sql)}
+              >
+                {snippet.name}
+              </button>
+              <span className="text-slate-600">{snippet.createdBy}</span>
+              <button
+                type="button"
+                aria-label={t.remove(snippet.name)}
+                className={`ml-auto rounded-md px-2 py-1 text-red-800 hover:bg-red-50 ${focusRing}`}
+                onClick={() => void api.deleteSnippet(snippet.id).then(reload)}
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

@@ -45,6 +45,13 @@ export interface SqlResult {
   statements: number;
 }
 
+export interface Snippet {
+  id: string;
+  name: string;
+  sql: string;
+  createdBy: string | null;
+}
+
 export class ConsoleApiError extends Error {
   constructor(
     readonly status: number,
@@ -97,6 +104,9 @@ export const api = {
   signOut: () => call<void>('POST', '/sign-out'),
   tables: () => call<Table[]>('GET', '/tables'),
   sql: (sql: string) => call<SqlResult>('POST', '/sql', { sql }),
+  snippets: () => call<Snippet[]>('GET', '/snippets'),
+  saveSnippet: (name: string, sql: string) => call<Snippet>('POST', '/snippets', { name, sql }),
+  deleteSnippet: (id: string) => call<void>('DELETE', `/snippets/${encodeURIComponent(id)}`),
 };
 
 /** A result as CSV (RFC 4180): every field quoted when it needs to be, NULL as an empty field. */

@@ -47,6 +47,12 @@ const es = {
   noRows: 'La sentencia no devolvió filas',
   error: 'Error',
   loading: 'Cargando…',
+  snippets: 'Consultas guardadas',
+  noSnippets: 'Aún no hay consultas guardadas',
+  snippetName: 'Nombre de la consulta',
+  save: 'Guardar',
+  open: (name: string) => `Abrir ${name}`,
+  remove: (name: string) => `Borrar ${name}`,
 };
 
 const en: typeof es = {
@@ -95,6 +101,12 @@ const en: typeof es = {
   noRows: 'The statement returned no rows',
   error: 'Error',
   loading: 'Loading…',
+  snippets: 'Saved queries',
+  noSnippets: 'No saved queries yet',
+  snippetName: 'Query name',
+  save: 'Save',
+  open: (name: string) => `Open ${name}`,
+  remove: (name: string) => `Delete ${name}`,
 };
 
 export type Words = typeof es;
