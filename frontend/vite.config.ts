@@ -34,18 +34,21 @@ function preloadRouteChunks(): Plugin {
       order: 'post',
       handler(html, context) {
         const bundle = context.bundle;
-        if (!bundle) return html;
+        // The shop's page only: the console (console.html) has no routes to preload.
+        if (!bundle || context.path !== '/index.html') return html;
         const chunks = Object.values(bundle).flatMap((output) => (output.type === 'chunk' ? [output] : []));
         const byFile = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
-        const entry = chunks.find((chunk) => chunk.isEntry);
+        const root = fileURLToPath(new URL('./', import.meta.url));
+        // The shop's entry (`main` in `build.rollupOptions.input`).
+        const entry = chunks.find((chunk) => chunk.isEntry && chunk.name === 'main');
+        if (!entry) throw new Error('the build has no `main` entry (index.html)');
         const closure = (fileName: string, seen = new Set<string>()): Set<string> => {
           if (seen.has(fileName)) return seen;
           seen.add(fileName);
           for (const imported of byFile.get(fileName)?.imports ?? []) closure(imported, seen);
           return seen;
         };
-        const loaded = entry ? closure(entry.fileName) : new Set<string>();
-        const root = fileURLToPath(new URL('./', import.meta.url));
+        const loaded = closure(entry.fileName);
         const preloads: Record<string, string[]> = {};
         for (const [path, source] of Object.entries(routeChunks)) {
           const page = chunks.find((chunk) => chunk.facadeModuleId === root + source);
@@ -79,6 +82,14 @@ export default defineConfig({
     reportCompressedSize: true,
     // scripts/budget.mjs reads the chunk graph from it.
     manifest: true,
+    rollupOptions: {
+      // The operator console (src/console/, docs/console.md) is a page and a
+      // bundle of its own, which the shop's pages never load.
+      input: {
+        main: fileURLToPath(new URL('./index.html', import.meta.url)),
+        console: fileURLToPath(new URL('./console.html', import.meta.url)),
+      },
+    },
   },
   server: {
     proxy: {

@@ -36,6 +36,7 @@ export default defineConfig({
           { text: 'Keys', link: '/keys' },
           { text: 'Configuration', link: '/configuration' },
           { text: 'Operating', link: '/operating' },
+          { text: 'The operator console', link: '/console' },
           { text: 'Moving in from Supabase', link: '/moving-in' },
           { text: 'Generated types', link: '/types' },
         ],

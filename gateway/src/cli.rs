@@ -50,6 +50,10 @@ enum Command {
     /// Create and list the users who sign in through /auth/v1.
     #[command(subcommand)]
     Users(UsersCommand),
+    /// Create the operators who sign in to the console at /_/
+    /// (docs/console.md). They are not users of /auth/v1.
+    #[command(subcommand)]
+    Operators(OperatorsCommand),
     /// Write one archive (a tar file, mode 0600) holding the database and the
     /// stored files its rows name, consistent with each other, while the
     /// gateway serves. It holds the JWT secret: keep it as a secret.
@@ -98,6 +102,7 @@ impl Command {
                 Some(config)
             }
             Command::Users(UsersCommand::Add { config, .. } | UsersCommand::List { config }) => Some(config),
+            Command::Operators(OperatorsCommand::Add { config, .. }) => Some(config),
             Command::Storage(
                 StorageCommand::Sweep { config, .. } | StorageCommand::S3Keys(S3KeysArgs { config, .. }),
             ) => Some(config),
@@ -414,6 +419,22 @@ enum S3KeysCommand {
 }
 
 #[derive(Subcommand)]
+enum OperatorsCommand {
+    /// Create an operator, or give the one with this e-mail a new password
+    /// (which ends their sessions).
+    Add {
+        #[command(flatten)]
+        config: Config,
+        #[arg(long)]
+        email: String,
+        /// The password, at least 8 characters (or set
+        /// GATEWAY_OPERATOR_PASSWORD, which `ps` cannot show).
+        #[arg(long, env = "GATEWAY_OPERATOR_PASSWORD", hide_env_values = true)]
+        password: crate::config::Secret,
+    },
+}
+
+#[derive(Subcommand)]
 enum UsersCommand {
     /// Create a confirmed e-mail user who can sign in at once.
     Add {
@@ -472,6 +493,9 @@ pub async fn run() -> ExitCode {
         Command::Keys(KeysArgs { config, command: Some(command) }) => api_keys(&config, command).await,
         Command::SigningKeys(SigningKeysArgs { config, command }) => signing_keys(&config, command).await,
         Command::Users(command) => users(command).await,
+        Command::Operators(OperatorsCommand::Add { config, email, password }) => {
+            add_operator(config, &email, &password).await
+        }
         Command::Backup(BackupArgs { config, out }) => backup(config, &out).await,
         Command::Restore(RestoreArgs { config, from: Some(from), .. }) => restore(config, &from).await,
         Command::Restore(RestoreArgs { config, to: Some(to), objects_from, .. }) => {
@@ -542,7 +566,10 @@ async fn serve_on(
         None => None,
     };
     let seed = config.seed;
-    let state = startup::state(config, database.api.clone(), secret)?;
+    let mut state = startup::state(config, database.api.clone(), secret)?;
+    if let Some(admin) = &database.admin {
+        state.db = state.db.clone().with_owner(admin.clone());
+    }
     let secret_for_backups = secret.clone();
     let staff = match (&database.admin, seed) {
         (Some(admin), true) => Some(startup::seed(admin, sql_root, &state).await?),
@@ -1217,6 +1244,33 @@ async fn s3_keys(config: &Config, command: S3KeysCommand) -> Result<(), BoxError
     }
     .await;
     drop(client);
+    startup::close_database(database).await;
+    result
+}
+
+async fn add_operator(config: Config, email: &str, password: &crate::config::Secret) -> Result<(), BoxError> {
+    let (secret, _) = startup::jwt_secret(&config)?;
+    let sql_root = startup::sql_root(&config).ok();
+    let database = startup::open_database(&config).await?;
+    let result = async {
+        // The console's tables must exist; migrating is a no-op when they do.
+        if let (Some(admin), Some(root)) = (&database.admin, &sql_root) {
+            startup::migrate(admin, root).await?;
+        }
+        let mut state = startup::state(config, database.api.clone(), &secret)?;
+        if let Some(admin) = &database.admin {
+            state.db = state.db.clone().with_owner(admin.clone());
+        }
+        crate::console::access::add_operator(&state.db, email, password.expose()).await.map_err(
+            |e| match e {
+                crate::console::ConsoleError::BadRequest(message) => message,
+                other => format!("could not add the operator: {other:?}"),
+            },
+        )?;
+        println!("operator {email} can sign in at {}/", state.config.console.console_path);
+        Ok::<(), BoxError>(())
+    }
+    .await;
     startup::close_database(database).await;
     result
 }

@@ -182,6 +182,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub functions: crate::functions::FunctionsConfig,
+
+    #[command(flatten)]
+    pub console: crate::console::ConsoleConfig,
 }
 
 impl Config {

@@ -146,13 +146,7 @@ pub fn router(config: &FrontendConfig) -> Router<AppState> {
 /// directory or the executable; `None`, said in the log, when it has no
 /// `index.html`.
 pub fn find_dir(config: &FrontendConfig) -> Option<PathBuf> {
-    let found = match &config.dir {
-        Some(dir) => Some(dir.clone()).filter(|dir| dir.join("index.html").is_file()),
-        None => {
-            let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
-            nearest_dist(starts.iter().flatten().map(PathBuf::as_path))
-        }
-    };
+    let found = dir_of(config);
     match (&found, &config.dir) {
         (Some(dir), _) => tracing::info!(dir = %dir.display(), "serving the frontend"),
         (None, Some(dir)) => tracing::warn!(
@@ -165,6 +159,58 @@ pub fn find_dir(config: &FrontendConfig) -> Option<PathBuf> {
         ),
     }
     found
+}
+
+/// [`find_dir`] without a word in the log.
+fn dir_of(config: &FrontendConfig) -> Option<PathBuf> {
+    match &config.dir {
+        Some(dir) => Some(dir.clone()).filter(|dir| dir.join("index.html").is_file()),
+        None => {
+            let starts = [std::env::current_dir().ok(), std::env::current_exe().ok()];
+            nearest_dist(starts.iter().flatten().map(PathBuf::as_path))
+        }
+    }
+}
+
+/// The operator console's page (`console.html` of the frontend's build, a
+/// bundle of its own, `frontend/console/`), for every path of the console
+/// that is not its API, with the console's path inline
+/// (`window.__CONSOLE__`) so that one build serves under any
+/// `--console-path`. Never cached: a new build shows at the next load.
+pub fn console_page(config: &FrontendConfig, console_path: &str) -> axum::routing::MethodRouter<AppState> {
+    let dir = dir_of(config).map(Arc::new);
+    let inline = format!(
+        "<script>window.__CONSOLE__={}</script>",
+        json!({"path": console_path}).to_string().replace('<', "\\u003c")
+    );
+    get(move || {
+        let (dir, inline) = (dir.clone(), inline.clone());
+        async move {
+            let Some(dir) = dir else { return console_missing() };
+            let html = match tokio::fs::read_to_string(dir.join("console.html")).await {
+                Ok(html) => html,
+                Err(e) if is_missing(&e) => return console_missing(),
+                Err(e) => return failed("console.html", &e),
+            };
+            let page = match html.find("</head>") {
+                Some(at) => format!("{}{inline}{}", &html[..at], &html[at..]),
+                None => html,
+            };
+            let mut response = page.into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+            headers.insert(header::CACHE_CONTROL, NO_CACHE);
+            // The console is never framed (clickjacking).
+            headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+            response
+        }
+    })
+}
+
+fn console_missing() -> Response {
+    let text =
+        "The console's page is not built: run `npm run build` in frontend/. Its API answers under /api/.";
+    (StatusCode::NOT_FOUND, text).into_response()
 }
 
 /// The first `frontend/dist` with an `index.html` in an ancestor of a start.

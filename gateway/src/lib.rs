@@ -12,6 +12,7 @@ pub mod backup;
 pub mod cli;
 pub mod compress;
 pub mod config;
+pub mod console;
 pub mod embedded;
 pub mod first_screen;
 pub mod frontend;
@@ -69,34 +70,37 @@ pub fn app(state: AppState) -> Router {
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>())
+        // The console answers in its own shape, and only to its own origin.
+        .merge(console::router(&state.config).with_state(state.clone()))
         .route_layer(axum::middleware::from_fn(requests::keep_route));
     let with_cors = cors().layer(routes.clone());
-    let app = Router::new()
-        .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
-            let (routes, with_cors) = (routes.clone(), with_cors.clone());
-            async move {
-                if tus_discovery(&request) || functions_route(&request) {
-                    routes.oneshot(request).await
-                } else {
-                    with_cors.oneshot(request).await
+    let console = state.config.console.clone();
+    let app =
+        Router::new()
+            .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
+                let (routes, with_cors) = (routes.clone(), with_cors.clone());
+                let own_cors = tus_discovery(&request)
+                    || functions_route(&request)
+                    || console::is_console_path(&console, request.uri().path());
+                async move {
+                    if own_cors { routes.oneshot(request).await } else { with_cors.oneshot(request).await }
                 }
-            }
-        }))
-        .layer(
-            // Paths only: a query string may carry an API key. A failed request
-            // is logged once, with its cause, by `error`: the layer's own line
-            // per 5xx is for debugging. The request's id is on every line.
-            TraceLayer::new_for_http()
-                .make_span_with(|request: &axum::http::Request<_>| {
-                    tracing::info_span!(
-                        "request",
-                        method = %request.method(),
-                        path = %request.uri().path(),
-                        request_id = %requests::id_of(request),
-                    )
-                })
-                .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
-        );
+            }))
+            .layer(
+                // Paths only: a query string may carry an API key. A failed request
+                // is logged once, with its cause, by `error`: the layer's own line
+                // per 5xx is for debugging. The request's id is on every line.
+                TraceLayer::new_for_http()
+                    .make_span_with(|request: &axum::http::Request<_>| {
+                        tracing::info_span!(
+                            "request",
+                            method = %request.method(),
+                            path = %request.uri().path(),
+                            request_id = %requests::id_of(request),
+                        )
+                    })
+                    .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
+            );
     let recording =
         requests::Recording { metrics: telemetry::installed(), access_log: state.config.access_log };
     // The id outermost, so that every answer carries it, the compressed and

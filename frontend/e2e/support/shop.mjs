@@ -6,7 +6,7 @@
 //   const shop = await startShop();               // frontend/dist
 //   const shop = await startShop({ frontendDir }); // another build
 //   shop.url, shop.anonKey, shop.publishableKey, shop.serviceRoleKey,
-//   shop.secretKey, shop.staff.{email,password}
+//   shop.secretKey, shop.staff.{email,password}, shop.dataDir, shop.databaseUrl
 //   await shop.sql('select count(*) from products')   // [{ count: 50 }]
 //   await shop.createUser({ email, password })        // a user with no profile
 //   await shop.stop()
@@ -139,6 +139,8 @@ export async function startShop({ frontendDir, args = [], env = {} } = {}) {
     serviceRoleKey: banner.get('service_role key'),
     staff: { email: banner.get('staff e-mail'), password: banner.get('staff password') },
     dataDir,
+    /** The database's URL as the superuser (the banner's `database:`), for `gateway` commands. */
+    databaseUrl: banner.get('database'),
 
     /** The gateway's log so far (its stderr). */
     log: () => readFileSync(logPath, 'utf8'),

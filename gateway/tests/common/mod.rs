@@ -200,7 +200,14 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
         }
     };
     let secret = options.config.jwt_secret.clone().expect("test secret");
-    let state = gateway::startup::state(options.config, api, &secret).expect("state");
+    let mut state = gateway::startup::state(options.config, api, &secret).expect("state");
+    // The schema owner, as `gateway serve` logs in with `--database-admin-url`
+    // (the operator console's connection).
+    if reachable {
+        let mut owner = cluster().cluster.pg_config(SUPERUSER);
+        owner.dbname(&database);
+        state.db = state.db.clone().with_owner(owner);
+    }
     // The keys a first start makes (an ES256 signing key, the JWT secret as a
     // previous key, one publishable and one secret key), as `gateway serve`
     // makes them. A gateway over an unreachable database keeps the JWT secret

@@ -23,7 +23,7 @@ use crate::config::Span;
 use crate::error::ApiError;
 use crate::role::Role;
 
-pub use session::{Access, Session};
+pub use session::{Access, OwnerSession, Session};
 
 /// Settings of a role from `ALTER ROLE ... SET`, which `SET ROLE` does not apply
 /// by itself, so every request applies them (PostgREST's "impersonated role
@@ -40,6 +40,9 @@ pub struct Db {
     role_settings: Arc<RwLock<Option<Arc<RoleSettings>>>>,
     /// Round trips sessions have waited for, for tests and diagnostics.
     round_trips: Arc<AtomicU64>,
+    /// How to log in as the role that owns the schemas (`--database-admin-url`),
+    /// for the operator console alone ([`Db::as_schema_owner`]).
+    owner: Option<Arc<tokio_postgres::Config>>,
 }
 
 /// The pool's settings (PostgREST's `db-pool`, `db-pool-acquisition-timeout`).
@@ -110,7 +113,19 @@ impl Db {
             pg: Arc::new(pg),
             role_settings: Arc::new(RwLock::new(None)),
             round_trips: Arc::default(),
+            owner: None,
         })
+    }
+
+    /// The same pool, with the login of the role that owns the schemas, which
+    /// only [`Db::as_schema_owner`] uses.
+    pub fn with_owner(mut self, mut owner: tokio_postgres::Config) -> Self {
+        owner.connect_timeout(CONNECT_TIMEOUT);
+        if owner.get_application_name().is_none() {
+            owner.application_name("gateway console");
+        }
+        self.owner = Some(Arc::new(owner));
+        self
     }
 
     /// Takes a connection from the pool; the only caller is [`Session`].

@@ -37,6 +37,8 @@
 //! discards its connection rather than return it to the pool dirty.
 //!
 //! Bypassing row-level security takes the named call [`Db::as_service_role`].
+//! The operator console alone works as the role that owns the schemas, on a
+//! connection of its own, through the named call [`Db::as_schema_owner`].
 
 use deadpool_postgres::Object;
 use serde_json::Value;
@@ -204,6 +206,30 @@ impl Db {
         Err(ApiError::Unavailable("connection closed".to_owned()))
     }
 
+    /// A connection of its own, outside the pool, logged in as the role that
+    /// owns the schemas (`--database-admin-url`, else `--database-url`), with
+    /// `statement_timeout` set at login. For the operator console alone, whose
+    /// operator may do what the owner may (Supabase Studio works through
+    /// postgres-meta as `supabase_admin` the same way); never for API callers.
+    pub async fn as_schema_owner(
+        &self,
+        statement_timeout: std::time::Duration,
+    ) -> Result<OwnerSession, ApiError> {
+        let mut pg = self.owner.as_deref().unwrap_or(&self.pg).clone();
+        let options = pg.get_options().unwrap_or_default().to_owned();
+        pg.options(format!("{options} -c statement_timeout={}", statement_timeout.as_millis()).trim_start());
+        let (client, connection) = pg.connect(tokio_postgres::NoTls).await.map_err(|e| {
+            tracing::warn!(error = %e, "the console could not log in as the schema owner");
+            ApiError::Unavailable("could not connect as the schema owner".to_owned())
+        })?;
+        let connection = tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "the console's connection ended");
+            }
+        });
+        Ok(OwnerSession { client, connection })
+    }
+
     async fn open_session(&self, access: Access, context: Context) -> Result<Session, ApiError> {
         let conn = self.checkout().await?;
         Ok(Session {
@@ -213,6 +239,28 @@ impl Db {
             pending: Some((access, context)),
             open: false,
         })
+    }
+}
+
+/// A connection as the schema owner ([`Db::as_schema_owner`]); closed when
+/// dropped. Its statements run as they come, each in its own transaction
+/// unless it opens one, as in `psql`.
+pub struct OwnerSession {
+    client: tokio_postgres::Client,
+    connection: tokio::task::JoinHandle<()>,
+}
+
+impl OwnerSession {
+    /// The connection, whose errors (the operator's own SQL) are the
+    /// console's to show.
+    pub fn client(&self) -> &tokio_postgres::Client {
+        &self.client
+    }
+}
+
+impl Drop for OwnerSession {
+    fn drop(&mut self) {
+        self.connection.abort();
     }
 }
 

@@ -1,0 +1,129 @@
+// The operator console at /_/ end to end, against the real gateway: an
+// operator made with `gateway operators add` signs in, reads the tables and
+// their policies, runs SQL, downloads the result as CSV and saves it as a
+// snippet, in Debian's
+// Chromium. The screenshots go to docs/public/ for the README and the book.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { assertAccessible, assertNoProblems, launch, newPage } from './support/browser.mjs';
+import { repoRoot, startShop } from './support/shop.mjs';
+
+const EMAIL = 'ops@example.com';
+const PASSWORD = 'console-e2e-password';
+const shots = path.join(repoRoot, 'docs/public');
+
+let shop;
+let browser;
+let page;
+
+/** `gateway operators add` against the shop's database, as an operator would run it. */
+async function addOperator() {
+  const binary = process.env.GATEWAY_BIN ?? path.join(repoRoot, 'target/debug/gateway');
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(DATABASE_|JWT_|GATEWAY_)/.test(name)),
+  );
+  await promisify(execFile)(
+    binary,
+    ['operators', 'add', '--email', EMAIL, '--data-dir', shop.dataDir, '--sql-root', repoRoot],
+    {
+      env: {
+        ...env,
+        DATABASE_URL: shop.databaseUrl,
+        DATABASE_ADMIN_URL: shop.databaseUrl,
+        GATEWAY_OPERATOR_PASSWORD: PASSWORD,
+      },
+    },
+  );
+}
+
+async function shoot(name) {
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, `${name}.png`) });
+}
+
+describe('the operator console', () => {
+  before(async () => {
+    shop = await startShop();
+    await addOperator();
+    browser = await launch();
+    page = await newPage(browser, { width: 1280, height: 800 }, { baseURL: shop.url, acceptDownloads: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await shop?.stop();
+  });
+
+  test('an operator signs in, in Spanish by default', async () => {
+    await page.goto('/_/');
+    await page.getByLabel('Correo').fill(EMAIL);
+    await page.getByLabel('Contraseña').fill('not-the-password');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Correo o contraseña incorrectos' }).waitFor();
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('button', { name: 'Salir' }).waitFor();
+    assert.equal(await page.getByText(EMAIL).count(), 1);
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'gateway_console');
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, 'Strict');
+  });
+
+  test('the tables show their columns and policies, in English when chosen', async () => {
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('button', { name: 'Tables' }).click();
+    await page.getByRole('button', { name: 'public.products' }).click();
+    await page.getByRole('heading', { name: 'public.products' }).waitFor();
+    await page.getByRole('heading', { name: 'Policies' }).waitFor();
+    const policies = await page
+      .getByRole('article')
+      .locator('li p.font-semibold')
+      .allTextContents();
+    const expected = await shop.sql(
+      "select policyname from pg_policies where schemaname = 'public' and tablename = 'products' order by policyname",
+    );
+    assert.deepEqual(policies, expected.map((row) => row.policyname));
+    assert.equal(await page.getByText('RLS enabled').count(), 1);
+    await shoot('console-tables');
+    await assertAccessible(page);
+  });
+
+  test('SQL runs, shows a grid and downloads as CSV', async () => {
+    await page.getByRole('button', { name: 'SQL' }).click();
+    await page.getByLabel('Query', { exact: true }).fill('select id, name from products order by id limit 3');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByText('3 rows').waitFor();
+    const expected = await shop.sql('select id, name from products order by id limit 3');
+    const cells = await page.locator('tbody tr').first().locator('td').allTextContents();
+    assert.deepEqual(cells, [String(expected[0].id), expected[0].name]);
+    await shoot('console-sql');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync(await download.path(), 'utf8');
+    assert.equal(csv.split('\r\n')[0], 'id,name');
+    assert.equal(csv.split('\r\n').length, 5, csv);
+
+    await page.getByLabel('Query name').fill('First three');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Open First three' }).waitFor();
+    assert.deepEqual(await shop.sql('select name, sql from _console.snippets'), [
+      { name: 'First three', sql: 'select id, name from products order by id limit 3' },
+    ]);
+
+    await page.getByLabel('Query', { exact: true }).fill('selec 1');
+    await page.getByLabel('Query', { exact: true }).press('Control+Enter');
+    await page.getByRole('alert').filter({ hasText: '42601' }).waitFor();
+    await page.getByRole('button', { name: 'Open First three' }).click();
+    assert.equal(await page.getByLabel('Query', { exact: true }).inputValue(), 'select id, name from products order by id limit 3');
+    await assertAccessible(page);
+    // The page's own session check before signing in, the wrong password,
+    // and the SQL error were expected.
+    assertNoProblems(page, { ignore: [/\/_\/api\/session: 401/, /\/_\/api\/sign-in: 401/, /\/_\/api\/sql: 400/, /status of 40[01]/] });
+  });
+});

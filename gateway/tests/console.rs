@@ -1,0 +1,558 @@
+//! The operator console's API (`/_/api/`, docs/console.md): who may reach
+//! it, signing in, and what it answers about tables and SQL.
+
+mod common;
+
+use reqwest::{Method, RequestBuilder};
+use serde_json::{Value, json};
+
+use common::{Answer, Options, TestApp, spawn_app, spawn_app_with, test_config};
+
+const EMAIL: &str = "ops@example.com";
+const PASSWORD: &str = "operator-password-1";
+
+async fn with_operator(app: &TestApp) {
+    gateway::console::access::add_operator(&app.state.db, EMAIL, PASSWORD).await.expect("operator");
+}
+
+/// A gateway with one operator, its settings changed by `change`.
+async fn console_app(change: impl FnOnce(&mut gateway::config::Config)) -> TestApp {
+    let mut config = test_config();
+    change(&mut config);
+    let app = spawn_app_with(Options { config, ..Options::default() }).await;
+    with_operator(&app).await;
+    app
+}
+
+/// A signed-in operator: the cookie to send and the CSRF token.
+struct Signed {
+    cookie: String,
+    csrf: String,
+}
+
+fn console(app: &TestApp, method: Method, path: &str) -> RequestBuilder {
+    app.client.request(method, format!("{}/_/api{path}", app.address))
+}
+
+async fn sign_in_with(app: &TestApp, email: &str, password: &str) -> Answer {
+    Answer::from(
+        console(app, Method::POST, "/sign-in")
+            .json(&json!({"email": email, "password": password}))
+            .send()
+            .await
+            .expect("send"),
+    )
+    .await
+}
+
+async fn sign_in(app: &TestApp) -> Signed {
+    let answer = sign_in_with(app, EMAIL, PASSWORD).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let set_cookie = answer.headers["set-cookie"].to_str().expect("cookie").to_owned();
+    let cookie = set_cookie.split(';').next().expect("pair").to_owned();
+    Signed { cookie, csrf: answer.json()["csrfToken"].as_str().expect("token").to_owned() }
+}
+
+/// A request as the console's own page sends it: the cookie, the CSRF
+/// token, and a browser's same-origin headers.
+fn as_operator(app: &TestApp, signed: &Signed, method: Method, path: &str) -> RequestBuilder {
+    as_operator_but(app, signed, method, path, &[])
+}
+
+/// [`as_operator`] with some of those headers replaced.
+fn as_operator_but(
+    app: &TestApp,
+    signed: &Signed,
+    method: Method,
+    path: &str,
+    changed: &[(&'static str, &str)],
+) -> RequestBuilder {
+    let mut headers = reqwest::header::HeaderMap::new();
+    for (name, value) in [
+        ("cookie", signed.cookie.as_str()),
+        ("x-console-csrf", &signed.csrf),
+        ("origin", &app.address),
+        ("sec-fetch-site", "same-origin"),
+    ]
+    .into_iter()
+    .chain(changed.iter().copied())
+    {
+        headers.insert(name, value.parse().expect("header"));
+    }
+    console(app, method, path).headers(headers)
+}
+
+/// Headers a case sets.
+type Headers = &'static [(&'static str, &'static str)];
+
+async fn send(request: RequestBuilder) -> Answer {
+    Answer::from(request.send().await.expect("send")).await
+}
+
+async fn run_sql(app: &TestApp, signed: &Signed, sql: &str) -> Answer {
+    send(as_operator(app, signed, Method::POST, "/sql").json(&json!({"sql": sql}))).await
+}
+
+#[tokio::test]
+async fn signing_in_sets_a_strict_http_only_session_cookie_for_the_console_path_alone() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let answer = sign_in_with(&app, EMAIL, PASSWORD).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.json()["email"], EMAIL);
+    let cookie = answer.headers["set-cookie"].to_str().expect("cookie");
+    for attribute in ["gateway_console=", "Path=/_", "HttpOnly", "SameSite=Strict", "Max-Age=43200"] {
+        assert!(cookie.contains(attribute), "{attribute} missing from {cookie}");
+    }
+    let stored: i64 = app
+        .admin()
+        .await
+        .query_one(
+            "select count(*) from _console.sessions where expires_at > now() + interval '11 hours'",
+            &[],
+        )
+        .await
+        .expect("sessions")
+        .get(0);
+    assert_eq!(stored, 1);
+    let token = cookie.split(';').next().and_then(|pair| pair.split_once('=')).expect("token").1;
+    let plain: i64 = app
+        .admin()
+        .await
+        .query_one("select count(*) from _console.sessions where token_hash = $1", &[&token])
+        .await
+        .expect("sessions")
+        .get(0);
+    assert_eq!(plain, 0, "the database keeps a digest of the session, never the cookie");
+}
+
+#[tokio::test]
+async fn a_wrong_password_or_an_unknown_operator_is_refused_alike() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let cases = [(EMAIL, "not-the-password"), ("nobody@example.com", PASSWORD), ("", "")];
+    for (email, password) in cases {
+        let answer = sign_in_with(&app, email, password).await;
+        assert_eq!(answer.status, 401, "{email}: {}", answer.text);
+        assert_eq!(answer.json()["code"], "invalid_credentials", "{email}");
+        assert!(!answer.headers.contains_key("set-cookie"), "{email}");
+    }
+}
+
+#[tokio::test]
+async fn a_shop_user_is_no_operator() {
+    let app = spawn_app().await;
+    let state = <gateway::auth::AuthState as axum::extract::FromRef<_>>::from_ref(&app.state);
+    gateway::auth::users::add(&state, "shopper@example.com", PASSWORD, None).await.expect("user");
+    let answer = sign_in_with(&app, "shopper@example.com", PASSWORD).await;
+    assert_eq!(answer.status, 401, "{}", answer.text);
+}
+
+#[tokio::test]
+async fn sign_ins_past_the_limit_are_refused_even_with_the_right_password() {
+    let app = console_app(|config| config.console.console_sign_in_limit = 3).await;
+    for _ in 0..3 {
+        assert_eq!(sign_in_with(&app, EMAIL, "wrong-password").await.status, 401);
+    }
+    let answer = sign_in_with(&app, EMAIL, PASSWORD).await;
+    assert_eq!(answer.status, 429, "{}", answer.text);
+    assert_eq!(answer.json()["code"], "over_request_rate_limit");
+}
+
+#[tokio::test]
+async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_session() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let user = app.user_token("0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11");
+    let credentials: [(&str, &str, &str); 7] = [
+        ("anon key as apikey", "apikey", &app.anon_key),
+        ("anon key as bearer", "authorization", &format!("Bearer {}", app.anon_key)),
+        ("user's JWT", "authorization", &format!("Bearer {user}")),
+        ("service_role key", "authorization", &format!("Bearer {}", app.service_key)),
+        ("service_role key as apikey", "apikey", &app.service_key),
+        ("publishable key", "apikey", &app.publishable_key),
+        ("secret key", "apikey", &app.secret_key),
+    ];
+    let routes = [
+        (Method::GET, "/tables"),
+        (Method::POST, "/sql"),
+        (Method::GET, "/session"),
+        (Method::GET, "/snippets"),
+        (Method::POST, "/snippets"),
+        (Method::POST, "/sign-in"),
+        (Method::POST, "/sign-out"),
+    ];
+    for (name, header, value) in credentials {
+        for (method, path) in &routes {
+            for with_session in [false, true] {
+                let mut request = console(&app, method.clone(), path).header(header, value);
+                if with_session {
+                    request = request.header("cookie", &signed.cookie).header("x-console-csrf", &signed.csrf);
+                }
+                let answer =
+                    send(request.json(&json!({"sql": "select 1", "email": EMAIL, "password": PASSWORD})))
+                        .await;
+                assert_eq!(
+                    answer.status, 401,
+                    "{name} on {method} {path} (session: {with_session}): {}",
+                    answer.text
+                );
+                assert_eq!(answer.json()["code"], "api_credentials_refused");
+            }
+        }
+    }
+    let in_query = send(console(&app, Method::GET, &format!("/tables?apikey={}", app.anon_key))).await;
+    assert_eq!(in_query.status, 401);
+}
+
+#[tokio::test]
+async fn without_a_session_nothing_but_signing_in_answers() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let cases = [
+        ("no cookie", None),
+        ("an unknown session", Some("gateway_console=0123456789abcdef")),
+        ("an empty cookie", Some("gateway_console=")),
+    ];
+    for (name, cookie) in cases {
+        for (method, path) in [
+            (Method::GET, "/tables"),
+            (Method::POST, "/sql"),
+            (Method::GET, "/session"),
+            (Method::GET, "/snippets"),
+        ] {
+            let mut request = console(&app, method.clone(), path).json(&json!({"sql": "select 1"}));
+            if let Some(cookie) = cookie {
+                request = request.header("cookie", cookie);
+            }
+            let answer = send(request).await;
+            assert_eq!(answer.status, 401, "{name} on {method} {path}: {}", answer.text);
+            assert_eq!(answer.json()["code"], "no_session");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_change_from_another_origin_or_without_the_csrf_token_is_refused() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    const EVIL: &str = "https://evil.example";
+    let cases: [(&str, Headers, u16); 7] = [
+        ("same origin with the token", &[], 200),
+        ("another Origin", &[("origin", EVIL)], 403),
+        ("Origin null", &[("origin", "null")], 403),
+        ("Sec-Fetch-Site cross-site", &[("sec-fetch-site", "cross-site")], 403),
+        ("Sec-Fetch-Site same-site", &[("sec-fetch-site", "same-site")], 403),
+        ("no CSRF token", &[("x-console-csrf", "")], 403),
+        ("another session's token", &[("x-console-csrf", "0000")], 403),
+    ];
+    for (name, headers, status) in cases {
+        let request = as_operator_but(&app, &signed, Method::POST, "/sql", headers);
+        let answer = send(request.json(&json!({"sql": "select 1"}))).await;
+        assert_eq!(answer.status, status, "{name}: {}", answer.text);
+    }
+    let cross_sign_in = console(&app, Method::POST, "/sign-in")
+        .header("origin", EVIL)
+        .json(&json!({"email": EMAIL, "password": PASSWORD}));
+    assert_eq!(send(cross_sign_in).await.status, 403, "a sign-in from another origin");
+    let form_sign_in = console(&app, Method::POST, "/sign-in")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("email={EMAIL}&password={PASSWORD}"));
+    assert_eq!(send(form_sign_in).await.status, 400, "a form, which a page elsewhere could post");
+    let read = console(&app, Method::GET, "/tables").header("cookie", &signed.cookie).header("origin", EVIL);
+    let answer = send(read).await;
+    assert_eq!(answer.status, 200, "a read needs no token");
+    assert!(!answer.headers.contains_key("access-control-allow-origin"), "and no other origin may read it");
+}
+
+#[tokio::test]
+async fn signing_out_ends_the_session() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    assert_eq!(send(as_operator(&app, &signed, Method::GET, "/session")).await.json()["email"], EMAIL);
+    let out = send(as_operator(&app, &signed, Method::POST, "/sign-out")).await;
+    assert_eq!(out.status, 204);
+    assert!(out.headers["set-cookie"].to_str().expect("cookie").contains("Max-Age=0"));
+    assert_eq!(send(as_operator(&app, &signed, Method::GET, "/tables")).await.status, 401);
+}
+
+#[tokio::test]
+async fn a_new_password_ends_the_operators_sessions() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    gateway::console::access::add_operator(&app.state.db, EMAIL, "another-password-2")
+        .await
+        .expect("new password");
+    assert_eq!(send(as_operator(&app, &signed, Method::GET, "/tables")).await.status, 401);
+    assert_eq!(sign_in_with(&app, EMAIL, PASSWORD).await.status, 401);
+    assert_eq!(sign_in_with(&app, EMAIL, "another-password-2").await.status, 200);
+}
+
+#[tokio::test]
+async fn tables_list_columns_keys_indexes_and_policies_of_the_exposed_schemas() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.authors (id bigint generated always as identity primary key, name text not null);
+             create table public.books (
+               id bigint generated always as identity primary key,
+               author_id bigint not null references public.authors (id) on delete cascade,
+               title text not null default 'untitled' check (title <> ''),
+               published date
+             );
+             create index books_title on public.books (title);
+             alter table public.books enable row level security;
+             create policy \"anyone reads books\" on public.books for select to anon, authenticated using (true);
+             create view public.titles as select title from public.books;
+             create table storage.not_exposed (id int);",
+        )
+        .await
+        .expect("schema");
+    let signed = sign_in(&app).await;
+    let answer = send(as_operator(&app, &signed, Method::GET, "/tables")).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let tables = answer.json();
+    let find = |name: &str| tables.as_array().expect("list").iter().find(|t| t["name"] == name).cloned();
+    assert!(find("not_exposed").is_none(), "only --db-schemas are listed");
+    let books = find("books").expect("books");
+    assert_eq!(books["schema"], "public");
+    assert_eq!(books["kind"], "table");
+    assert_eq!(books["rlsEnabled"], true);
+    let columns: Vec<(Value, Value, Value)> = books["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| (c["name"].clone(), c["type"].clone(), c["nullable"].clone()))
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            (json!("id"), json!("bigint"), json!(false)),
+            (json!("author_id"), json!("bigint"), json!(false)),
+            (json!("title"), json!("text"), json!(false)),
+            (json!("published"), json!("date"), json!(true)),
+        ]
+    );
+    assert_eq!(books["columns"][0]["identity"], "a");
+    assert_eq!(books["columns"][2]["default"], "'untitled'::text");
+    let kinds: Vec<&str> = books["constraints"]
+        .as_array()
+        .expect("constraints")
+        .iter()
+        .filter_map(|c| c["type"].as_str())
+        .collect();
+    for kind in ["primary key", "foreign key", "check"] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
+    assert_eq!(
+        books["foreignKeys"][0],
+        json!({
+            "name": "books_author_id_fkey", "columns": ["author_id"], "referencedSchema": "public",
+            "referencedTable": "authors", "referencedColumns": ["id"],
+            "definition": "FOREIGN KEY (author_id) REFERENCES authors(id) ON DELETE CASCADE",
+        })
+    );
+    let indexes: Vec<&str> =
+        books["indexes"].as_array().expect("indexes").iter().filter_map(|i| i["name"].as_str()).collect();
+    assert_eq!(indexes, ["books_pkey", "books_title"]);
+    assert_eq!(
+        books["policies"],
+        json!([{"name": "anyone reads books", "command": "SELECT", "permissive": true,
+                "roles": ["anon", "authenticated"], "using": "true", "check": null}])
+    );
+    assert_eq!(find("titles").expect("the view")["kind"], "view");
+    assert_eq!(find("authors").expect("authors")["rlsEnabled"], false);
+}
+
+#[tokio::test]
+async fn sql_answers_columns_and_rows_as_text_or_the_databases_error() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let answer = run_sql(&app, &signed, "select 1 as one, 'uno'::text as name, null::int as nothing").await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(
+        answer.json(),
+        json!({"columns": ["one", "name", "nothing"], "rows": [["1", "uno", null]], "rowCount": 1,
+               "truncated": false, "statements": 1})
+    );
+    let answer = run_sql(
+        &app,
+        &signed,
+        "create table public.notes (body text); insert into public.notes values ('a'), ('b')",
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.json()["statements"], 2);
+    assert_eq!(answer.json()["rowCount"], 2, "the last statement's count");
+    assert_eq!(answer.json()["columns"], json!([]));
+    let answer = run_sql(&app, &signed, "selec 1").await;
+    assert_eq!(answer.status, 400);
+    assert_eq!(answer.json()["code"], "42601");
+    assert_eq!(answer.json()["position"], 1);
+    assert!(answer.json()["message"].as_str().expect("message").contains("syntax error"));
+    let answer = run_sql(&app, &signed, "select * from public.missing").await;
+    assert_eq!((answer.status, answer.json()["code"].clone()), (400, json!("42P01")));
+    assert_eq!(
+        send(as_operator(&app, &signed, Method::POST, "/sql").json(&json!({"sql": " "}))).await.status,
+        400
+    );
+}
+
+#[tokio::test]
+async fn sql_keeps_at_most_the_row_limit_and_stops_at_the_statement_timeout() {
+    let app = console_app(|config| {
+        config.console.console_row_limit = 5;
+        config.console.console_statement_timeout = "300ms".parse().expect("span");
+    })
+    .await;
+    let signed = sign_in(&app).await;
+    let answer = run_sql(&app, &signed, "select n from generate_series(1, 12) n").await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let body = answer.json();
+    assert_eq!(body["rows"].as_array().expect("rows").len(), 5);
+    assert_eq!((body["truncated"].clone(), body["rowCount"].clone()), (json!(true), json!(12)));
+    let answer = run_sql(&app, &signed, "select pg_sleep(3)").await;
+    assert_eq!(answer.status, 400, "{}", answer.text);
+    assert_eq!(answer.json()["code"], "57014", "canceled by statement_timeout");
+}
+
+#[tokio::test]
+async fn sql_runs_as_the_schema_owner_past_row_level_security() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let answer = run_sql(&app, &signed, "select count(*) from _console.operators").await;
+    assert_eq!(answer.json()["rows"], json!([["1"]]), "{}", answer.text);
+    let answer = run_sql(&app, &signed, "select current_user = (select nspowner::regrole::text from pg_namespace where nspname = 'public') or (select rolsuper from pg_roles where rolname = current_user)").await;
+    assert_eq!(answer.json()["rows"], json!([["t"]]), "{}", answer.text);
+}
+
+#[tokio::test]
+async fn snippets_are_saved_listed_and_deleted() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let saved = send(
+        as_operator(&app, &signed, Method::POST, "/snippets")
+            .json(&json!({"name": "Orders today", "sql": "select 1"})),
+    )
+    .await;
+    assert_eq!(saved.status, 201, "{}", saved.text);
+    let id = saved.json()["id"].as_str().expect("id").to_owned();
+    let listed = send(as_operator(&app, &signed, Method::GET, "/snippets")).await.json();
+    assert_eq!(listed[0]["name"], "Orders today");
+    assert_eq!(listed[0]["createdBy"], EMAIL);
+    let path = format!("/snippets/{id}");
+    assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &path)).await.status, 204);
+    assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &path)).await.status, 404);
+    assert_eq!(send(as_operator(&app, &signed, Method::GET, "/snippets")).await.json(), json!([]));
+    let unnamed =
+        send(as_operator(&app, &signed, Method::POST, "/snippets").json(&json!({"sql": "select 1"}))).await;
+    assert_eq!(unnamed.status, 400);
+}
+
+#[tokio::test]
+async fn the_console_turned_off_answers_404_and_another_path_moves_it() {
+    let off = console_app(|config| config.console.enabled = false).await;
+    for (method, path) in [(Method::POST, "/sign-in"), (Method::GET, "/tables"), (Method::POST, "/sql")] {
+        let answer = sign_in_with(&off, EMAIL, PASSWORD).await;
+        assert_eq!(answer.status, 404, "{method} {path}");
+        assert_eq!(send(console(&off, method.clone(), path)).await.status, 404, "{method} {path}");
+    }
+    let moved = console_app(|config| config.console.console_path = "/ops".to_owned()).await;
+    let answer = send(
+        moved
+            .client
+            .post(format!("{}/ops/api/sign-in", moved.address))
+            .json(&json!({"email": EMAIL, "password": PASSWORD})),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert!(answer.headers["set-cookie"].to_str().expect("cookie").contains("Path=/ops;"));
+    assert_eq!(sign_in_with(&moved, EMAIL, PASSWORD).await.status, 404, "/_/api is no console's");
+}
+
+/// The real binary: `gateway operators add` makes an operator who signs in
+/// at the console of `gateway serve`, and neither process logs the password,
+/// at any level, while the sign-ins are logged.
+#[tokio::test]
+async fn operators_added_on_the_command_line_sign_in_and_no_password_is_ever_logged() {
+    use tokio_postgres::config::Host;
+    let gateway = common::binary::Gateway::start("console-cli", &[], &[], "trace");
+    let superuser = gateway.private.cluster.pg_config("postgres");
+    let Host::Unix(socket_dir) = &superuser.get_hosts()[0] else { panic!("a Unix socket") };
+    let url = |user: &str| format!("host={} port=5432 dbname=postgres user={user}", socket_dir.display());
+    let added = std::process::Command::new(env!("CARGO_BIN_EXE_gateway"))
+        .args(["operators", "add", "--email", EMAIL, "--data-dir"])
+        .arg(gateway.private.dir.join("gateway-data"))
+        .arg("--sql-root")
+        .arg(common::repo_root())
+        .env("GATEWAY_OPERATOR_PASSWORD", PASSWORD)
+        .env("DATABASE_URL", url("authenticator"))
+        .env("DATABASE_ADMIN_URL", url("postgres"))
+        .env("JWT_SECRET", common::SECRET)
+        .env("RUST_LOG", "trace")
+        .output()
+        .expect("gateway operators add");
+    let cli_log =
+        format!("{}{}", String::from_utf8_lossy(&added.stdout), String::from_utf8_lossy(&added.stderr));
+    assert!(added.status.success(), "{cli_log}");
+    assert!(cli_log.contains("operator ops@example.com can sign in at /_/"), "{cli_log}");
+
+    let client = reqwest::Client::new();
+    let sign_in = |password: &'static str| {
+        client
+            .post(format!("{}/_/api/sign-in", gateway.address))
+            .json(&json!({"email": EMAIL, "password": password}))
+            .send()
+    };
+    assert_eq!(sign_in("wrong-password-value").await.expect("send").status(), 401);
+    assert_eq!(sign_in(PASSWORD).await.expect("send").status(), 200);
+
+    let log = gateway.stop();
+    assert!(log.contains("operator signed in"), "{log}");
+    assert!(log.contains("operator sign-in refused"), "{log}");
+    for (name, text) in [("gateway serve", &log), ("gateway operators add", &cli_log)] {
+        for secret in [PASSWORD, "wrong-password-value"] {
+            assert!(!text.contains(secret), "{name} logged a password");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_page_is_the_builds_console_html_with_the_consoles_path_inline() {
+    let build = tempfile::tempdir().expect("build folder");
+    std::fs::write(build.path().join("index.html"), "<html><head></head><body>shop</body></html>")
+        .expect("index");
+    std::fs::write(
+        build.path().join("console.html"),
+        "<html><head><title>c</title></head><body>console</body></html>",
+    )
+    .expect("console");
+    let dir = build.path().to_owned();
+    let app = console_app(move |config| config.frontend.dir = Some(dir)).await;
+    let no_redirects =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    let bare = no_redirects.get(format!("{}/_", app.address)).send().await.expect("send");
+    assert_eq!(bare.status(), 308);
+    assert_eq!(bare.headers()["location"], "/_/");
+    for path in ["/_/", "/_/tables", "/_/sql"] {
+        let page = send(app.get(path)).await;
+        assert_eq!(page.status, 200, "{path}");
+        assert!(
+            page.text.contains(r#"<script>window.__CONSOLE__={"path":"/_"}</script></head>"#),
+            "{}",
+            page.text
+        );
+        assert!(page.text.contains("console</body>"), "{path}");
+        assert_eq!(page.headers["x-frame-options"], "DENY");
+    }
+    assert!(send(app.get("/store")).await.text.contains("shop"), "the shop's page is the shop's");
+}
