@@ -134,7 +134,7 @@ mod tests {
     fn verifiers_answer_their_challenge_by_method() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
         // RFC 7636 appendix B.
-        let s256 = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWW2cWTBnYPj8";
+        let s256 = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         let cases = [
             ("s256", s256, verifier, true),
             ("s256", s256, "another-verifier-another-verifier-another-v", false),

@@ -24,12 +24,12 @@ use super::{metadata, query_param, valid_email};
 use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Admin, Body, ClientIp, SignedIn};
+use crate::flow_state::{self, Pkce};
 use crate::mail;
 use crate::mail::store::{self as mail_store, MailUser, Slot};
 use crate::mail::templates::{self, Kind, Values};
 use crate::ratelimit::{self, Bucket};
 use crate::redirect;
-use crate::flow_state::{self, Pkce};
 use crate::store::{self, Login, NewUser, method};
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
@@ -258,7 +258,8 @@ fn in_background(
 ) {
     let state = state.clone();
     tokio::spawn(async move {
-        if let Err(error) = send_verification(&state, &user, verification, &redirect_to, pkce.as_ref()).await {
+        if let Err(error) = send_verification(&state, &user, verification, &redirect_to, pkce.as_ref()).await
+        {
             tracing::warn!(kind = verification.name(), %error, "mail not sent");
         }
     });
@@ -337,7 +338,9 @@ pub async fn otp(
     let redirect_to = redirect_of(&state, query.as_deref(), &headers);
     paced(&state, &email).await?;
     match mail_store::by_email(&state.db, &email).await? {
-        Some(user) if user.confirmed => in_background(&state, user, Verification::MagicLink, redirect_to, pkce),
+        Some(user) if user.confirmed => {
+            in_background(&state, user, Verification::MagicLink, redirect_to, pkce)
+        }
         Some(user) => in_background(&state, user, Verification::Signup, redirect_to, pkce),
         None if body.create_user => {
             if !state.config.signup_enabled {

@@ -98,8 +98,14 @@ pub async fn signup(
                         MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
                     // A sign-up whose mail failed is undone, as GoTrue's
                     // transaction is: the address can sign up again.
-                    if let Err(error) =
-                        mail::send_verification(&state, &to, Verification::Signup, &redirect_to, pkce.as_ref()).await
+                    if let Err(error) = mail::send_verification(
+                        &state,
+                        &to,
+                        Verification::Signup,
+                        &redirect_to,
+                        pkce.as_ref(),
+                    )
+                    .await
                     {
                         store::delete_user(&state.db, user.id).await?;
                         return Err(error);

@@ -121,7 +121,8 @@ pub async fn update_user(
             mail_store::by_id(&state.db, signed_in.user_id).await?.ok_or_else(AuthError::user_not_found)?;
         user.new_email = Some(new_email);
         let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
-        mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to, pkce.as_ref()).await?;
+        mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to, pkce.as_ref())
+            .await?;
     }
     match store::update_user(&state.db, signed_in.user_id, &changes).await? {
         // An anonymous user with a confirmed e-mail is permanent now
