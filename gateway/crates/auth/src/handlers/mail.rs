@@ -339,7 +339,7 @@ pub async fn otp(
     paced(&state, &email).await?;
     match mail_store::by_email(&state.db, &email).await? {
         Some(user) if user.confirmed => {
-            in_background(&state, user, Verification::MagicLink, redirect_to, pkce)
+            in_background(&state, user, Verification::MagicLink, redirect_to, pkce);
         }
         Some(user) => in_background(&state, user, Verification::Signup, redirect_to, pkce),
         None if body.create_user => {
