@@ -325,3 +325,56 @@ async fn a_link_whose_flow_is_gone_lands_with_the_error_in_the_query() {
     assert_eq!(query["error_code"], "flow_state_not_found", "{location}");
     assert!(location.contains("#error"), "{location}");
 }
+
+/// `auth.one_time_tokens` as GoTrue keeps it: one row per pending token,
+/// hashed as in its `auth.users` column, gone once the token is used.
+async fn one_time_tokens(app: &TestApp) -> Vec<(String, String, String)> {
+    let rows = app
+        .admin()
+        .await
+        .query(
+            "select t.token_type::text, t.relates_to, \
+               case when t.token_hash = coalesce(nullif(u.confirmation_token, ''), nullif(u.recovery_token, ''), \
+                 nullif(u.email_change_token_current, ''), nullif(u.email_change_token_new, '')) \
+                 or t.token_hash = u.email_change_token_new then 'same as users' else t.token_hash end \
+             from auth.one_time_tokens t join auth.users u on u.id = t.user_id order by 1",
+            &[],
+        )
+        .await
+        .expect("one_time_tokens");
+    rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect()
+}
+
+#[tokio::test]
+async fn one_time_tokens_follow_the_mailed_tokens_of_each_flow() {
+    let row = |kind: &str, to: &str| (kind.to_owned(), to.to_owned(), "same as users".to_owned());
+    let (app, sink) = mail_app(|auth| auth.mail.secure_email_change_enabled = true).await;
+
+    let (mail, _) = start(&app, &sink, Flow::SignUp, "ott@example.com", "s256").await;
+    assert_eq!(one_time_tokens(&app).await, [row("confirmation_token", "ott@example.com")]);
+    let code = code_from(&app, &mail).await;
+    assert_eq!(one_time_tokens(&app).await, []);
+    let session = exchange(&app, &code, VERIFIER).await;
+
+    let body = json!({"email": "ott@example.com"});
+    app.send(app.auth(Method::POST, "/recover").json(&body)).await;
+    let recovery = sink.nth_to("ott@example.com", 1).await;
+    assert_eq!(one_time_tokens(&app).await, [row("recovery_token", "ott@example.com")]);
+    let verify = json!({"type": "recovery", "email": "ott@example.com", "token": recovery.code()});
+    assert_eq!(app.send(app.auth(Method::POST, "/verify").json(&verify)).await.status, 200);
+    assert_eq!(one_time_tokens(&app).await, []);
+
+    let change = json!({"email": "ott.new@example.com"});
+    let reply = app.send(app.as_user(Method::PUT, "/user", access_token(&session.body)).json(&change)).await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    sink.nth_to("ott.new@example.com", 0).await;
+    assert_eq!(
+        one_time_tokens(&app).await,
+        [
+            row("email_change_token_current", "ott@example.com"),
+            row("email_change_token_new", "ott.new@example.com")
+        ]
+    );
+    app.admin().await.execute("delete from auth.users", &[]).await.expect("delete users");
+    assert_eq!(one_time_tokens(&app).await, []);
+}
