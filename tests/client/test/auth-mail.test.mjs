@@ -214,3 +214,70 @@ test('admin.generateLink and admin.inviteUserByEmail', async () => {
   const accepted = await follow(linkOf(await mailTo(invited)))
   assert.equal(accepted.fragment.type, 'invite')
 })
+
+// PKCE (docs/services/auth.md, "PKCE"): a `flowType: 'pkce'` client keeps the
+// verifier, the mailed link lands on the app with `?code=`, and
+// exchangeCodeForSession trades it, once.
+const pkceClient = () =>
+  createClient(url, anonKey, { auth: { flowType: 'pkce', persistSession: false, autoRefreshToken: false, detectSessionInUrl: false } })
+const codeIn = (location) => new URL(location).searchParams.get('code')
+
+test('a pkce signUp link lands with a code that exchangeCodeForSession trades once', async () => {
+  const supabase = pkceClient()
+  const address = email('pkce-signup')
+  const { error } = await supabase.auth.signUp({
+    email: address,
+    password: 's3cret-pw',
+    options: { emailRedirectTo: 'http://localhost:5173/welcome' },
+  })
+  assert.equal(error, null)
+  const mail = await mailTo(address)
+  assert.match(linkOf(mail), /token=pkce_/)
+  const { location } = await follow(linkOf(mail))
+  assert.ok(location.startsWith('http://localhost:5173/welcome?code='), location)
+  assert.ok(!location.includes('access_token'), location)
+  const code = codeIn(location)
+  const { data, error: exchangeError } = await supabase.auth.exchangeCodeForSession(code)
+  assert.equal(exchangeError, null)
+  assert.equal(data.user.email, address)
+  assert.ok(data.user.email_confirmed_at)
+  assert.ok(data.session.access_token)
+  assert.equal((await supabase.auth.getUser()).data.user.email, address)
+
+  // The verifier is gone from the client with its use; the code is gone
+  // from the server: a replay with the right verifier is refused too.
+  const replay = await fetch(`${url}/auth/v1/token?grant_type=pkce`, {
+    method: 'POST',
+    headers: { apikey: anonKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ auth_code: code, code_verifier: 'x'.repeat(43) }),
+  })
+  assert.equal(replay.status, 404)
+  assert.equal((await replay.json()).error_code, 'flow_state_not_found')
+})
+
+test('pkce resetPasswordForEmail and signInWithOtp links end in sessions through exchangeCodeForSession', async () => {
+  const address = email('pkce-otp')
+  await client(serviceKey).auth.admin.createUser({ email: address, password: 's3cret-pw', email_confirm: true })
+
+  const recovering = pkceClient()
+  const reset = await recovering.auth.resetPasswordForEmail(address, { redirectTo: 'http://localhost:5173/reset' })
+  assert.equal(reset.error, null)
+  const recovery = await follow(linkOf(await mailTo(address, 0)))
+  assert.ok(recovery.location.startsWith('http://localhost:5173/reset?code='), recovery.location)
+  const recovered = await recovering.auth.exchangeCodeForSession(codeIn(recovery.location))
+  assert.equal(recovered.error, null)
+  assert.equal(recovered.data.user.email, address)
+  const changed = await recovering.auth.updateUser({ password: 'n3w-s3cret-pw' })
+  assert.equal(changed.error, null)
+
+  const linking = pkceClient()
+  const otp = await linking.auth.signInWithOtp({ email: address, options: { shouldCreateUser: false } })
+  assert.equal(otp.error, null)
+  const magic = await follow(linkOf(await mailTo(address, 1)))
+  assert.ok(codeIn(magic.location), magic.location)
+  const stranger = await pkceClient().auth.exchangeCodeForSession(codeIn(magic.location))
+  assert.ok(stranger.error, 'a client without the verifier gets no session')
+  const signedIn = await linking.auth.exchangeCodeForSession(codeIn(magic.location))
+  assert.equal(signedIn.error, null)
+  assert.equal(signedIn.data.user.email, address)
+})

@@ -19,7 +19,7 @@
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
-//! | `POST /recover`, `/otp`, `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
+//! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
 //! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
 //! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
@@ -29,6 +29,7 @@ pub mod config;
 pub mod error;
 pub mod external;
 pub mod extract;
+pub mod flow_state;
 pub mod handlers;
 pub mod hooks;
 pub mod mail;
@@ -104,6 +105,8 @@ pub fn router(state: AuthState) -> Router {
         .route("/sso", post(disabled::sso))
         .route("/recover", post(mail_flows::recover))
         .route("/otp", post(mail_flows::otp))
+        // GoTrue's older name for an e-mail `/otp`, still routed upstream.
+        .route("/magiclink", post(mail_flows::otp))
         .route("/resend", post(mail_flows::resend))
         .route("/reauthenticate", get(mail_flows::reauthenticate))
         .route("/invite", post(mail_flows::invite))

@@ -24,12 +24,13 @@ use super::{metadata, query_param, valid_email};
 use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Admin, Body, ClientIp, SignedIn};
+use crate::flow_state::{self, Pkce};
 use crate::mail;
 use crate::mail::store::{self as mail_store, MailUser, Slot};
 use crate::mail::templates::{self, Kind, Values};
 use crate::ratelimit::{self, Bucket};
 use crate::redirect;
-use crate::store::{self, Login, NewUser};
+use crate::store::{self, Login, NewUser, method};
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
 
@@ -52,6 +53,24 @@ impl Verification {
             Verification::MagicLink => "magiclink",
             Verification::EmailChange => "email_change",
         }
+    }
+
+    /// The flow's `authentication_method`, and the session's, when the
+    /// link ends a PKCE flow (GoTrue's `ParseAuthenticationMethod`).
+    pub fn method(self) -> &'static str {
+        match self {
+            Verification::Signup => method::EMAIL_SIGNUP,
+            Verification::Invite => method::INVITE,
+            Verification::Recovery => method::RECOVERY,
+            Verification::MagicLink => method::MAGIC_LINK,
+            Verification::EmailChange => method::EMAIL_CHANGE,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Signup, Self::Invite, Self::Recovery, Self::MagicLink, Self::EmailChange]
+            .into_iter()
+            .find(|v| v.name() == name)
     }
 
     fn slot(self) -> Slot {
@@ -147,11 +166,20 @@ pub(crate) async fn prepare(
     user: &MailUser,
     verification: Verification,
     redirect_to: &str,
+    pkce: Option<&Pkce>,
 ) -> Result<Prepared, ApiError> {
     let length = state.config.mail.mailer_otp_length;
+    if let Some(pkce) = pkce {
+        flow_state::start_email_flow(&state.db, user.id, verification.method(), pkce).await?;
+    }
+    // A PKCE flow's token is stored and linked with its prefix (`flow_state`).
+    let prefix = if pkce.is_some() { flow_state::TOKEN_PREFIX } else { "" };
+    let otp = |email: &str| {
+        mail::otp(email, length).map(|o| mail::Otp { hash: format!("{prefix}{}", o.hash), code: o.code })
+    };
     let (address, second) = match (verification, &user.new_email) {
         (Verification::EmailChange, Some(new_email)) => {
-            let new = mail::otp(new_email, length)?;
+            let new = otp(new_email)?;
             let new_link = link(state, &new.hash, verification, redirect_to);
             let secure = state.config.mail.secure_email_change_enabled && !user.email.is_empty();
             if secure {
@@ -165,7 +193,7 @@ pub(crate) async fn prepare(
         }
         _ => (user.email.as_str(), None),
     };
-    let otp = mail::otp(address, length)?;
+    let otp = otp(address)?;
     let second_hash = second.as_ref().map(|(_, hash, _)| hash.as_str());
     mail_store::record(&state.db, user.id, verification.slot(), &otp.hash, second_hash).await?;
     let link = link(state, &otp.hash, verification, redirect_to);
@@ -179,13 +207,14 @@ pub(crate) async fn send_verification(
     user: &MailUser,
     verification: Verification,
     redirect_to: &str,
+    pkce: Option<&Pkce>,
 ) -> Result<(), ApiError> {
     let to = match (verification, &user.new_email) {
         (Verification::EmailChange, Some(new_email)) => new_email.clone(),
         _ => user.email.clone(),
     };
     ratelimit::take_email(state).await?;
-    let prepared = prepare(state, user, verification, redirect_to).await?;
+    let prepared = prepare(state, user, verification, redirect_to, pkce).await?;
     let config = &state.config.mail;
     let site_url = crate::site_url(state);
     let new_email = user.new_email.as_deref().unwrap_or("");
@@ -220,10 +249,17 @@ pub(crate) async fn send_verification(
 
 /// Runs a mail after the answer: its outcome, and how long the SMTP server
 /// takes, must not tell the caller whether the address has an account.
-fn in_background(state: &AuthState, user: MailUser, verification: Verification, redirect_to: String) {
+fn in_background(
+    state: &AuthState,
+    user: MailUser,
+    verification: Verification,
+    redirect_to: String,
+    pkce: Option<Pkce>,
+) {
     let state = state.clone();
     tokio::spawn(async move {
-        if let Err(error) = send_verification(&state, &user, verification, &redirect_to).await {
+        if let Err(error) = send_verification(&state, &user, verification, &redirect_to, pkce.as_ref()).await
+        {
             tracing::warn!(kind = verification.name(), %error, "mail not sent");
         }
     });
@@ -233,6 +269,8 @@ fn in_background(state: &AuthState, user: MailUser, verification: Verification, 
 #[serde(default)]
 pub struct RecoverBody {
     email: Option<String>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
 }
 
 /// `POST /recover`: 200 `{}` always; a known address gets a recovery mail.
@@ -244,11 +282,12 @@ pub async fn recover(
     Body(body): Body<RecoverBody>,
 ) -> Result<Json<Value>, ApiError> {
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
+    let pkce = flow_state::params(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
     ratelimit::take(&state, Bucket::Otp, ip).await?;
     let redirect_to = redirect_of(&state, query.as_deref(), &headers);
     paced(&state, &email).await?;
     if let Some(user) = mail_store::by_email(&state.db, &email).await? {
-        in_background(&state, user, Verification::Recovery, redirect_to);
+        in_background(&state, user, Verification::Recovery, redirect_to, pkce);
     }
     Ok(Json(json!({})))
 }
@@ -260,11 +299,20 @@ pub struct OtpBody {
     phone: Option<String>,
     create_user: bool,
     data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
 }
 
 impl Default for OtpBody {
     fn default() -> Self {
-        Self { email: None, phone: None, create_user: true, data: None }
+        Self {
+            email: None,
+            phone: None,
+            create_user: true,
+            data: None,
+            code_challenge: None,
+            code_challenge_method: None,
+        }
     }
 }
 
@@ -285,18 +333,21 @@ pub async fn otp(
     }
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     let data = metadata(body.data, "data")?;
+    let pkce = flow_state::params(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
     ratelimit::take(&state, Bucket::Otp, ip).await?;
     let redirect_to = redirect_of(&state, query.as_deref(), &headers);
     paced(&state, &email).await?;
     match mail_store::by_email(&state.db, &email).await? {
-        Some(user) if user.confirmed => in_background(&state, user, Verification::MagicLink, redirect_to),
-        Some(user) => in_background(&state, user, Verification::Signup, redirect_to),
+        Some(user) if user.confirmed => {
+            in_background(&state, user, Verification::MagicLink, redirect_to, pkce);
+        }
+        Some(user) => in_background(&state, user, Verification::Signup, redirect_to, pkce),
         None if body.create_user => {
             if !state.config.signup_enabled {
                 return Err(AuthError::signup_disabled().into());
             }
             let user = new_email_user(&state, &email, data.unwrap_or_else(|| json!({})), false).await?;
-            in_background(&state, user, Verification::Signup, redirect_to);
+            in_background(&state, user, Verification::Signup, redirect_to, pkce);
         }
         None => return Err(AuthError::unprocessable("otp_disabled", "Signups not allowed for otp").into()),
     }
@@ -388,7 +439,7 @@ pub async fn resend(
     };
     paced(&state, &email).await?;
     if let Some(user) = user {
-        in_background(&state, user, verification, redirect_to);
+        in_background(&state, user, verification, redirect_to, None);
     }
     Ok(Json(json!({})))
 }
@@ -456,7 +507,7 @@ pub async fn invite(
         }
         None => new_email_user(&state, &email, data, true).await?,
     };
-    send_verification(&state, &user, Verification::Invite, &redirect_to).await?;
+    send_verification(&state, &user, Verification::Invite, &redirect_to, None).await?;
     store::find_user(&state.db, user.id).await?.map(Json).ok_or_else(|| ApiError::internal("user vanished"))
 }
 
@@ -548,7 +599,7 @@ pub async fn generate_link(
             .into());
         }
     };
-    let prepared = prepare(&state, &user, verification, &redirect_to).await?;
+    let prepared = prepare(&state, &user, verification, &redirect_to, None).await?;
     let (code, hash, link) = match (type_name, &prepared.second) {
         ("email_change_new", Some((code, hash, link))) => (code.clone(), hash.clone(), link.clone()),
         _ => (prepared.code, prepared.hash, prepared.link),

@@ -42,6 +42,7 @@ use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::external::{self, Account, Claimed, External, NewFlow, Unlinked};
 use crate::extract::{ClientIp, SignedIn, UserAgent};
+use crate::flow_state::{self, Pkce};
 use crate::oidc::{self, ProviderConfig};
 use crate::ratelimit::{self, Bucket};
 use crate::store::method;
@@ -96,32 +97,10 @@ fn found(location: &str, status: StatusCode) -> Response {
     (status, [(header::LOCATION, location.to_owned())]).into_response()
 }
 
-/// Checks `code_challenge` and its method as GoTrue's `validatePKCEParams`.
-fn pkce_params(query: Option<&str>) -> Result<Option<(String, String)>, AuthError> {
-    let challenge = query_param(query, "code_challenge").unwrap_or_default();
-    let method = query_param(query, "code_challenge_method").unwrap_or_default().to_lowercase();
-    match (challenge.is_empty(), method.is_empty()) {
-        (true, true) => Ok(None),
-        (true, false) | (false, true) => {
-            Err(AuthError::validation_failed("PKCE flow requires code_challenge_method and code_challenge"))
-        }
-        (false, false) => {
-            if !(43..=128).contains(&challenge.len()) {
-                return Err(AuthError::validation_failed(
-                    "code challenge has to be between 43 and 128 characters",
-                ));
-            }
-            if !challenge.chars().all(|c| c.is_ascii_alphanumeric() || "._~-".contains(c)) {
-                return Err(AuthError::validation_failed(
-                    "code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes",
-                ));
-            }
-            if method != "s256" && method != "plain" {
-                return Err(AuthError::validation_failed("Invalid code_challenge_method"));
-            }
-            Ok(Some((challenge, method)))
-        }
-    }
+fn pkce_params(query: Option<&str>) -> Result<Option<Pkce>, AuthError> {
+    let challenge = query_param(query, "code_challenge");
+    let method = query_param(query, "code_challenge_method");
+    flow_state::params(challenge.as_deref(), method.as_deref())
 }
 
 /// Records the flow and builds the provider's authorization URL.
@@ -149,7 +128,7 @@ async fn start_flow(
         &NewFlow {
             id,
             provider: &provider.name,
-            pkce: pkce.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+            pkce: pkce.as_ref().map(|p| (p.challenge.as_str(), p.method.as_str())),
             auth_code: auth_code.as_deref(),
             referrer: &referrer,
             nonce: &nonce,
@@ -492,12 +471,7 @@ pub async fn pkce_grant(
         if flow.expired {
             return Err(AuthError::flow_state_expired());
         }
-        let computed = match flow.challenge_method.as_str() {
-            "s256" => URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes())),
-            "plain" => verifier.clone(),
-            _ => return Err(AuthError::bad_code_verifier()),
-        };
-        match bool::from(computed.as_bytes().ct_eq(flow.challenge.as_bytes())) {
+        match flow_state::verifier_matches(&flow.challenge_method, &flow.challenge, &verifier) {
             true => Ok(()),
             false => Err(AuthError::bad_code_verifier()),
         }
@@ -506,7 +480,10 @@ pub async fn pkce_grant(
     let (flow, started) = external::exchange(&state.db, &auth_code, check, &digest, user_agent, ip).await??;
     let mut session = session_response(state, Grant::of(started, &refresh_token)).await?;
     if let Some(object) = session.as_object_mut() {
-        object.insert("provider_token".to_owned(), json!(flow.provider_access_token.unwrap_or_default()));
+        // E-mail flows have no provider token, and GoTrue then leaves it out.
+        if let Some(access) = flow.provider_access_token {
+            object.insert("provider_token".to_owned(), json!(access));
+        }
         if let Some(refresh) = flow.provider_refresh_token.filter(|t| !t.is_empty()) {
             object.insert("provider_refresh_token".to_owned(), json!(refresh));
         }
@@ -621,25 +598,4 @@ pub async fn id_token_grant(
     }
     let user_id = account(state, provider, &claims, target).await?;
     Ok(Json(start(state, user_id, &provider.name, ip, user_agent).await?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pkce_parameters_are_checked_as_gotrue_checks_them() {
-        let challenge = "a".repeat(43);
-        let ok = format!("code_challenge={challenge}&code_challenge_method=S256");
-        assert_eq!(pkce_params(Some(&ok)).expect("ok"), Some((challenge.clone(), "s256".to_owned())));
-        assert_eq!(pkce_params(None).expect("none"), None);
-        for bad in [
-            format!("code_challenge={challenge}"),
-            "code_challenge_method=s256".to_owned(),
-            "code_challenge=short&code_challenge_method=s256".to_owned(),
-            format!("code_challenge={challenge}&code_challenge_method=md5"),
-        ] {
-            assert!(pkce_params(Some(&bad)).is_err(), "{bad}");
-        }
-    }
 }

@@ -24,6 +24,7 @@ use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
 use crate::extract::{Body, ClientIp, UserAgent};
+use crate::flow_state;
 use crate::mail::store::MailUser;
 use crate::ratelimit::{self, Bucket};
 use crate::store::{self, Login, NewUser};
@@ -37,6 +38,8 @@ pub struct SignupBody {
     phone: Option<String>,
     password: Option<String>,
     data: Option<Value>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
 }
 
 pub async fn signup(
@@ -65,6 +68,7 @@ pub async fn signup(
         return Err(AuthError::validation_failed("Signup requires a valid password").into());
     }
     password::check_new(&secret, config.password_min_length)?;
+    let pkce = flow_state::params(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
     let data = metadata(body.data, "data")?.unwrap_or_else(|| json!({}));
     if store::exists(&state.db, &login).await? {
         return already_registered(config.autoconfirm, &login, &data);
@@ -94,8 +98,14 @@ pub async fn signup(
                         MailUser { id: user.id, email: email.clone(), confirmed: false, new_email: None };
                     // A sign-up whose mail failed is undone, as GoTrue's
                     // transaction is: the address can sign up again.
-                    if let Err(error) =
-                        mail::send_verification(&state, &to, Verification::Signup, &redirect_to).await
+                    if let Err(error) = mail::send_verification(
+                        &state,
+                        &to,
+                        Verification::Signup,
+                        &redirect_to,
+                        pkce.as_ref(),
+                    )
+                    .await
                     {
                         store::delete_user(&state.db, user.id).await?;
                         return Err(error);

@@ -14,6 +14,7 @@ use super::{metadata, valid_email};
 use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Body, SignedIn};
+use crate::flow_state;
 use crate::mail::store as mail_store;
 use crate::mfa_store;
 use crate::password;
@@ -43,6 +44,8 @@ pub struct UserUpdate {
     password: Option<String>,
     data: Option<Value>,
     nonce: Option<String>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
 }
 
 /// `data` is merged into `user_metadata` (a null value removes a key); a new
@@ -60,6 +63,7 @@ pub async fn update_user(
         return Err(AuthError::not_implemented("Changing the phone number").into());
     }
     let user_metadata = metadata(update.data, "data")?;
+    let pkce = flow_state::params(update.code_challenge.as_deref(), update.code_challenge_method.as_deref())?;
     let email = match update.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
         Some(email) => {
             Some(valid_email(email)?).filter(|e| current.get("email").and_then(Value::as_str) != Some(e))
@@ -117,7 +121,8 @@ pub async fn update_user(
             mail_store::by_id(&state.db, signed_in.user_id).await?.ok_or_else(AuthError::user_not_found)?;
         user.new_email = Some(new_email);
         let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
-        mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to).await?;
+        mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to, pkce.as_ref())
+            .await?;
     }
     match store::update_user(&state.db, signed_in.user_id, &changes).await? {
         // An anonymous user with a confirmed e-mail is permanent now
