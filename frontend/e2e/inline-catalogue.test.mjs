@@ -108,13 +108,20 @@ test('a signed-in staff member does not trust the inline page and asks the API',
 test('when the last page comes in, the focus goes to its first product', async () => {
   const page = await newPage(browser, 'desktop', { baseURL: shop.url });
   await page.goto('/store');
+  // The first page, and with it the button, before asking whether it shows.
+  await page.locator('[data-product-card]').first().waitFor();
   const more = page.getByRole('button', { name: 'Mostrar más productos' });
+  await more.waitFor();
   let before = 0;
   while (await more.isVisible()) {
     before = await page.locator('[data-product-card]').count();
     await more.click();
     await page.waitForFunction((n) => document.querySelectorAll('[data-product-card]').length > n, before);
   }
+  // The focus moves in an effect after the last page's render: wait for it
+  // (a focus that never lands in the grid fails here, on the timeout).
+  await page.waitForFunction(() => document.activeElement?.closest('li') != null, null, { timeout: 5000 }).catch(() => {});
+  assert.ok(before > 0, 'the store has more than one page');
   const focused = await page.evaluate(() => {
     const item = document.activeElement?.closest('li');
     return item ? [...item.parentElement.children].indexOf(item) : -1;
