@@ -83,7 +83,7 @@ def timed(action, key, n):
 paths = [("file", file_put, file_get), ("REST", rest_put, rest_get), ("S3", s3_put, s3_get)]
 print(f"{'size':>6} {'path':>5} | {'up MB/s':>9} {'down MB/s':>10} | {'S3/this up':>10} {'S3/this down':>12}")
 for mb, n in rounds.items():
-    body = os.urandom(mb * 1024 * 1024)
+    body = os.urandom(mb * 1000 * 1000)
     rates = {}
     for name, put, get in paths:
         up = timed(lambda key: put(key, body), f"{name}-{mb}", n)

@@ -36,7 +36,8 @@ FILE_CEILING_BIN=${FILE_CEILING_BIN:-$(dirname "$GATEWAY_BIN")/examples/file_cei
 SECONDS_RUN=${DURATION%s}
 
 work=$(mktemp -d)
-AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=0 RUST_LOG=warn STORAGE_IMAGE_CACHE_SIZE=0 \
+# The S3 part stores 50 MB objects, the default limit itself: room above it.
+AUTH_RATE_LIMIT_SIGN_IN_SIGN_UPS=0 RUST_LOG=warn STORAGE_IMAGE_CACHE_SIZE=0 STORAGE_FILE_SIZE_LIMIT=100MB \
   "$GATEWAY_BIN" serve --data-dir "$work/.data" --listen 127.0.0.1:0 >"$work/banner" 2>"$work/gateway.log" &
 gateway=$!
 "$CEILING_BIN" 127.0.0.1:0 >"$work/ceiling-address" &
