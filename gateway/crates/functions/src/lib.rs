@@ -307,7 +307,9 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// token the gateway's keys verify (the legacy HS256 secret and the
 /// asymmetric signing keys alike). Publishable and secret keys are not JWTs
 /// and fail it, as Supabase documents.
-/// With `verify_jwt`, every request but a CORS preflight needs a valid JWT.
+/// With `verify_jwt`, every request but a CORS preflight needs a valid JWT:
+/// the CLI's main service lets preflights through unchecked, so that a
+/// browser's `OPTIONS` reaches the function's own CORS answer.
 fn authorize(state: &FunctionsState, verify_jwt: bool, request: &Request) -> Result<(), &'static str> {
     if !verify_jwt || request.method() == Method::OPTIONS {
         return Ok(());
