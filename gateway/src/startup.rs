@@ -386,20 +386,32 @@ pub async fn init_keys(state: &AppState) -> Result<crate::keys::Created, BoxErro
     crate::keys::init(&state.db, &state.credentials, state.config.jwt_signing_algorithm).await
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(signal) => signal,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot listen for SIGTERM");
-            let _ = interrupt.await;
-            return;
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM. The handlers are installed when
+/// this is called, before the server starts, not when the future is first
+/// polled: a signal in between (a service manager stopping a gateway that
+/// has just answered its first health check) would otherwise take the
+/// default action and kill the process without draining.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        match (interrupt, terminate) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {},
+                    _ = terminate.recv() => {},
+                }
+            }
+            (Ok(mut only), Err(e)) | (Err(e), Ok(mut only)) => {
+                tracing::error!(error = %e, "cannot listen for one of SIGINT and SIGTERM");
+                only.recv().await;
+            }
+            (Err(e), Err(_)) => {
+                tracing::error!(error = %e, "cannot listen for SIGINT or SIGTERM");
+                std::future::pending::<()>().await;
+            }
         }
-    };
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate.recv() => {},
+        tracing::info!("shutting down: finishing requests in flight");
     }
-    tracing::info!("shutting down: finishing requests in flight");
 }
