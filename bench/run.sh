@@ -18,66 +18,28 @@ root=$PWD
 
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
-SCENARIOS=${SCENARIOS:-"s1 s2 s3 s3u s4 bulk rpc"}
+SCENARIOS=${SCENARIOS:-"s1 s2 s3 s3u s4 bulk rpc csv"}
 CONNECTIONS=${CONNECTIONS:-"8 64"}
 POOL=${POOL:-8}
 THREADS=${THREADS:-2}
 
-need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+. bench/lib.sh
 need wrk "install it with: apt-get install -y wrk"
 need pgbench "install PostgreSQL's client programs (Debian: postgresql)"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
 need openssl "install it with: apt-get install -y openssl"
-bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
-[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
 
 echo "== building the gateway (release) and fetching PostgREST 12.0.2"
 cargo build --release --locked -p gateway -q
 postgrest=$(scripts/postgrest.sh)
 gateway=$root/target/release/gateway
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-pg_port=$(free_port)
+bench_workdir rest
+echo "== PostgreSQL (shared_buffers=256MB, fsync on)"
+bench_cluster
 gw_port=$(free_port)
 pr_port=$(free_port)
 
-work=$(mktemp -d /tmp/gateway-bench.XXXXXX)
-as_pg=()
-if [ "$(id -u)" = 0 ]; then
-  chown postgres: "$work"
-  as_pg=(runuser -u postgres --)
-fi
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "== PostgreSQL on 127.0.0.1:$pg_port (shared_buffers=256MB, fsync on)"
-"${as_pg[@]}" "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
-"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $work -c shared_buffers=256MB -c max_connections=300" \
-  start >/dev/null
-export PGHOST=127.0.0.1 PGPORT=$pg_port
-psql -q -U postgres -d postgres -c "create database bench"
-
-secret=bench-secret-with-at-least-32-characters
-RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
-  --jwt-secret "$secret" --sql-root "$root" >/dev/null
-psql -q -U postgres -d bench -v ON_ERROR_STOP=1 -o /dev/null -f bench/data.sql
-
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {
-  local header payload signature
-  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
 exp=$(($(date +%s) + 86400))
 anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}")
 user=$(jwt "{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authenticated\",\"aud\":\"authenticated\",\"exp\":$exp}")
@@ -100,7 +62,8 @@ server-port = $pr_port
 log-level = "crit"
 EOF
 "$postgrest" "$work/postgrest.conf" >"$work/postgrest.log" 2>&1 &
-pids+=($!)
+pr_pid=$!
+pids+=($pr_pid)
 
 wait_for() {
   for _ in $(seq 300); do
@@ -197,6 +160,7 @@ describe() {
     s3u) echo "S3 unordered: brands!inner(name)&brands.name=eq.Brand N&is_active=eq.true, 20 rows, no order" ;;
     s4) echo "S4 insert, return=representation, user JWT under an RLS insert policy" ;;
     bulk) echo "bulk insert of 100 rows in one body, return=minimal, user JWT under the RLS insert policy" ;;
+    csv) echo "csv: 100 rows of six columns, order=id, Accept: text/csv" ;;
     rpc) echo "rpc: POST /rpc/products_between (a stable SQL function, setof products) with order=id&limit=20" ;;
   esac
 }
@@ -212,9 +176,9 @@ idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
-printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s | %9s %8s %6s | %9s %6s %6s | %7s %7s %7s | %s\n' \
-  scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pgbench lat_avg pgb_pg pgb_sess pgs_pg pgg_pg \
-  vs_pgrst vs_pgb vs_pgbs non2xx
+printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s %6s | %9s %8s %6s | %9s %6s %6s | %7s %7s %7s %7s | %s\n' \
+  scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pr_us pgbench lat_avg pgb_pg pgb_sess pgs_pg pgg_pg \
+  vs_pgrst vs_pgb vs_pgbs us_pgrst non2xx
 for scenario in $SCENARIOS; do
   echo "-- $(describe "$scenario")"
   for c in $CONNECTIONS; do
@@ -226,7 +190,9 @@ for scenario in $SCENARIOS; do
     g_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${g_n:-0}")
     writes "$scenario" && reset
     wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$WARMUP" >/dev/null
-    read -r p_rps p_p50 p_p99 p_bad p_err _ <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
+    ticks=$(cpu_ticks "$pr_pid")
+    read -r p_rps p_p50 p_p99 p_bad p_err p_n <<<"$(wrk_run "$scenario" "http://127.0.0.1:$pr_port" "" "$c" "$DURATION")"
+    p_us=$(per_request_us $(($(cpu_ticks "$pr_pid") - ticks)) "${p_n:-0}")
     writes "$scenario" && reset
     pg0=$(pg_ticks)
     read -r b_tps b_lat b_n <<<"$(pgbench_run "$scenario" "$c" "$DURATION")"
@@ -242,14 +208,16 @@ for scenario in $SCENARIOS; do
       read -r _ _ o_n <<<"$(pgbench_session_run "$scenario" "$c" "$DURATION" "bench/pgbench/gateway/$scenario.sql")"
       o_pg=$(per_request_us $(($(pg_ticks) - pg0)) "${o_n:-0}")
     fi
-    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s %6s | %9.0f %6.2fms %6.2fms | %9.0f %6.2fms %6s | %9.0f %6s %6s | %7s %7s %7s | gw %s/%s, pgrst %s/%s\n' \
-      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "$g_pg" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" \
+    printf '%-4s %5s | %9.0f %6.2fms %6.2fms %6s %6s | %9.0f %6.2fms %6.2fms %6s | %9.0f %6.2fms %6s | %9.0f %6s %6s | %7s %7s %7s %7s | gw %s/%s, pgrst %s/%s\n' \
+      "$scenario" "$c" "${g_rps:-0}" "${g_p50:-0}" "${g_p99:-0}" "$g_us" "$g_pg" "${p_rps:-0}" "${p_p50:-0}" "${p_p99:-0}" "$p_us" \
       "${b_tps:-0}" "${b_lat:-0}" "$b_pg" "${s_tps:-0}" "$s_pg" "$o_pg" \
-      "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$(ratio "$g_rps" "$s_tps")" "$g_bad" "$g_err" "$p_bad" "$p_err"
+      "$(ratio "$g_rps" "$p_rps")" "$(ratio "$g_rps" "$b_tps")" "$(ratio "$g_rps" "$s_tps")" "$(ratio "$g_us" "$p_us")" \
+      "$g_bad" "$g_err" "$p_bad" "$p_err"
   done
 done
 echo
-echo "gw_us = the gateway's CPU time per request (user + system), in microseconds;"
+echo "gw_us, pr_us = the gateway's and PostgREST's CPU time per request (user + system), in microseconds;"
+echo "us_pgrst = gw_us / pr_us (target <= 0.15);"
 echo "gw_pg and pgb_pg = PostgreSQL's CPU time per gateway request and per pgbench transaction"
 echo "pgb_sess, pgs_pg = pgbench's tps and PostgreSQL's CPU per transaction for the same SQL run as the gateway"
 echo "runs a request (as authenticator, the request's settings and the statement in one pipeline);"

@@ -1,5 +1,5 @@
 -- One wrk script for every scenario (bench/run.sh sets the environment):
---   SCENARIO  s1 | s2 | s3 | s3u | s4 | bulk | rpc
+--   SCENARIO  s1 | s2 | s3 | s3u | s4 | bulk | rpc | csv
 --   BASE      path prefix: /rest/v1 for the gateway, empty for PostgREST
 --   APIKEY    the anon key; TOKEN the bearer (a user's token for s4, bulk)
 --   PREFIX    makes s4's and bulk's slugs unique across runs and targets
@@ -32,6 +32,8 @@ function init(args)
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
     wrk.headers["Prefer"] = "return=representation"
+  elseif scenario == "csv" then
+    wrk.headers["Accept"] = "text/csv"
   elseif scenario == "bulk" or scenario == "rpc" then
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
@@ -50,6 +52,10 @@ function request()
     -- S3 unordered, filtered on a to-one embed's column other than its key.
     return wrk.format(nil, base .. "/products?select=id,name,price,brands!inner(name)"
       .. "&brands.name=eq.Brand%20" .. math.random(1, 50) .. "&is_active=eq.true&limit=20")
+  elseif scenario == "csv" then
+    -- 100 rows of scalar columns as CSV.
+    return wrk.format(nil, base .. "/products?select=id,name,slug,price,brand_id,created_at&order=id&limit=100&offset="
+      .. 100 * math.random(0, 18))
   elseif scenario == "bulk" then
     -- 100 rows in one body, return=minimal (PostgREST's default).
     local rows = {}
