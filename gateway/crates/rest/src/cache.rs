@@ -37,7 +37,9 @@ impl SchemaHandle {
         if let Some(cache) = self.current.read().ok().and_then(|c| c.clone()) {
             return Ok(cache);
         }
-        self.reload(db).await
+        // Boxed: loading the catalog is rare, and its future would otherwise
+        // weigh on every request's (see `gateway_core::db::Session::run`).
+        Box::pin(self.reload(db)).await
     }
 
     /// Reads the catalog again. On failure the old cache stays in use, as

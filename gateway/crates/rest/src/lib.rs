@@ -70,9 +70,17 @@ pub use error::PostgRest;
 
 pub fn router(state: RestState) -> Router {
     Router::new()
-        .route("/", get(describe))
-        .route("/rpc/{function}", get(call).head(call).post(call))
-        .route("/{table}", get(read).head(read).post(create).patch(update).put(put).delete(delete))
+        .route("/", get(boxed::describe))
+        .route("/rpc/{function}", get(boxed::call).head(boxed::call).post(boxed::call))
+        .route(
+            "/{table}",
+            get(boxed::read)
+                .head(boxed::read)
+                .post(boxed::create)
+                .patch(boxed::update)
+                .put(boxed::put)
+                .delete(boxed::delete),
+        )
         // PostgREST checks the token before it routes, so a bad token is a 401
         // whatever the path.
         .fallback(|_: Caller| async { ApiError::NotFound })
@@ -83,6 +91,47 @@ pub fn router(state: RestState) -> Router {
         .layer(middleware::from_fn_with_state(state.credentials.clone(), require_apikey))
         .layer(shaped::<PostgRest>())
         .with_state(state)
+}
+
+/// The handlers as the router calls them: each request's work is a future on
+/// the heap from the start. A handler's future holds the whole request's
+/// state (several KB), and every layer around a handler moves the future it
+/// is given into its own (axum's extractors, `from_fn`, the boxes of its
+/// routes), so moving it cost a simple read more than its routing
+/// (`bench/profile.sh`); one box costs one allocation.
+mod boxed {
+    use super::*;
+    use futures::future::BoxFuture;
+
+    type Answer = BoxFuture<'static, Result<Response, ApiError>>;
+
+    pub(super) fn read(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>) -> Answer {
+        Box::pin(super::read(s, c, r, t))
+    }
+
+    pub(super) fn describe(s: State<RestState>, c: Caller, r: RestRequest, h: axum::http::HeaderMap) -> Answer {
+        Box::pin(super::describe(s, c, r, h))
+    }
+
+    pub(super) fn call(s: State<RestState>, c: Caller, r: RestRequest, f: Path<String>, b: Bytes) -> Answer {
+        Box::pin(super::call(s, c, r, f, b))
+    }
+
+    pub(super) fn create(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
+        Box::pin(super::create(s, c, r, t, b))
+    }
+
+    pub(super) fn update(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
+        Box::pin(super::update(s, c, r, t, b))
+    }
+
+    pub(super) fn put(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
+        Box::pin(super::put(s, c, r, t, b))
+    }
+
+    pub(super) fn delete(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>) -> Answer {
+        Box::pin(super::delete(s, c, r, t))
+    }
 }
 
 /// `GET /rest/v1/` (supabase-js asks with the slash, which the router nested
@@ -201,7 +250,7 @@ async fn read(
     };
     let statement = sql::read(&node, Some(max_rows), exact, body);
     if let Media::Plan(plan) = request.media {
-        return plan_reply(session, &statement, plan, &request).await;
+        return Box::pin(plan_reply(session, &statement, plan, &request)).await;
     }
     // A read commits in the same round trip as its statement.
     let mut outcome = execute::run_and_end(session, &statement, commits(&request)).await?;

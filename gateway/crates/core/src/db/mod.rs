@@ -201,6 +201,12 @@ impl Db {
         if let Some(cached) = self.role_settings.read().ok().and_then(|c| c.clone()) {
             return Ok(cached);
         }
+        // Boxed: the load is rare, and its future would otherwise weigh on
+        // every request's (see `Session::run`).
+        Box::pin(self.load_role_settings(conn)).await
+    }
+
+    async fn load_role_settings(&self, conn: &Object) -> Result<Arc<RoleSettings>, ApiError> {
         // Database-specific settings come after global ones so that they win, as
         // PostgreSQL itself applies them at login.
         let rows = conn

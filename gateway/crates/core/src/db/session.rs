@@ -300,7 +300,7 @@ impl Session {
     pub async fn query(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, ApiError> {
         let result = self.run(sql, params, None, None).await;
         if result.is_err() {
-            self.abort().await;
+            Box::pin(self.abort()).await;
         }
         result
     }
@@ -337,7 +337,7 @@ impl Session {
                 Ok(rows)
             }
             Err(e) => {
-                self.abort().await;
+                Box::pin(self.abort()).await;
                 Err(e)
             }
         }
@@ -352,6 +352,11 @@ impl Session {
     ) -> Result<Vec<Row>, ApiError> {
         let role = self.role;
         let pg = |e| ApiError::from_pg(e, role);
+        // What is not the common path (a later statement of the session, a
+        // statement the connection has not prepared, a retry, an abort) is
+        // awaited boxed: an async fn's future is as large as its largest
+        // path, and every layer of the router moves the request's future,
+        // so a 6 KB cold path cost every request its copies (`bench/profile.sh`).
         let Some((access, context)) = self.pending.take() else {
             let conn = self.conn.as_ref().ok_or_else(finished)?;
             let end = match end {
@@ -359,7 +364,7 @@ impl Session {
                 None => None,
             };
             self.db.count_round_trip();
-            let (result, ended) = statement_check_end(conn, sql, params, check, end.as_ref()).await;
+            let (result, ended) = Box::pin(statement_check_end(conn, sql, params, check, end.as_ref())).await;
             if ended {
                 self.open = false;
             }
@@ -383,7 +388,7 @@ impl Session {
             };
             let (result, ended) = match prepared {
                 Some(prepared) => implicit(conn, &settings, &prepared, params).await,
-                None => pipeline(conn, access, &settings, sql, params, check, end).await,
+                None => Box::pin(pipeline(conn, access, &settings, sql, params, check, end)).await,
             };
             if ended {
                 self.open = false;
@@ -392,7 +397,7 @@ impl Session {
                 Err(e) if attempt == 0 && e.is_closed() => {
                     closed_connection_retried();
                     self.discard();
-                    self.conn = Some(self.db.checkout().await?);
+                    self.conn = Some(Box::pin(self.db.checkout()).await?);
                 }
                 other => return other.map_err(pg),
             }
