@@ -71,8 +71,16 @@ pub fn app(state: AppState) -> Router {
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>())
         // The console answers in its own shape, and only to its own origin.
-        .merge(console::router(&state.config).with_state(state.clone()))
-        .route_layer(axum::middleware::from_fn(requests::keep_route));
+        .merge(console::router(&state.config).with_state(state.clone()));
+    let recording =
+        requests::Recording { metrics: telemetry::installed(), access_log: state.config.access_log };
+    // Each layer costs every request a boxed future and a clone of the
+    // services within, so what records nothing is not layered at all.
+    let routes = if recording.metrics {
+        routes.route_layer(axum::middleware::from_fn(requests::keep_route))
+    } else {
+        routes
+    };
     let with_cors = cors().layer(routes.clone());
     let console = state.config.console.clone();
     let app =
@@ -101,13 +109,15 @@ pub fn app(state: AppState) -> Router {
                     })
                     .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
             );
-    let recording =
-        requests::Recording { metrics: telemetry::installed(), access_log: state.config.access_log };
+    let app = compress::around(app, &state.config.compression);
+    let app = if recording.metrics || recording.access_log {
+        app.layer(axum::middleware::from_fn_with_state(recording, requests::record))
+    } else {
+        app
+    };
     // The id outermost, so that every answer carries it, the compressed and
     // the refused alike.
-    compress::around(app, &state.config.compression)
-        .layer(axum::middleware::from_fn_with_state(recording, requests::record))
-        .layer(axum::middleware::from_fn(requests::request_id))
+    app.layer(requests::RequestIdLayer)
 }
 
 /// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's

@@ -10,6 +10,9 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::{
@@ -43,22 +46,77 @@ fn new_id() -> HeaderValue {
 }
 
 /// Sets the request's id on the request (for the trace span and the layers
-/// within) and on its answer.
-pub async fn request_id(mut request: Request, next: Next) -> Response {
-    let id = match request.headers().get(&REQUEST_ID) {
-        Some(given) if acceptable(given.as_bytes()) => given.clone(),
-        _ => {
-            let id = new_id();
-            request.headers_mut().insert(REQUEST_ID, id.clone());
-            id
-        }
-    };
-    let mut response = next.run(request).await;
-    response.headers_mut().insert(REQUEST_ID, id);
-    response
+/// within) and on its answer. A layer of its own rather than
+/// `axum::middleware::from_fn`, which boxes a future and clones the services
+/// within for every request: this one wraps the inner future in place.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RequestIdLayer;
+
+impl<S> tower::Layer<S> for RequestIdLayer {
+    type Service = RequestId<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestId { inner }
+    }
 }
 
-/// The id [`request_id`] set, for the trace span.
+/// The service of [`RequestIdLayer`].
+#[derive(Clone, Debug)]
+pub struct RequestId<S> {
+    inner: S,
+}
+
+impl<S> tower::Service<Request> for RequestId<S>
+where
+    S: tower::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = WithRequestId<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let id = match request.headers().get(&REQUEST_ID) {
+            Some(given) if acceptable(given.as_bytes()) => given.clone(),
+            _ => {
+                let id = new_id();
+                request.headers_mut().insert(REQUEST_ID, id.clone());
+                id
+            }
+        };
+        WithRequestId { inner: self.inner.call(request), id: Some(id) }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The inner answer, with the request's id set on it.
+    pub struct WithRequestId<F> {
+        #[pin]
+        inner: F,
+        id: Option<HeaderValue>,
+    }
+}
+
+impl<F, E> Future for WithRequestId<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let mut response = std::task::ready!(this.inner.poll(cx))?;
+        if let Some(id) = this.id.take() {
+            response.headers_mut().insert(REQUEST_ID, id);
+        }
+        Poll::Ready(Ok(response))
+    }
+}
+
+/// The id [`RequestIdLayer`] set, for the trace span.
 pub fn id_of<B>(request: &axum::http::Request<B>) -> &str {
     request.headers().get(&REQUEST_ID).and_then(|id| id.to_str().ok()).unwrap_or("-")
 }
@@ -83,12 +141,9 @@ pub async fn keep_route(request: Request, next: Next) -> Response {
     response
 }
 
-/// Counts and times the request, and writes its access-log line; does
-/// nothing at all when neither is on.
+/// Counts and times the request, and writes its access-log line; the app
+/// layers it only when one of them is on.
 pub async fn record(State(recording): State<Recording>, request: Request, next: Next) -> Response {
-    if !recording.metrics && !recording.access_log {
-        return next.run(request).await;
-    }
     let started = Instant::now();
     let method = request.method().clone();
     let service = service_of(request.uri().path());
