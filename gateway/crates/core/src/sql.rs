@@ -14,13 +14,19 @@ pub fn quote_ident(name: &str) -> String {
 /// buffer, not assembled from a string per name (a read names every column
 /// twice).
 pub fn push_ident(sql: &mut String, name: &str) {
-    let name = name.split('\0').next().unwrap_or("");
+    // Bytes, not chars: a statement renders dozens of names, and NUL and `"`
+    // are ASCII, so cutting at either byte keeps the text valid UTF-8.
+    let bytes = name.as_bytes();
+    let name = &name[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())];
+    sql.reserve(name.len() + 2);
     sql.push('"');
-    if name.contains('"') {
-        sql.push_str(&name.replace('"', "\"\""));
-    } else {
-        sql.push_str(name);
+    let mut rest = name;
+    while let Some(quote) = rest.as_bytes().iter().position(|&b| b == b'"') {
+        sql.push_str(&rest[..=quote]);
+        sql.push('"');
+        rest = &rest[quote + 1..];
     }
+    sql.push_str(rest);
     sql.push('"');
 }
 
