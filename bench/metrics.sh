@@ -23,15 +23,11 @@ POOL=${POOL:-8}
 THREADS=${THREADS:-2}
 PROFILE=${PROFILE:-release}
 
-need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+. bench/lib.sh
 need wrk "install it with: apt-get install -y wrk"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
 need openssl "install it with: apt-get install -y openssl"
 need curl "install it with: apt-get install -y curl"
-bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
-[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bindir/initdb" ] || bindir=$(dirname "$(command -v initdb)")
-[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
 
 echo "== building the gateway ($PROFILE)"
 if [ "$PROFILE" = release ]; then
@@ -41,48 +37,13 @@ else
 fi
 gateway=$root/target/$PROFILE/gateway
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-pg_port=$(free_port)
+bench_workdir metrics
+echo "== PostgreSQL"
+bench_cluster
 off_port=$(free_port)
 on_port=$(free_port)
 admin_port=$(free_port)
 
-work=$(mktemp -d /tmp/gateway-bench-metrics.XXXXXX)
-as_pg=()
-if [ "$(id -u)" = 0 ]; then
-  chown postgres: "$work"
-  as_pg=(runuser -u postgres --)
-fi
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "== PostgreSQL on 127.0.0.1:$pg_port"
-"${as_pg[@]}" "$bindir/initdb" -D "$work/pg" -U postgres --auth=trust -E UTF8 >/dev/null
-"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $work -c shared_buffers=256MB -c max_connections=300" \
-  start >/dev/null
-export PGHOST=127.0.0.1 PGPORT=$pg_port
-psql -q -U postgres -d postgres -c "create database bench"
-
-secret=bench-secret-with-at-least-32-characters
-RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
-  --jwt-secret "$secret" --sql-root "$root" >/dev/null
-psql -q -U postgres -d bench -v ON_ERROR_STOP=1 -o /dev/null -f bench/data.sql
-
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {
-  local header payload signature
-  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
 anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$(($(date +%s) + 86400))}")
 
 serve() { # serve <port> <log> [flags...]
@@ -94,7 +55,7 @@ serve() { # serve <port> <log> [flags...]
   pids+=($!)
 }
 # Not in a command substitution: its subshell would keep the pid from
-# `cleanup`, and the gateways would outlive the script.
+# `bench_cleanup`, and the gateways would outlive the script.
 serve "$off_port" "$work/off.log"
 off_pid=${pids[-1]}
 serve "$on_port" "$work/on.log" --metrics-listen "127.0.0.1:$admin_port"
