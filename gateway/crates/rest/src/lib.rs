@@ -86,9 +86,9 @@ pub fn router(state: RestState) -> Router {
         .fallback(|_: Caller| async { ApiError::NotFound })
         // Bodies are read whole under the gateway's limits (`gateway_core::body`),
         // which replace axum's default one.
-        .layer(middleware::from_fn_with_state(state.limits, gateway_core::body::read_whole))
+        .layer(gateway_core::body::ReadWholeLayer(state.limits))
         .layer(axum::extract::DefaultBodyLimit::disable())
-        .layer(middleware::from_fn_with_state(state.credentials.clone(), require_apikey))
+        .layer(gateway_core::caller::RequireApiKeyLayer(state.credentials.clone()))
         .layer(shaped::<PostgRest>())
         .with_state(state)
 }
