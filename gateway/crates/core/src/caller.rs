@@ -300,7 +300,9 @@ mod tests {
     fn expected(pairs: &[(&str, &str)]) -> String {
         let mut map = std::collections::BTreeMap::<&str, String>::new();
         for (name, value) in pairs {
-            map.entry(name).and_modify(|v| *v = format!("{v}, {value}")).or_insert_with(|| (*value).to_owned());
+            map.entry(name)
+                .and_modify(|v| *v = format!("{v}, {value}"))
+                .or_insert_with(|| (*value).to_owned());
         }
         serde_json::to_string(&map).unwrap()
     }

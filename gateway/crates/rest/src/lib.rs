@@ -109,7 +109,12 @@ mod boxed {
         Box::pin(super::read(s, c, r, t))
     }
 
-    pub(super) fn describe(s: State<RestState>, c: Caller, r: RestRequest, h: axum::http::HeaderMap) -> Answer {
+    pub(super) fn describe(
+        s: State<RestState>,
+        c: Caller,
+        r: RestRequest,
+        h: axum::http::HeaderMap,
+    ) -> Answer {
         Box::pin(super::describe(s, c, r, h))
     }
 
@@ -117,11 +122,23 @@ mod boxed {
         Box::pin(super::call(s, c, r, f, b))
     }
 
-    pub(super) fn create(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
+    pub(super) fn create(
+        s: State<RestState>,
+        c: Caller,
+        r: RestRequest,
+        t: Path<String>,
+        b: Bytes,
+    ) -> Answer {
         Box::pin(super::create(s, c, r, t, b))
     }
 
-    pub(super) fn update(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
+    pub(super) fn update(
+        s: State<RestState>,
+        c: Caller,
+        r: RestRequest,
+        t: Path<String>,
+        b: Bytes,
+    ) -> Answer {
         Box::pin(super::update(s, c, r, t, b))
     }
 
