@@ -29,14 +29,12 @@ COLD=${COLD:-10}
 ROUNDS=${ROUNDS:-3}
 POOL=${POOL:-8}
 
-need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+# need, free_port, bindir, secret, jwt (bench/lib.sh).
+. bench/lib.sh
 need wrk "install it with: apt-get install -y wrk"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
 need openssl "install it with: apt-get install -y openssl"
 need curl "install it with: apt-get install -y curl"
-bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
-[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
 deno=$root/tools/deno/node_modules/@deno/linux-x64-glibc/deno
 [ -x "$deno" ] || { echo "bench: no deno at $deno (scripts/setup.sh installs it)" >&2; exit 1; }
 
@@ -47,7 +45,6 @@ if [ -z "${GATEWAY:-}" ]; then
 fi
 gateway=$(realpath "$GATEWAY")
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 pg_port=$(free_port)
 fn_port=$(free_port)
 plain_port=$(free_port)
@@ -85,19 +82,10 @@ echo "== PostgreSQL on 127.0.0.1:$pg_port"
   start >/dev/null
 export PGHOST=127.0.0.1 PGPORT=$pg_port
 psql -q -U postgres -d postgres -c "create database bench"
-secret=bench-secret-with-at-least-32-characters
 RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
   --jwt-secret "$secret" --sql-root "$root" >/dev/null
 psql -q -U postgres -d bench -v ON_ERROR_STOP=1 -o /dev/null -f bench/data.sql
 
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {
-  local header payload signature
-  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
 exp=$(($(date +%s) + 86400))
 anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}")
 

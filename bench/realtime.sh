@@ -27,19 +27,16 @@ RATE=${RATE:-50}
 # channels), which measures the drop policy, not the feed.
 QUEUED=${QUEUED:-1000000}
 
-need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing; $2" >&2; exit 1; }; }
+# need, free_port, bindir, secret, jwt (bench/lib.sh).
+. bench/lib.sh
 need pgbench "install PostgreSQL's client programs (Debian: postgresql)"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
 need node "install Node.js 20 or later"
-bindir=$( (command -v pg_config >/dev/null && pg_config --bindir) || true)
-[ -x "$bindir/initdb" ] || bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$bindir/initdb" ] || { echo "bench: initdb not found" >&2; exit 1; }
 
 echo "== building the gateway (release)"
 cargo build --release --locked -p gateway -q
 gateway=$root/target/release/gateway
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 pg_port=$(free_port)
 gw_port=$(free_port)
 
@@ -67,7 +64,6 @@ echo "== PostgreSQL on 127.0.0.1:$pg_port (wal_level=logical, shared_buffers=256
 export PGHOST=127.0.0.1 PGPORT=$pg_port
 psql -q -U postgres -d postgres -c "create database bench"
 
-secret=bench-secret-with-at-least-32-characters
 RUST_LOG=warn "$gateway" migrate --database-url "postgres://postgres@127.0.0.1:$pg_port/bench" \
   --jwt-secret "$secret" --sql-root "$root" >/dev/null
 psql -q -U postgres -d bench -v ON_ERROR_STOP=1 <<'SQL'
@@ -79,14 +75,6 @@ echo "insert into public.bench_changes (n, body) values (1, 'a change of about s
   >"$work/insert.sql"
 writer() { pgbench -n -U postgres -f "$work/insert.sql" "$@" bench; }
 
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-jwt() {
-  local header payload signature
-  header=$(printf '{"alg":"HS256","typ":"JWT"}' | b64url)
-  payload=$(printf '%s' "$1" | b64url)
-  signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
-  printf '%s.%s.%s' "$header" "$payload" "$signature"
-}
 anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$(($(date +%s) + 86400))}")
 
 echo "== PostgreSQL alone: $WRITERS connections inserting one row per transaction for ${DURATION}s"
