@@ -168,7 +168,8 @@ pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind)
     let mut w = Writer::new();
     let alias = quote_ident(&node.alias);
     let relation = qualified(&node.table.name);
-    let where_clause = where_sql(&mut w, node, &alias, &[]);
+    let before_limit = joined_before_limit(node);
+    let where_clause = conditions_sql(&mut w, node, &alias, &[], |c| !replaced_by_join(c, &before_limit));
     let total = if count {
         w.counting = true;
         let where_clause = where_sql(&mut w, node, &alias, &[]);
@@ -177,7 +178,7 @@ pub fn read(node: &Node<'_>, max_rows: Option<i64>, count: bool, body: BodyKind)
     } else {
         "null::int8".to_owned()
     };
-    let page = page_sql(&mut w, node, &alias, &relation, &where_clause, max_rows);
+    let page = page_sql(&mut w, node, &alias, &relation, &where_clause, &before_limit, max_rows);
     let text = format!(
         "select {total} as total, pg_catalog.count(*) as page, {} as body, null::text as extra from ({page}) as _r",
         body_sql(body)
@@ -212,12 +213,15 @@ pub fn planned_count(node: &Node<'_>) -> Statement {
 /// The rows of one page, projected: `select <items> from (<filtered, ordered,
 /// limited rows>) as alias`. Aggregated rows are grouped first, so the page
 /// is cut from the groups: `select <items> from table ... group by ... limit`.
+/// The embeds of `before_limit` are joined to the rows before the page is cut
+/// ([`joined_before_limit`]); `where_clause` leaves out their `!inner` tests.
 fn page_sql(
     w: &mut Writer,
     node: &Node<'_>,
     alias: &str,
     relation: &str,
     where_clause: &str,
+    before_limit: &[usize],
     max_rows: Option<i64>,
 ) -> String {
     let limit = match (node.limit, max_rows) {
@@ -237,12 +241,20 @@ fn page_sql(
         return rows;
     }
     let order = order_sql(w, node, alias);
-    let mut rows = format!("select {alias}.* from {relation} as {alias}{where_clause}{order}");
+    let mut rows = format!("select {alias}.*");
+    let mut joins = String::new();
+    for &index in before_limit {
+        let (join, value) = joined_lateral(w, &node.embeds[index], alias, false);
+        let _ = write!(rows, ", {value} as {}", quote_ident(&joined_column(index)));
+        let _ = write!(joins, " inner join lateral {join} on true");
+    }
+    let _ = write!(rows, " from {relation} as {alias}{joins}{where_clause}{order}");
     push_range(&mut rows, limit, node.offset);
     // Joined to-one embeds may come back in another order (a hash join keyed
     // on the page's rows), so an ordered page is ordered again after them;
     // an unordered page keeps a subquery per row and its rows' order.
-    let projection = projection_with(w, node, alias, false, !node.order.is_empty());
+    let to_one = if node.order.is_empty() { ToOne::Subquery(before_limit) } else { ToOne::Joined };
+    let projection = projection_with(w, node, alias, false, to_one);
     let mut page = format!("select {} from ({rows}) as {alias}{}", projection.list(), projection.joins);
     if projection.joined {
         page.push_str(&order_sql(w, node, alias));
@@ -466,20 +478,30 @@ fn aggregate_sql(function: &str, expr: &str, cast: Option<&str>) -> String {
 /// The projection of a node read as `alias`. With `hoist`, the node is a
 /// to-one spread whose aggregates its parent applies: they are left raw.
 fn projection<'n>(w: &mut Writer, node: &'n Node<'_>, alias: &str, hoist: bool) -> Projection<'n> {
-    projection_with(w, node, alias, hoist, false)
+    projection_with(w, node, alias, hoist, ToOne::Subquery(&[]))
 }
 
-/// [`projection`], where with `join` the embeds that [`joinable`] allows are
-/// read by a left join rather than by a subquery per row. The to-one embeds
-/// it refuses are lateral subqueries in any case ([`lateral_embed_sql`]); a
-/// plain one on an unordered page stays a subquery per row, which costs
-/// PostgreSQL no more there (docs/benchmarks.md, the embedded filter).
+/// How [`projection_with`] reads the plain to-one embeds that [`joinable`]
+/// allows. The to-one embeds it refuses are lateral subqueries in any case
+/// ([`lateral_embed_sql`]).
+#[derive(Clone, Copy)]
+enum ToOne<'a> {
+    /// By a left join after the page is cut ([`joined_embed_sql`]): an
+    /// ordered page, which is ordered again after it.
+    Joined,
+    /// By a subquery per row, which on an unordered page costs PostgreSQL no
+    /// more than a join; but those listed were joined before the page was cut
+    /// ([`joined_before_limit`]) and are read from the page's rows.
+    Subquery(&'a [usize]),
+}
+
+/// [`projection`], with the node's plain to-one embeds read as `to_one` says.
 fn projection_with<'n>(
     w: &mut Writer,
     node: &'n Node<'_>,
     alias: &str,
     hoist: bool,
-    join: bool,
+    to_one: ToOne<'_>,
 ) -> Projection<'n> {
     let mut outputs = Vec::with_capacity(node.items.len());
     let mut joins = String::new();
@@ -540,7 +562,14 @@ fn projection_with<'n>(
                             _ => output,
                         });
                     }
-                } else if join && joinable(embed) {
+                } else if matches!(to_one, ToOne::Subquery(joined) if joined.contains(index)) {
+                    outputs.push(Output {
+                        expr: format!("{alias}.{}", quote_ident(&joined_column(*index))),
+                        name: embed.output.as_str(),
+                        aggregate: false,
+                        hoisted: None,
+                    });
+                } else if matches!(to_one, ToOne::Joined) && joinable(embed) {
                     let (join, expr) = joined_embed_sql(w, embed, alias);
                     joins.push_str(&join);
                     joined = true;
@@ -607,16 +636,23 @@ fn joinable(embed: &EmbedNode<'_>) -> bool {
 /// row as a JSON object when one joined, else null. The object is built only
 /// for the rows of the page, above the join.
 fn joined_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (String, String) {
+    let (join, object) = joined_lateral(w, embed, parent, true);
+    let lateral = quote_ident(&embed.join);
+    let marker = quote_ident(JOINED);
+    (format!(" left join lateral {join} on true"), format!("case when {lateral}.{marker} then {object} end"))
+}
+
+/// A [`joinable`] embed's `(select [true as "_m",] <items> from <table> where
+/// <tie and filters>) as <join>`, to be joined laterally, and its row as a
+/// JSON object read from the join.
+fn joined_lateral(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str, marked: bool) -> (String, String) {
     let child = quote_ident(&embed.node.alias);
     let (from, join) = embed_from(w, embed, parent, &child);
     let where_clause = where_sql(w, &embed.node, &child, &join);
     let inner = projection(w, &embed.node, &child, false);
     let lateral = quote_ident(&embed.join);
-    let marker = quote_ident(JOINED);
-    let join = format!(
-        " left join lateral (select true as {marker}, {} from {from}{where_clause}) as {lateral} on true",
-        inner.list()
-    );
+    let marker = if marked { format!("true as {}, ", quote_ident(JOINED)) } else { String::new() };
+    let join = format!("(select {marker}{} from {from}{where_clause}) as {lateral}", inner.list());
     let fields: Vec<String> = inner
         .outputs
         .iter()
@@ -625,11 +661,52 @@ fn joined_embed_sql(w: &mut Writer, embed: &EmbedNode<'_>, parent: &str) -> (Str
             format!("{lateral}.{name} as {name}")
         })
         .collect();
-    let expr = format!(
-        "case when {lateral}.{marker} then (select pg_catalog.to_jsonb(_e) from (select {}) as _e) end",
-        fields.join(", ")
-    );
-    (join, expr)
+    (join, format!("(select pg_catalog.to_jsonb(_e) from (select {}) as _e)", fields.join(", ")))
+}
+
+/// The `!inner` embeds of an unordered page that are joined to its rows
+/// before it is cut, by index: plain to-one embeds ([`joinable`]) with no
+/// limit of their own. Tested by `exists` and read by a subquery per row,
+/// PostgreSQL reads the embed twice for each row of the page; joined, it
+/// reads it once, and may start from the embed's filtered rows, as the
+/// hand-written lateral join does (docs/benchmarks.md, the embedded filter).
+/// An ordered page keeps the test: it is cut in its order's index first.
+/// An embed whose column name ([`joined_column`]) the table has is left out,
+/// and so is a page whose select list passes its row to a function (a
+/// computed field or relationship): the row, cast to the table's type, must
+/// have the table's columns only.
+fn joined_before_limit(node: &Node<'_>) -> Vec<usize> {
+    let passes_row =
+        node.items.iter().any(|item| matches!(item, Item::Column { field: FieldRef::Computed { .. }, .. }))
+            || node.embeds.iter().any(|embed| embed.relationship.function.is_some());
+    if !node.order.is_empty() || node.is_aggregated() || passes_row {
+        return Vec::new();
+    }
+    (0..node.embeds.len())
+        .filter(|&index| {
+            let embed = &node.embeds[index];
+            embed.inner
+                && joinable(embed)
+                && embed.node.limit.is_none()
+                && embed.node.offset.is_none()
+                && node.table.column(&joined_column(index)).is_none()
+                && node
+                    .conditions
+                    .iter()
+                    .any(|c| matches!(c, Condition::Related { embed, exists: true } if *embed == index))
+        })
+        .collect()
+}
+
+/// The page's column that holds an embed joined before the limit.
+fn joined_column(index: usize) -> String {
+    format!("_j{index}")
+}
+
+/// Whether `condition` is the `!inner` test of an embed in `joined` (the
+/// join before the limit tests it).
+fn replaced_by_join(condition: &Condition, joined: &[usize]) -> bool {
+    matches!(condition, Condition::Related { embed, exists: true } if joined.contains(embed))
 }
 
 /// The column of a [`lateral_embed_sql`] join that holds the embed's value.
@@ -1479,6 +1556,61 @@ mod tests {
                 );
                 assert!(text.contains("case when \"products_brands_1\".\"_m\" then"), "{query}: {text}");
             }
+        }
+    }
+
+    #[test]
+    fn an_unordered_page_joins_its_plain_inner_embeds_before_its_limit() {
+        use super::super::{parse, plan};
+        let cache = products();
+        let before = "from \"public\".\"products\" as \"products\" inner join lateral (select ";
+        let cases = [
+            ("select=id,brands!inner(name)&brands.name=eq.x&limit=20", true),
+            ("select=id,brands!inner(name)", true),
+            ("select=id,b:brands!inner(id,name)&b.name=like.x*&id=gt.1", true),
+            // Not `!inner`: rows without a brand stay.
+            ("select=id,brands(name)&brands.name=eq.x", false),
+            // Ordered: cut in the order's index, then joined.
+            ("select=id,brands!inner(name)&brands.name=eq.x&order=id", false),
+            // Not a plain join.
+            ("select=id,brands!inner(name,name:id)&brands.name=eq.x", false),
+            ("select=id,brands!inner(name,products(id))", false),
+            // To-many.
+            ("select=id,products!inner(id)", false),
+        ];
+        for (query, expected) in cases {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let parsed = parse::parse_query(&pairs).expect("parses");
+            let table = if query.contains("products!inner") { "brands" } else { "products" };
+            let node = plan::read(&cache, "public", table, &parsed).expect("plans");
+            let text = read(&node, None, false, BodyKind::Array).text;
+            assert_eq!(text.contains(before), expected, "{query}: {text}");
+            if expected {
+                // The join tests what `exists` tested, and the page's column
+                // carries the embed's object.
+                assert!(!text.contains("exists ("), "{query}: {text}");
+                assert!(text.contains("\"products\".\"_j0\" as "), "{query}: {text}");
+                // The exact count still tests the embed with `exists`.
+                let counted = read(&node, None, true, BodyKind::Array).text;
+                let (total, _) = counted.split_once(" as total").expect("a total");
+                assert!(total.contains("exists ("), "{query}: {counted}");
+            }
+        }
+        // A row passed to a function (a computed field) must have the
+        // table's columns only: no join before the limit.
+        use super::super::schema::fixture::{catalog, row_function};
+        let cache = catalog(vec![row_function("summary", "awards", None, true)]);
+        for (query, expected) in [
+            ("select=id,actors!inner(first_name)", true),
+            ("select=id,summary,actors!inner(first_name)", false),
+        ] {
+            let pairs: Vec<(String, String)> =
+                form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let parsed = parse::parse_query(&pairs).expect("parses");
+            let node = plan::read(&cache, "public", "awards", &parsed).expect("plans");
+            let text = read(&node, None, false, BodyKind::Array).text;
+            assert_eq!(text.contains(" inner join lateral "), expected, "{query}: {text}");
         }
     }
 
