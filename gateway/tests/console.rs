@@ -182,6 +182,14 @@ async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_sess
         (Method::POST, "/snippets"),
         (Method::POST, "/sign-in"),
         (Method::POST, "/sign-out"),
+        (Method::GET, "/users"),
+        (Method::POST, "/users"),
+        (Method::POST, "/users/invite"),
+        (Method::GET, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11"),
+        (Method::DELETE, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11"),
+        (Method::POST, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/ban"),
+        (Method::POST, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/recovery"),
+        (Method::DELETE, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/sessions/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d12"),
     ];
     for (name, header, value) in credentials {
         for (method, path) in &routes {
@@ -221,6 +229,8 @@ async fn without_a_session_nothing_but_signing_in_answers() {
             (Method::POST, "/sql"),
             (Method::GET, "/session"),
             (Method::GET, "/snippets"),
+            (Method::GET, "/users"),
+            (Method::POST, "/users"),
         ] {
             let mut request = console(&app, method.clone(), path).json(&json!({"sql": "select 1"}));
             if let Some(cookie) = cookie {
@@ -252,7 +262,15 @@ async fn a_change_from_another_origin_or_without_the_csrf_token_is_refused() {
         let request = as_operator_but(&app, &signed, Method::POST, "/sql", headers);
         let answer = send(request.json(&json!({"sql": "select 1"}))).await;
         assert_eq!(answer.status, status, "{name}: {}", answer.text);
+        if status == 403 {
+            let request = as_operator_but(&app, &signed, Method::POST, "/users", headers);
+            let answer =
+                send(request.json(&json!({"email": "csrf@example.com", "password": "pass-word-1"}))).await;
+            assert_eq!(answer.status, 403, "{name}, making a user: {}", answer.text);
+        }
     }
+    let made = app.admin().await.query_one("select count(*) from auth.users", &[]).await.expect("count");
+    assert_eq!(made.get::<_, i64>(0), 0, "no refused request made a user");
     let cross_sign_in = console(&app, Method::POST, "/sign-in")
         .header("origin", EVIL)
         .json(&json!({"email": EMAIL, "password": PASSWORD}));
@@ -555,4 +573,96 @@ async fn the_page_is_the_builds_console_html_with_the_consoles_path_inline() {
         assert_eq!(page.headers["x-frame-options"], "DENY");
     }
     assert!(send(app.get("/store")).await.text.contains("shop"), "the shop's page is the shop's");
+}
+
+#[tokio::test]
+async fn users_are_listed_searched_and_shown_with_their_sessions() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let ana = app.confirmed_user("ana@example.com", "password-of-ana-1").await;
+    app.confirmed_user("bruno@example.com", "password-of-bruno-1").await;
+    app.sign_in("ana@example.com", "password-of-ana-1").await;
+
+    let cases = [
+        ("/users", 2, 2, Some("bruno@example.com")),
+        ("/users?search=ANA", 1, 1, Some("ana@example.com")),
+        ("/users?search=nobody", 0, 0, None),
+        ("/users?perPage=1&page=2", 2, 1, Some("ana@example.com")),
+    ];
+    for (path, total, listed, first) in cases {
+        let answer = send(as_operator(&app, &signed, Method::GET, path)).await;
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        let body = answer.json();
+        assert_eq!(body["total"], total, "{path}");
+        assert_eq!(body["users"].as_array().expect("users").len(), listed, "{path}");
+        assert_eq!(body["users"][0]["email"].as_str(), first, "{path}: newest first");
+    }
+
+    let answer = send(as_operator(&app, &signed, Method::GET, &format!("/users/{ana}"))).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let detail = answer.json();
+    assert_eq!(detail["user"]["email"], "ana@example.com");
+    assert_eq!(detail["user"]["identities"][0]["provider"], "email");
+    assert_eq!(detail["sessions"].as_array().expect("sessions").len(), 1);
+    assert_eq!(detail["sessions"][0]["aal"], "aal1");
+
+    for path in ["/users/not-a-uuid", "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11"] {
+        assert_eq!(send(as_operator(&app, &signed, Method::GET, path)).await.status, 404, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_revoked_session_and_a_banned_user_can_no_longer_refresh() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let id = app.confirmed_user("ana@example.com", "password-of-ana-1").await;
+
+    let first = app.sign_in("ana@example.com", "password-of-ana-1").await;
+    let detail = send(as_operator(&app, &signed, Method::GET, &format!("/users/{id}"))).await.json();
+    let listed = detail["sessions"][0]["id"].as_str().expect("a session").to_owned();
+    let revoke = as_operator(&app, &signed, Method::DELETE, &format!("/users/{id}/sessions/{listed}"));
+    assert_eq!(send(revoke).await.status, 204);
+    let refused = app.refresh(common::auth::refresh_token(&first)).await;
+    assert_eq!(refused.status, 400, "a revoked session's refresh: {:?}", refused.body);
+
+    let second = app.sign_in("ana@example.com", "password-of-ana-1").await;
+    let cases = [("24h", 400, Some("user_banned")), ("none", 200, None)];
+    for (duration, status, code) in cases {
+        let ban = as_operator(&app, &signed, Method::POST, &format!("/users/{id}/ban"));
+        let answer = send(ban.json(&json!({"duration": duration}))).await;
+        assert_eq!(answer.status, 200, "ban {duration}: {}", answer.text);
+        let refreshed = app.refresh(common::auth::refresh_token(&second)).await;
+        assert_eq!(refreshed.status, status, "refresh after ban {duration}: {:?}", refreshed.body);
+        if let Some(code) = code {
+            assert_eq!(refreshed.body["error_code"], code);
+        }
+    }
+    let bad = as_operator(&app, &signed, Method::POST, &format!("/users/{id}/ban"));
+    let answer = send(bad.json(&json!({"duration": "forever"}))).await;
+    assert_eq!(answer.status, 400, "{}", answer.text);
+    assert_eq!(answer.json()["code"], "validation_failed");
+}
+
+#[tokio::test]
+async fn an_operator_creates_and_deletes_users_as_the_admin_api_does() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let create = |email: &str, password: &str| {
+        as_operator(&app, &signed, Method::POST, "/users")
+            .json(&json!({"email": email, "password": password, "confirm": true}))
+    };
+    let answer = send(create("carla@example.com", "password-of-carla-1")).await;
+    assert_eq!(answer.status, 201, "{}", answer.text);
+    let id = answer.json()["id"].as_str().expect("id").to_owned();
+    assert_eq!(app.password_grant("carla@example.com", "password-of-carla-1").await.status, 200);
+
+    let again = send(create("carla@example.com", "password-of-carla-2")).await;
+    assert_eq!((again.status, again.json()["code"].clone()), (422, json!("email_exists")), "{}", again.text);
+
+    assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &format!("/users/{id}"))).await.status, 204);
+    assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &format!("/users/{id}"))).await.status, 404);
+    assert_eq!(app.password_grant("carla@example.com", "password-of-carla-1").await.status, 400);
 }

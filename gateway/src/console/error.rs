@@ -34,6 +34,15 @@ pub enum ConsoleError {
         hint: Option<String>,
         position: Option<u32>,
     },
+    /// A service the console called refused the request (the auth
+    /// service's own error: an address in use, a weak password, a bad ban
+    /// duration): its status, code and message, which are the operator's to
+    /// read.
+    Refused {
+        status: StatusCode,
+        code: String,
+        message: String,
+    },
     /// The database cannot be reached.
     Unavailable,
     /// Anything else; the text goes to the log only.
@@ -48,6 +57,7 @@ impl ConsoleError {
             ConsoleError::NotFound => StatusCode::NOT_FOUND,
             ConsoleError::BadRequest(_) | ConsoleError::Sql { .. } => StatusCode::BAD_REQUEST,
             ConsoleError::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ConsoleError::Refused { status, .. } => *status,
             ConsoleError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ConsoleError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -83,7 +93,14 @@ impl From<ApiError> for ConsoleError {
     fn from(error: ApiError) -> Self {
         match error {
             ApiError::Unavailable(_) | ApiError::PoolTimeout => ConsoleError::Unavailable,
-            other => ConsoleError::Internal(other.to_string()),
+            other => match other.as_service::<gateway_auth::error::AuthError>() {
+                Some(refused) if refused.status.is_client_error() => ConsoleError::Refused {
+                    status: refused.status,
+                    code: refused.code.to_owned(),
+                    message: refused.message.clone(),
+                },
+                _ => ConsoleError::Internal(other.to_string()),
+            },
         }
     }
 }
@@ -103,6 +120,7 @@ pub fn render(error: &ConsoleError) -> Response {
         ConsoleError::Sql { code, message, detail, hint, position } => json!({
             "code": code, "message": message, "detail": detail, "hint": hint, "position": position,
         }),
+        ConsoleError::Refused { code, message, .. } => json!({"code": code, "message": message}),
         ConsoleError::Unavailable => {
             json!({"code": "unavailable", "message": "The database is unavailable"})
         }

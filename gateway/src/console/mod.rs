@@ -15,6 +15,7 @@ pub mod access;
 pub mod catalog;
 pub mod editor;
 pub mod error;
+pub mod users;
 
 use axum::{
     Router,
@@ -99,6 +100,12 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
         .route(&format!("{api}/sql"), post(editor::run))
         .route(&format!("{api}/snippets"), get(editor::snippets).post(editor::save_snippet))
         .route(&format!("{api}/snippets/{{id}}"), delete(editor::delete_snippet))
+        .route(&format!("{api}/users"), get(users::list).post(users::create))
+        .route(&format!("{api}/users/invite"), post(users::invite))
+        .route(&format!("{api}/users/{{id}}"), get(users::get).delete(users::delete))
+        .route(&format!("{api}/users/{{id}}/ban"), post(users::ban))
+        .route(&format!("{api}/users/{{id}}/recovery"), post(users::recovery))
+        .route(&format!("{api}/users/{{id}}/sessions/{{session}}"), delete(users::revoke_session))
         .route(&api, any(not_found))
         .route(&format!("{api}/{{*rest}}"), any(not_found))
         .layer(axum::middleware::from_fn(access::guard));

@@ -545,16 +545,48 @@ pub async fn find_user(db: &Db, id: Uuid) -> Result<Option<Value>, ApiError> {
     Ok(user)
 }
 
-/// One page of users, newest first, and the total.
-pub async fn list_users(db: &Db, page: i64, per_page: i64) -> Result<(Vec<Value>, i64), ApiError> {
-    const PAGE: &str = "select auth.gateway_user_json(u) from auth.users u \
-        order by u.created_at desc, u.id limit $1 offset $2";
+/// One page of users, newest first, and the total; with `filter`, only those
+/// whose e-mail or `full_name` metadata holds it, as GoTrue's
+/// `FindUsersInAudience` matches (`email like %f%`, the name `ilike`, the
+/// filter's own `%` and `_` matching as they do there).
+pub async fn list_users(
+    db: &Db,
+    filter: Option<&str>,
+    page: i64,
+    per_page: i64,
+) -> Result<(Vec<Value>, i64), ApiError> {
+    const MATCHES: &str = "($1::text is null or u.email like '%' || $1 || '%' \
+        or u.raw_user_meta_data ->> 'full_name' ilike '%' || $1 || '%')";
+    let page_sql = format!(
+        "select auth.gateway_user_json(u) from auth.users u where {MATCHES} \
+         order by u.created_at desc, u.id limit $2 offset $3"
+    );
+    let count_sql = format!("select count(*) from auth.users u where {MATCHES}");
+    let filter = filter.filter(|f| !f.is_empty());
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let offset = (page - 1).max(0).saturating_mul(per_page);
-    let users = session.query(PAGE, &[&per_page, &offset]).await?.iter().map(|r| r.get(0)).collect();
-    let total: i64 = session.query("select count(*) from auth.users", &[]).await?[0].get(0);
+    let users =
+        session.query(&page_sql, &[&filter, &per_page, &offset]).await?.iter().map(|r| r.get(0)).collect();
+    let total: i64 = session.query(&count_sql, &[&filter]).await?[0].get(0);
     session.commit().await?;
     Ok((users, total))
+}
+
+/// A user's sessions, newest first, as the console lists them.
+pub async fn user_sessions(db: &Db, user_id: Uuid) -> Result<Vec<Value>, ApiError> {
+    const SESSIONS: &str = "select coalesce(jsonb_agg(jsonb_build_object( \
+          'id', s.id, 'created_at', s.created_at, 'updated_at', s.updated_at, \
+          'refreshed_at', s.refreshed_at, 'aal', s.aal, 'not_after', s.not_after, \
+          'user_agent', s.user_agent, 'ip', host(s.ip)) order by s.created_at desc, s.id), '[]') \
+        from auth.sessions s where s.user_id = $1";
+    let mut session = db.as_service_role(Access::ReadOnly).await?;
+    let rows = session.query(SESSIONS, &[&user_id]).await?;
+    session.commit().await?;
+    let sessions: Value = rows[0].get(0);
+    Ok(match sessions {
+        Value::Array(items) => items,
+        _ => Vec::new(),
+    })
 }
 
 /// Deletes a user with its identities, sessions and tokens; false when absent.

@@ -61,5 +61,5 @@ pub async fn set_password(state: &AuthState, email: &str, secret: &str) -> Resul
 
 /// Every user, newest first.
 pub async fn list(state: &AuthState) -> Result<Vec<Value>, ApiError> {
-    Ok(store::list_users(&state.db, 1, i64::MAX / 2).await?.0)
+    Ok(store::list_users(&state.db, None, 1, i64::MAX / 2).await?.0)
 }

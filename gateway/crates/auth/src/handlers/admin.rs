@@ -23,8 +23,10 @@ use crate::store::{self, Changes, Conflict, Login, NewUser};
 use crate::{mfa_store, password};
 use gateway_core::error::ApiError;
 
-/// `GET /admin/users?page=1&per_page=50`: `{"users":[…],"aud":"authenticated"}`
-/// with `X-Total-Count` and a `Link` header, which auth-js reads for paging.
+/// `GET /admin/users?page=1&per_page=50&filter=`: `{"users":[…],"aud":"authenticated"}`
+/// with `X-Total-Count` and a `Link` header, which auth-js reads for paging;
+/// `filter` keeps the users whose e-mail or name holds it (GoTrue's
+/// `adminUsers`).
 pub async fn list(
     State(state): State<AuthState>,
     _: Admin,
@@ -37,7 +39,8 @@ pub async fn list(
         Some(n) => n.min(1000),
         None => 50,
     };
-    let (users, total) = store::list_users(&state.db, page, per_page).await?;
+    let filter = query_param(query.as_deref(), "filter");
+    let (users, total) = store::list_users(&state.db, filter.as_deref(), page, per_page).await?;
     let last = ((total + per_page - 1) / per_page).max(1);
     let mut links = Vec::new();
     if page < last {
@@ -73,14 +76,14 @@ fn count_param(query: Option<&str>, name: &str) -> Result<Option<i64>, AuthError
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub struct CreateUser {
-    email: Option<String>,
-    phone: Option<String>,
-    password: Option<String>,
-    email_confirm: bool,
-    phone_confirm: bool,
-    user_metadata: Option<Value>,
-    app_metadata: Option<Value>,
-    ban_duration: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub password: Option<String>,
+    pub email_confirm: bool,
+    pub phone_confirm: bool,
+    pub user_metadata: Option<Value>,
+    pub app_metadata: Option<Value>,
+    pub ban_duration: Option<String>,
 }
 
 pub async fn create(
@@ -88,6 +91,11 @@ pub async fn create(
     _: Admin,
     Body(body): Body<CreateUser>,
 ) -> Result<Json<Value>, ApiError> {
+    create_user(&state, body).await.map(Json)
+}
+
+/// What `POST /admin/users` does, for the operator console too.
+pub async fn create_user(state: &AuthState, body: CreateUser) -> Result<Value, ApiError> {
     let login = login_of(body.email.as_deref(), body.phone.as_deref())?
         .ok_or_else(|| AuthError::validation_failed("Unable to validate email address: invalid format"))?;
     let password_hash = match body.password.as_deref().filter(|p| !p.is_empty()) {
@@ -127,7 +135,7 @@ pub async fn create(
         banned_until,
     };
     match store::create_user(&state.db, &user, None).await? {
-        Ok((created, _)) => Ok(Json(created)),
+        Ok((created, _)) => Ok(created),
         Err(Conflict::Email) => Err(AuthError::email_exists().into()),
         Err(Conflict::Phone) => Err(AuthError::phone_exists().into()),
     }
@@ -245,7 +253,7 @@ fn merge(target: &mut Value, extra: Option<Value>) {
 }
 
 /// `none` lifts a ban; a Go duration bans until now plus that long.
-fn ban_until(duration: &str) -> Result<Option<DateTime<Utc>>, AuthError> {
+pub fn ban_until(duration: &str) -> Result<Option<DateTime<Utc>>, AuthError> {
     if duration == "none" {
         return Ok(None);
     }

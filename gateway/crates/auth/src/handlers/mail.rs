@@ -496,19 +496,36 @@ pub async fn invite(
     headers: HeaderMap,
     Body(body): Body<InviteBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     let data = metadata(body.data, "data")?.unwrap_or_else(|| json!({}));
     let redirect_to = redirect_of(&state, query.as_deref(), &headers);
+    invite_user(&state, body.email.as_deref().unwrap_or(""), data, &redirect_to).await.map(Json)
+}
+
+/// What `POST /invite` does, for the operator console too: the user (made
+/// when new, refused when confirmed) with the invitation sent.
+pub async fn invite_user(state: &AuthState, email: &str, data: Value, redirect_to: &str) -> Result<Value, ApiError> {
+    let email = valid_email(email)?;
     let user = match mail_store::by_email(&state.db, &email).await? {
         Some(user) if user.confirmed => return Err(AuthError::email_exists().into()),
         Some(user) => {
             mail_store::mark_invited(&state.db, user.id).await?;
             user
         }
-        None => new_email_user(&state, &email, data, true).await?,
+        None => new_email_user(state, &email, data, true).await?,
     };
-    send_verification(&state, &user, Verification::Invite, &redirect_to, None).await?;
-    store::find_user(&state.db, user.id).await?.map(Json).ok_or_else(|| ApiError::internal("user vanished"))
+    send_verification(state, &user, Verification::Invite, redirect_to, None).await?;
+    store::find_user(&state.db, user.id).await?.ok_or_else(|| ApiError::internal("user vanished"))
+}
+
+/// A recovery mail to a known user, sent before the answer (the operator
+/// console's "send a recovery link", where the sender is no stranger and
+/// wants to know it left); false when no user has the address.
+pub async fn send_recovery(state: &AuthState, email: &str) -> Result<bool, ApiError> {
+    let email = valid_email(email)?;
+    let Some(user) = mail_store::by_email(&state.db, &email).await? else { return Ok(false) };
+    let redirect_to = crate::site_url(state).to_owned();
+    send_verification(state, &user, Verification::Recovery, &redirect_to, None).await?;
+    Ok(true)
 }
 
 #[derive(Deserialize, Default)]
