@@ -1,7 +1,7 @@
 // The operator console at /_/ end to end, against the real gateway: an
 // operator made with `gateway operators add` signs in, reads the tables and
 // their policies, runs SQL, downloads the result as CSV and saves it as a
-// snippet, in Debian's
+// snippet, and bans a user whose refresh then fails, in Debian's
 // Chromium. The screenshots go to docs/public/ for the README and the book.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -125,5 +125,38 @@ describe('the operator console', () => {
     // The page's own session check before signing in, the wrong password,
     // and the SQL error were expected.
     assertNoProblems(page, { ignore: [/\/_\/api\/session: 401/, /\/_\/api\/sign-in: 401/, /\/_\/api\/sql: 400/, /status of 40[01]/] });
+  });
+
+  test('an operator makes a user, finds them, bans them, and their refresh fails', async () => {
+    const auth = (path, body) =>
+      fetch(`${shop.url}/auth/v1${path}`, {
+        method: 'POST',
+        headers: { apikey: shop.anonKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await page.getByRole('button', { name: 'Users' }).click();
+    await page.getByText('New user').click();
+    await page.getByRole('textbox', { name: 'E-mail' }).fill('lucia@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('lucia-password-1');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'User created' }).waitFor();
+
+    const signedIn = await auth('/token?grant_type=password', { email: 'lucia@example.com', password: 'lucia-password-1' });
+    assert.equal(signedIn.status, 200);
+    const session = await signedIn.json();
+
+    await page.getByRole('searchbox').fill('lucia');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('button', { name: 'lucia@example.com' }).click();
+    await page.getByRole('heading', { name: 'lucia@example.com' }).waitFor();
+    await page.getByRole('button', { name: /^Revoke / }).waitFor();
+    await page.getByRole('button', { name: 'Ban for 24 h' }).click();
+    await page.getByRole('button', { name: 'Lift ban' }).waitFor();
+    await shoot('console-users');
+    await assertAccessible(page);
+
+    const refreshed = await auth('/token?grant_type=refresh_token', { refresh_token: session.refresh_token });
+    assert.equal(refreshed.status, 400);
+    assert.equal((await refreshed.json()).error_code, 'user_banned');
   });
 });

@@ -58,7 +58,8 @@ async fn admins_create_read_list_update_and_delete_users() {
     assert!(list.headers["link"].to_str().expect("link").contains("rel=\"next\""));
 
     // GoTrue's `filter`: the e-mail holds it, or the `full_name` metadata.
-    app.admin_create_user(json!({"email":"third@example.com","user_metadata":{"full_name":"Olga Stafford"}})).await;
+    app.admin_create_user(json!({"email":"third@example.com","user_metadata":{"full_name":"Olga Stafford"}}))
+        .await;
     let filters = [("staff", 2), ("other%40", 1), ("OLGA", 1), ("nobody", 0), ("", 3)];
     for (filter, total) in filters {
         let list = app.send(app.as_service(Method::GET, &format!("/admin/users?filter={filter}"))).await;

@@ -189,7 +189,10 @@ async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_sess
         (Method::DELETE, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11"),
         (Method::POST, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/ban"),
         (Method::POST, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/recovery"),
-        (Method::DELETE, "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/sessions/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d12"),
+        (
+            Method::DELETE,
+            "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/sessions/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d12",
+        ),
     ];
     for (name, header, value) in credentials {
         for (method, path) in &routes {

@@ -6,12 +6,10 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ConsoleApiError, type Snippet, type SqlResult, type Table, api, toCsv } from './api';
 import { type Language, type Words, saveLanguage, savedLanguage, words } from './i18n';
 
-type View = 'tables' | 'sql';
+type View = 'tables' | 'sql' | 'users';
 
-const focusRing = 'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600';
-const button = `rounded-md px-3 py-2 text-sm font-medium ${focusRing}`;
-const primary = `${button} bg-brand-700 text-white hover:bg-brand-800 disabled:opacity-60`;
-const secondary = `${button} border border-slate-300 bg-white text-slate-800 hover:bg-slate-100`;
+import { button, focusRing, primary, secondary } from './styles';
+import { Users } from './Users';
 
 export function ConsoleApp() {
   const [language, setLanguage] = useState<Language>(savedLanguage);
@@ -72,6 +70,7 @@ export function ConsoleApp() {
         <nav aria-label={t.title} className="flex gap-1">
           {tab('tables', t.tables)}
           {tab('sql', t.sql)}
+          {tab('users', t.users)}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3">
           {languagePicker}
@@ -85,7 +84,9 @@ export function ConsoleApp() {
           </button>
         </div>
       </header>
-      <main className="p-4">{view === 'tables' ? <Tables t={t} /> : <SqlEditor t={t} />}</main>
+      <main className="p-4">
+        {view === 'tables' ? <Tables t={t} /> : view === 'sql' ? <SqlEditor t={t} /> : <Users t={t} />}
+      </main>
     </div>
   );
 }

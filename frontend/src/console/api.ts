@@ -52,6 +52,34 @@ export interface Snippet {
   createdBy: string | null;
 }
 
+export interface AuthUser {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  created_at: string;
+  last_sign_in_at: string | null;
+  email_confirmed_at: string | null;
+  banned_until: string | null;
+  identities: { id: string; provider: string; created_at: string }[] | null;
+  factors: { id: string; factor_type: string; status: string; friendly_name: string | null }[] | null;
+}
+
+export interface UserPage {
+  users: AuthUser[];
+  total: number;
+  page: number;
+  perPage: number;
+}
+
+export interface UserSession {
+  id: string;
+  created_at: string;
+  refreshed_at: string | null;
+  aal: string | null;
+  user_agent: string | null;
+  ip: string | null;
+}
+
 export class ConsoleApiError extends Error {
   constructor(
     readonly status: number,
@@ -107,6 +135,18 @@ export const api = {
   snippets: () => call<Snippet[]>('GET', '/snippets'),
   saveSnippet: (name: string, sql: string) => call<Snippet>('POST', '/snippets', { name, sql }),
   deleteSnippet: (id: string) => call<void>('DELETE', `/snippets/${encodeURIComponent(id)}`),
+  users: (search: string, page: number) =>
+    call<UserPage>('GET', `/users?${new URLSearchParams({ search, page: String(page), perPage: '20' })}`),
+  user: (id: string) => call<{ user: AuthUser; sessions: UserSession[] }>('GET', `/users/${encodeURIComponent(id)}`),
+  createUser: (email: string, password: string) =>
+    call<AuthUser>('POST', '/users', { email, password, confirm: true }),
+  inviteUser: (email: string) => call<AuthUser>('POST', '/users/invite', { email }),
+  banUser: (id: string, duration: string) =>
+    call<AuthUser>('POST', `/users/${encodeURIComponent(id)}/ban`, { duration }),
+  sendRecovery: (id: string) => call<void>('POST', `/users/${encodeURIComponent(id)}/recovery`),
+  deleteUser: (id: string) => call<void>('DELETE', `/users/${encodeURIComponent(id)}`),
+  revokeSession: (id: string, session: string) =>
+    call<void>('DELETE', `/users/${encodeURIComponent(id)}/sessions/${encodeURIComponent(session)}`),
 };
 
 /** A result as CSV (RFC 4180): every field quoted when it needs to be, NULL as an empty field. */

@@ -503,7 +503,12 @@ pub async fn invite(
 
 /// What `POST /invite` does, for the operator console too: the user (made
 /// when new, refused when confirmed) with the invitation sent.
-pub async fn invite_user(state: &AuthState, email: &str, data: Value, redirect_to: &str) -> Result<Value, ApiError> {
+pub async fn invite_user(
+    state: &AuthState,
+    email: &str,
+    data: Value,
+    redirect_to: &str,
+) -> Result<Value, ApiError> {
     let email = valid_email(email)?;
     let user = match mail_store::by_email(&state.db, &email).await? {
         Some(user) if user.confirmed => return Err(AuthError::email_exists().into()),
