@@ -1,0 +1,125 @@
+//! Broadcast from the database (`sql/034_realtime_broadcast_from_database.sql`):
+//! `realtime.send` and `realtime.broadcast_changes` reach the topic's
+//! subscribers on every gateway, private messages only private channels.
+
+mod common;
+mod realtime_support;
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use common::{Options, TestApp, cluster, spawn_app, spawn_app_with};
+use realtime_support::Client;
+
+async fn beside(first: &TestApp) -> TestApp {
+    let mut api = cluster().cluster.pg_config("authenticator");
+    api.dbname(&first.database);
+    let mut second = spawn_app_with(Options { api: Some(api), ..Default::default() }).await;
+    second.database = first.database.clone();
+    second
+}
+
+/// Authenticated users may read the `room` topic; a trigger on `notes`
+/// broadcasts each change to it.
+async fn room_with_trigger(app: &TestApp) {
+    app.admin()
+        .await
+        .batch_execute(
+            "create policy read_room on realtime.messages for select to authenticated \
+               using (realtime.topic() = 'room' and extension in ('broadcast', 'presence'));
+             create table public.notes (id int primary key, body text);
+             create function public.notes_changed() returns trigger language plpgsql as $$
+             begin
+               perform realtime.broadcast_changes('room', tg_op, tg_op, tg_table_name, tg_table_schema, new, old);
+               return null;
+             end $$;
+             create trigger notes_changed after insert or update or delete on public.notes
+               for each row execute function public.notes_changed();",
+        )
+        .await
+        .expect("room");
+}
+
+async fn private_member(app: &TestApp, vsn: &str) -> Client {
+    let mut client = Client::connect(app, vsn).await;
+    client.heartbeat().await;
+    client
+        .join("realtime:room", json!({"config": {"private": true}, "access_token": app.user_token("reader")}))
+        .await;
+    client
+}
+
+#[tokio::test]
+async fn a_trigger_using_broadcast_changes_reaches_private_members_on_every_gateway() {
+    let first = spawn_app().await;
+    room_with_trigger(&first).await;
+    let second = beside(&first).await;
+    let mut members = vec![
+        private_member(&first, "1.0.0").await,
+        private_member(&first, "2.0.0").await,
+        private_member(&second, "1.0.0").await,
+        private_member(&second, "2.0.0").await,
+    ];
+    let mut public = Client::connect(&first, "1.0.0").await;
+    public.join("realtime:room", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let admin = first.admin().await;
+    admin.batch_execute("insert into public.notes values (1, 'hello')").await.unwrap();
+    admin.batch_execute("update public.notes set body = 'again' where id = 1").await.unwrap();
+    let cases = [
+        ("INSERT", json!({"id": 1, "body": "hello"}), json!(null)),
+        ("UPDATE", json!({"id": 1, "body": "again"}), json!({"id": 1, "body": "hello"})),
+    ];
+    for member in &mut members {
+        for (operation, record, old_record) in &cases {
+            let got = member.until(|m| m.event == "broadcast").await;
+            assert_eq!(got.payload["type"], "broadcast");
+            assert_eq!(got.payload["event"], *operation);
+            assert_eq!(
+                got.payload["payload"],
+                json!({"operation": operation, "table": "notes", "schema": "public",
+                       "record": record, "old_record": old_record}),
+            );
+            assert!(got.payload["meta"]["id"].is_string(), "{}", got.payload);
+        }
+        member.quiet().await;
+    }
+    // A private message is not for the public channel of the same name.
+    public.quiet().await;
+}
+
+#[tokio::test]
+async fn realtime_send_reaches_a_public_channel_with_a_payload_over_notify_s_limit() {
+    let app = spawn_app().await;
+    let mut client = Client::connect(&app, "2.0.0").await;
+    client.heartbeat().await;
+    client.join("realtime:lobby", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let big = "z".repeat(20_000);
+    app.admin()
+        .await
+        .execute("select realtime.send(jsonb_build_object('big', $1::text), 'e', 'lobby', false)", &[&big])
+        .await
+        .unwrap();
+    let got = client.until(|m| m.event == "broadcast").await;
+    assert_eq!(got.payload["event"], "e");
+    assert_eq!(got.payload["payload"]["big"].as_str().map(str::len), Some(20_000));
+    client.quiet().await;
+}
+
+#[tokio::test]
+async fn a_rolled_back_send_reaches_nobody() {
+    let app = spawn_app().await;
+    let mut client = Client::connect(&app, "1.0.0").await;
+    client.heartbeat().await;
+    client.join("realtime:lobby", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.admin()
+        .await
+        .batch_execute("begin; select realtime.send('{\"n\": 1}', 'e', 'lobby', false); rollback;")
+        .await
+        .unwrap();
+    client.quiet().await;
+}
