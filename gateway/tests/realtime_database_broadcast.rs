@@ -123,3 +123,65 @@ async fn a_rolled_back_send_reaches_nobody() {
         .unwrap();
     client.quiet().await;
 }
+
+/// `realtime.messages` is partitioned by day as Realtime's: the bus keeps
+/// three days back and three ahead, moves the rows the default partition
+/// took into their day when it makes it, and drops what is older.
+#[tokio::test]
+async fn messages_are_kept_in_daily_partitions_for_three_days() {
+    let app = spawn_app().await;
+    let admin = app.admin().await;
+    let day = |offset: i32| format!("to_char(current_date + {offset}, 'YYYY_MM_DD')");
+    let partitions = || async {
+        let rows = admin
+            .query(
+                "select c.relname::text from pg_inherits i join pg_class c on c.oid = i.inhrelid \
+                 where i.inhparent = 'realtime.messages'::regclass order by 1",
+                &[],
+            )
+            .await
+            .expect("partitions");
+        rows.iter().map(|r| r.get::<_, String>(0)).collect::<Vec<_>>()
+    };
+    let days: Vec<String> = (-3..=3).map(|offset| format!("'messages_' || {}", day(offset))).collect();
+    let names = format!("select array['messages_default', {}]", days.join(", "));
+    let mut expected: Vec<String> = admin.query_one(&names, &[]).await.expect("names").get(0);
+    expected.sort();
+    assert_eq!(partitions().await, expected, "made by the migration");
+
+    // A day without its partition: its row falls into the default one.
+    // A stale day: its partition, and the default partition's old rows.
+    admin
+        .batch_execute(&format!(
+            "do $$ begin
+               execute format('drop table realtime.%I', 'messages_' || {ahead});
+               execute format('create table realtime.%I partition of realtime.messages for values from (%L) to (%L)',
+                              'messages_' || {stale}, current_date - 5, current_date - 4);
+             end $$;
+             insert into realtime.messages (topic, extension, inserted_at)
+               values ('ahead', 'broadcast', current_date + 3), ('stale', 'broadcast', current_date - 5),
+                      ('older', 'broadcast', current_date - 9);",
+            ahead = day(3),
+            stale = day(-5),
+        ))
+        .await
+        .expect("set up");
+    let topics_in_default = || async {
+        let rows =
+            admin.query("select topic from realtime.messages_default order by 1", &[]).await.expect("rows");
+        rows.iter().map(|r| r.get::<_, String>(0)).collect::<Vec<_>>()
+    };
+    assert_eq!(topics_in_default().await, ["ahead", "older"]);
+
+    admin.batch_execute("select realtime.gateway_maintain_messages()").await.expect("maintain");
+    assert_eq!(partitions().await, expected, "the day ahead made, the stale day dropped");
+    assert!(topics_in_default().await.is_empty(), "the day's row moved, the older one deleted");
+    let kept: Vec<String> = admin
+        .query("select topic from realtime.messages order by 1", &[])
+        .await
+        .expect("rows")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(kept, ["ahead"]);
+}

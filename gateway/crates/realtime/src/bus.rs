@@ -14,6 +14,13 @@
 //! (re)connects asks the others for their presences; each gateway says it is
 //! alive every [`ALIVE_EVERY`], and one silent for [`SILENT_AFTER`] (it
 //! died) has its presences leave.
+//!
+//! Broadcasts from the database (`realtime.send`,
+//! `sql/034_realtime_broadcast_from_database.sql`) arrive here too, sent at
+//! commit by a trigger on `realtime.messages` under the origin `database`.
+//! The bus also keeps that table's daily partitions (three days back, three
+//! ahead) when it connects and every [`MAINTAIN_EVERY`] after, as Realtime's
+//! janitor does; one gateway at a time does the work.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,6 +45,8 @@ pub const SILENT_AFTER: Duration = Duration::from_secs(20);
 /// Notifications waiting to go out; beyond it they are dropped (and logged):
 /// a database that cannot keep up must not grow the gateway's memory.
 const QUEUE: usize = 10_000;
+/// How often the partitions of `realtime.messages` are kept.
+pub const MAINTAIN_EVERY: Duration = Duration::from_secs(3600);
 
 /// What goes between gateways.
 #[derive(Debug, Clone)]
@@ -109,6 +118,7 @@ async fn connected(
         send(&client, hub, &Event::Alive).await?;
         let mut seen: HashMap<String, Instant> = HashMap::new();
         let mut alive = tokio::time::interval(ALIVE_EVERY);
+        let mut maintained: Option<Instant> = None;
         loop {
             tokio::select! {
                 event = outgoing.recv() => match event {
@@ -121,6 +131,13 @@ async fn connected(
                 },
                 _ = alive.tick() => {
                     send(&client, hub, &Event::Alive).await?;
+                    if maintained.is_none_or(|at| at.elapsed() >= MAINTAIN_EVERY) {
+                        maintained = Some(Instant::now());
+                        // A failure here must not stop the bus: the next hour retries.
+                        if let Err(e) = client.batch_execute("select realtime.gateway_maintain_messages()").await {
+                            tracing::warn!(error = %e, "realtime.messages partitions not kept");
+                        }
+                    }
                     let now = Instant::now();
                     seen.retain(|origin, at| {
                         let silent = now.duration_since(*at) > SILENT_AFTER;
