@@ -6,6 +6,7 @@ import { FIRST_SCREEN_CARDS, storeFirstScreenQueries, storeProductsQuery } from 
 import { filtersFromSearch } from '@/features/store/storeUrl';
 import { productImageUrl } from '@/features/store/api/productImageUrl';
 import { productImageSrc } from '@/lib/shop';
+import { hasStoredSession } from '@/lib/supabase';
 import type { Product } from '@/lib/types';
 import { paths } from '@/paths';
 
@@ -57,32 +58,20 @@ export const FIRST_SCREEN_DATA_ID = 'shop-first-screen';
  * The first page of the catalogue the gateway put into the page, if it was made
  * for this address and the visitor is not signed in. It was read as `anon`: a
  * staff member sees inactive products and fresh edits, so a signed-in visitor
- * asks the API as always. The session is looked for where supabase-js keeps
- * it (`sb-<ref>-auth-token` in localStorage), without loading the auth client.
+ * asks the API as always. The session is looked for without loading
+ * supabase-js (`hasStoredSession`).
  */
 function inlineFirstScreen(pathname: string, search: string): InlineFirstScreen | undefined {
   const element = document.getElementById(FIRST_SCREEN_DATA_ID);
   if (!element?.textContent) return undefined;
   // Read once: after a client-side navigation the address is another one.
   element.remove();
-  if (signedIn()) return undefined;
+  if (hasStoredSession()) return undefined;
   try {
     const data = JSON.parse(element.textContent) as InlineFirstScreen;
     return data.path === pathname && data.search === search.replace(/^\?/, '') ? data : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function signedIn(): boolean {
-  try {
-    for (let i = 0; i < localStorage.length; i++) {
-      if (/^sb-.*-auth-token$/.test(localStorage.key(i) ?? '')) return true;
-    }
-    return false;
-  } catch {
-    // Storage refused (a private mode): no session can be kept either.
-    return false;
   }
 }
 
