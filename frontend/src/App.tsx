@@ -9,7 +9,7 @@ import { useDocumentTitle } from '@/lib/useDocumentTitle';
 import { paths } from '@/paths';
 
 // Every page is its own chunk: the public routes never download admin code
-// (the 150 KB budget of scripts/budget.mjs).
+// (the budget of scripts/budget.mjs).
 const LandingPage = lazy(() => import('@/features/landing/LandingPage'));
 const StorePage = lazy(() => import('@/features/store/StorePage'));
 const LoginPage = lazy(() => import('@/features/auth/LoginPage'));
