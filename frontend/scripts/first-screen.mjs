@@ -54,6 +54,11 @@ try {
       console.log(
         `${path.padEnd(8)} ${cell('performance').padEnd(12)} ${cell('accessibility').padEnd(14)} ${cell('best-practices').padEnd(15)} ${cell('seo')}`,
       );
+      const metric = (id) => scores.audits[id]?.displayValue ?? '?';
+      console.log(
+        `         simulated: FCP ${metric('first-contentful-paint')}, LCP ${metric('largest-contentful-paint')}, ` +
+          `TBT ${metric('total-blocking-time')}, CLS ${metric('cumulative-layout-shift')}, speed index ${metric('speed-index')}`,
+      );
       const failed = Object.values(scores.audits)
         .filter((audit) => audit.score !== null && audit.score < 1 && audit.scoreDisplayMode === 'binary')
         .map((audit) => audit.id);
