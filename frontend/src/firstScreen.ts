@@ -6,7 +6,7 @@ import { FIRST_SCREEN_CARDS, storeFirstScreenQueries, storeProductsQuery } from 
 import { filtersFromSearch } from '@/features/store/storeUrl';
 import { productImageUrl } from '@/features/store/api/productImageUrl';
 import { productImageSrc } from '@/lib/shop';
-import { hasStoredSession } from '@/lib/supabase';
+import { hasStoredSession, holdSupabaseUntil } from '@/lib/supabase';
 import type { Product } from '@/lib/types';
 import { paths } from '@/paths';
 
@@ -22,7 +22,11 @@ type Query = Parameters<QueryClient['prefetchQuery']>[0];
  */
 export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): void {
   const inline = inlineFirstScreen(pathname, search);
-  if (inline) client.setQueryData(shopCompanyQuery.queryKey, inline.company);
+  if (inline) {
+    client.setQueryData(shopCompanyQuery.queryKey, inline.company);
+    // The first cards need no request: supabase-js waits for their pictures.
+    holdSupabaseUntil(pageLoaded());
+  }
   if (pathname === paths.home) {
     if (inline) client.setQueryData(featuredQuery.queryKey, inline.catalogue as Product[]);
     void client.prefetchQuery(featuredQuery as Query).then(() => {
@@ -40,6 +44,15 @@ export function prefetchFirstScreen(client: QueryClient, pathname: string, searc
     // Errors surface in the page's own queries, which retry as they always did.
     for (const query of lists) void client.prefetchQuery(query as Query);
   }
+}
+
+/**
+ * The page's `load` event: its eager pictures (the first cards', preloaded
+ * with high priority) have arrived; the lazy ones do not hold it back.
+ */
+function pageLoaded(): Promise<void> {
+  if (document.readyState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => window.addEventListener('load', () => resolve(), { once: true }));
 }
 
 /** What the gateway puts into the page (gateway/src/first_screen.rs). */

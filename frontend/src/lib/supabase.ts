@@ -6,6 +6,7 @@ export type ShopClient = SupabaseClient<Database>;
 
 let client: Promise<ShopClient> | undefined;
 const waiting: ((client: ShopClient) => void)[] = [];
+let heldUntil: Promise<unknown> = Promise.resolve();
 
 /**
  * The app's one supabase-js client: the publishable key, the session kept in
@@ -20,7 +21,7 @@ const waiting: ((client: ShopClient) => void)[] = [];
  * (src/lib/session.tsx). Still one client: every caller awaits the same one.
  */
 export function supabase(): Promise<ShopClient> {
-  client ??= import('@supabase/supabase-js').then(({ createClient }) => {
+  client ??= heldUntil.then(() => import('@supabase/supabase-js')).then(({ createClient }) => {
     const { supabaseUrl, supabaseKey } = appConfig();
     const made = createClient<Database>(supabaseUrl, supabaseKey, {
       auth: { persistSession: true, autoRefreshToken: true, detectSessionInUrl: false },
@@ -29,6 +30,17 @@ export function supabase(): Promise<ShopClient> {
     return made;
   });
   return client;
+}
+
+/**
+ * Holds supabase-js back until `until` settles, however it settles: a page
+ * that shows its first screen from the data inline in it (src/firstScreen.ts)
+ * lets the first cards' pictures have the phone's bandwidth before the 40 KB
+ * client, which the page then needs only for its filters' lists and live
+ * updates. Requests wait for it; nothing is lost.
+ */
+export function holdSupabaseUntil(until: Promise<unknown>): void {
+  heldUntil = until.catch(() => undefined);
 }
 
 /**
