@@ -2,8 +2,11 @@
 // the store and the landing show it without asking `/rest/v1` for it, for the
 // filters of their address and with the shop's settings; a signed-in staff
 // member asks as always. Store cards show their stock per the settings, and
-// when the last page comes in the focus goes to its first product.
+// when the last page comes in the focus goes to its first product. supabase-js
+// stays off that first screen (src/lib/supabase.ts): the landing never loads
+// it, the store only after the page's load event.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { assertNoProblems, launch, newPage } from './support/browser.mjs';
 import { startShop } from './support/shop.mjs';
@@ -37,6 +40,21 @@ async function recorded(viewport = 'desktop', context) {
   return { page, asked };
 }
 
+/** supabase-js's chunk in the build (frontend/dist, which the shop serves). */
+const supabaseChunk = (() => {
+  const manifest = JSON.parse(readFileSync(new URL('../dist/.vite/manifest.json', import.meta.url), 'utf8'));
+  const [, chunk] = Object.entries(manifest).find(([source]) => source.includes('@supabase/supabase-js/')) ?? [];
+  assert.ok(chunk?.isDynamicEntry, 'supabase-js is a chunk loaded on demand');
+  return `/${chunk.file}`;
+})();
+
+/** Whether the page asked for supabase-js, and when (ms from navigation start). */
+const supabaseLoadedAt = (page) =>
+  page.evaluate(
+    (file) => performance.getEntriesByType('resource').find((entry) => new URL(entry.name).pathname === file)?.startTime ?? null,
+    supabaseChunk,
+  );
+
 const cardNames = async (page) =>
   (await page.locator('[data-product-card] h3').allTextContents()).map((name) => name.trim());
 
@@ -67,6 +85,20 @@ test('the landing shows its featured models from the page itself', async () => {
   await page.locator('#productos').getByRole('heading', { level: 3 }).first().waitFor();
   await page.waitForLoadState('networkidle');
   assert.ok(!asked.includes('products'), `asked again: ${asked}`);
+  assert.equal(await supabaseLoadedAt(page), null, 'a signed-out landing needs no supabase-js');
+  assertNoProblems(page);
+  await page.context().close();
+});
+
+test("the store's first cards show before supabase-js loads, which waits for the page's load event", async () => {
+  const { page } = await recorded('mobile');
+  await page.goto('/store');
+  await page.locator('[data-product-card]').first().waitFor();
+  // The filters' lists need it: it comes, once the first cards' pictures are in.
+  await page.waitForFunction((file) => performance.getEntriesByType('resource').some((entry) => new URL(entry.name).pathname === file), supabaseChunk);
+  const loadedAt = await supabaseLoadedAt(page);
+  const loadEvent = await page.evaluate(() => performance.getEntriesByType('navigation')[0].loadEventStart);
+  assert.ok(loadEvent > 0 && loadedAt >= loadEvent, `supabase-js at ${loadedAt} ms, the load event at ${loadEvent} ms`);
   assertNoProblems(page);
   await page.context().close();
 });

@@ -2,14 +2,14 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, Link, Route, Routes } from 'react-router';
 import { Spinner } from '@/components/ui/feedback';
-import { SkipLink } from '@/components/ui/skip-link';
+import { MAIN_CONTENT_ID, SkipLink } from '@/components/ui/skip-link';
 import { Toaster } from '@/components/ui/toast';
 import { RequireSession, SessionProvider } from '@/lib/session';
 import { useDocumentTitle } from '@/lib/useDocumentTitle';
 import { paths } from '@/paths';
 
 // Every page is its own chunk: the public routes never download admin code
-// (the 150 KB budget of scripts/budget.mjs).
+// (the budget of scripts/budget.mjs).
 const LandingPage = lazy(() => import('@/features/landing/LandingPage'));
 const StorePage = lazy(() => import('@/features/store/StorePage'));
 const LoginPage = lazy(() => import('@/features/auth/LoginPage'));
@@ -41,7 +41,7 @@ function Page({ children }: { children: ReactNode }) {
 function NotFound() {
   useDocumentTitle('Página no encontrada');
   return (
-    <main className="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center gap-4 p-6 text-center">
+    <main id={MAIN_CONTENT_ID} tabIndex={-1} className="mx-auto flex min-h-[60vh] max-w-md flex-col items-center justify-center gap-4 p-6 text-center">
       <h1 className="text-2xl font-bold">Página no encontrada</h1>
       <Link to={paths.home} className="text-brand-700 underline">
         Volver al inicio

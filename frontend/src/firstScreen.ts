@@ -6,6 +6,7 @@ import { FIRST_SCREEN_CARDS, storeFirstScreenQueries, storeProductsQuery } from 
 import { filtersFromSearch } from '@/features/store/storeUrl';
 import { productImageUrl } from '@/features/store/api/productImageUrl';
 import { productImageSrc } from '@/lib/shop';
+import { hasStoredSession, holdSupabaseUntil } from '@/lib/supabase';
 import type { Product } from '@/lib/types';
 import { paths } from '@/paths';
 
@@ -21,7 +22,11 @@ type Query = Parameters<QueryClient['prefetchQuery']>[0];
  */
 export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): void {
   const inline = inlineFirstScreen(pathname, search);
-  if (inline) client.setQueryData(shopCompanyQuery.queryKey, inline.company);
+  if (inline) {
+    client.setQueryData(shopCompanyQuery.queryKey, inline.company);
+    // The first cards need no request: supabase-js waits for their pictures.
+    holdSupabaseUntil(pageLoaded());
+  }
   if (pathname === paths.home) {
     if (inline) client.setQueryData(featuredQuery.queryKey, inline.catalogue as Product[]);
     void client.prefetchQuery(featuredQuery as Query).then(() => {
@@ -41,6 +46,15 @@ export function prefetchFirstScreen(client: QueryClient, pathname: string, searc
   }
 }
 
+/**
+ * The page's `load` event: its eager pictures (the first cards', preloaded
+ * with high priority) have arrived; the lazy ones do not hold it back.
+ */
+function pageLoaded(): Promise<void> {
+  if (document.readyState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => window.addEventListener('load', () => resolve(), { once: true }));
+}
+
 /** What the gateway puts into the page (gateway/src/first_screen.rs). */
 interface InlineFirstScreen {
   path: string;
@@ -57,32 +71,20 @@ export const FIRST_SCREEN_DATA_ID = 'shop-first-screen';
  * The first page of the catalogue the gateway put into the page, if it was made
  * for this address and the visitor is not signed in. It was read as `anon`: a
  * staff member sees inactive products and fresh edits, so a signed-in visitor
- * asks the API as always. The session is looked for where supabase-js keeps
- * it (`sb-<ref>-auth-token` in localStorage), without loading the auth client.
+ * asks the API as always. The session is looked for without loading
+ * supabase-js (`hasStoredSession`).
  */
 function inlineFirstScreen(pathname: string, search: string): InlineFirstScreen | undefined {
   const element = document.getElementById(FIRST_SCREEN_DATA_ID);
   if (!element?.textContent) return undefined;
   // Read once: after a client-side navigation the address is another one.
   element.remove();
-  if (signedIn()) return undefined;
+  if (hasStoredSession()) return undefined;
   try {
     const data = JSON.parse(element.textContent) as InlineFirstScreen;
     return data.path === pathname && data.search === search.replace(/^\?/, '') ? data : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function signedIn(): boolean {
-  try {
-    for (let i = 0; i < localStorage.length; i++) {
-      if (/^sb-.*-auth-token$/.test(localStorage.key(i) ?? '')) return true;
-    }
-    return false;
-  } catch {
-    // Storage refused (a private mode): no session can be kept either.
-    return false;
   }
 }
 

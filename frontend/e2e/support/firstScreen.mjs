@@ -19,16 +19,24 @@ export const targets = { fcp: 1800, firstCard: 2500 };
 /** A 360 px phone, the narrowest the shop supports. */
 export const phone = { width: 360, height: 780 };
 
-// Runs in the page before its own scripts: records the first contentful paint
-// and the first moment a product card's picture (not the logo placeholder) has
-// loaded and the card is in the document.
+// Runs in the page before its own scripts: records the first contentful paint,
+// the largest contentful paint so far, the layout shift so far (CLS as the sum
+// of the shifts no input caused, https://web.dev/articles/cls), and the first
+// moment a product card's picture (not the logo placeholder) has loaded and
+// the card is in the document.
 const probe = () => {
-  window.__firstScreen = { fcp: null, firstCard: null };
+  window.__firstScreen = { fcp: null, firstCard: null, lcp: null, cls: 0 };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       if (entry.name === 'first-contentful-paint') window.__firstScreen.fcp = entry.startTime;
     }
   }).observe({ type: 'paint', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__firstScreen.lcp = entry.startTime;
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__firstScreen.cls += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
   const look = () => {
     const image = document.querySelector('[data-product-card] img');
     if (image && image.complete && image.naturalWidth > 0 && !image.src.endsWith('/logo.svg')) {
@@ -42,19 +50,27 @@ const probe = () => {
 
 /**
  * One cold load of `path` (a fresh browser context: nothing cached) under
- * `conditions` (`slow4g`, or `null` for none). Returns `{ fcp, firstCard }` in
- * ms from the start of navigation, and what was transferred.
+ * `conditions` (`slow4g`, or `null` for none). Returns `{ fcp, firstCard, lcp }`
+ * in ms from the start of navigation, `cls`, and the bytes transferred, in all
+ * and by kind (`script`, `image`, ... as DevTools names resource types),
+ * until the first card plus `settle` ms, the time LCP and layout shifts are
+ * given to happen after it.
  */
-export async function measureColdLoad(browser, baseURL, path, conditions = slow4g) {
+export async function measureColdLoad(browser, baseURL, path, conditions = slow4g, { settle = 1000 } = {}) {
   const page = await newPage(browser, phone, { baseURL });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   let transferred = 0;
   const encodings = new Map();
+  const kinds = new Map();
+  const byKind = {};
   cdp.on('Network.loadingFinished', (event) => {
     transferred += event.encodedDataLength;
+    const kind = (kinds.get(event.requestId) ?? 'other').toLowerCase();
+    byKind[kind] = (byKind[kind] ?? 0) + event.encodedDataLength;
   });
   cdp.on('Network.responseReceived', (event) => {
+    kinds.set(event.requestId, event.type);
     const encoding = event.response.headers['content-encoding'] ?? event.response.headers['Content-Encoding'];
     if (event.type === 'Script') encodings.set(event.response.url, encoding ?? 'none');
   });
@@ -73,9 +89,10 @@ export async function measureColdLoad(browser, baseURL, path, conditions = slow4
     timeout: 60_000,
     polling: 100,
   });
+  await page.waitForTimeout(settle);
   const times = await page.evaluate(() => window.__firstScreen);
   await page.context().close();
-  return { ...times, transferred, scriptEncodings: [...new Set(encodings.values())] };
+  return { ...times, transferred, byKind, scriptEncodings: [...new Set(encodings.values())] };
 }
 
 const median = (values) => {
@@ -93,6 +110,14 @@ export async function measureFirstScreen(browser, baseURL, path, { runs = 5, con
     loads,
     fcp: median(loads.map((load) => load.fcp)),
     firstCard: median(loads.map((load) => load.firstCard)),
+    lcp: median(loads.map((load) => load.lcp)),
+    cls: median(loads.map((load) => load.cls)),
     transferred: median(loads.map((load) => load.transferred)),
+    byKind: Object.fromEntries(
+      [...new Set(loads.flatMap((load) => Object.keys(load.byKind)))].map((kind) => [
+        kind,
+        median(loads.map((load) => load.byKind[kind] ?? 0)),
+      ]),
+    ),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Stands in for `@supabase/realtime-js` in the build (vite.config.ts aliases
  * the bare import to this file) so that its WebSocket client, about 16 KB
- * gzipped, is not part of every page: the public routes hold a 150 KB budget
+ * gzipped, is not part of every page: the public routes hold a budget
  * (scripts/budget.mjs) and most visitors never open a channel.
  *
  * supabase-js constructs a `RealtimeClient` at once and forwards the session's

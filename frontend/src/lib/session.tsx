@@ -2,7 +2,7 @@ import type { Session } from '@supabase/supabase-js';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { paths } from '@/paths';
-import { supabase } from './supabase';
+import { hasStoredSession, isSessionKey, supabase, whenSupabaseLoaded, type ShopClient } from './supabase';
 
 /** The three session states of spec section 4. */
 export type SessionState =
@@ -15,14 +15,36 @@ const SessionContext = createContext<SessionState>({ status: 'loading', session:
 /**
  * Follows auth-js's session: INITIAL_SESSION settles the loading state, then
  * every SIGNED_IN, TOKEN_REFRESHED, USER_UPDATED and SIGNED_OUT replaces it.
+ *
+ * A browser that keeps no session is signed out without asking auth-js, so
+ * the public pages do not load supabase-js for it (src/lib/supabase.ts); the
+ * provider follows the client from whenever something loads it (a sign-in, a
+ * page's request). A kept session loads it at once: it must be checked and
+ * refreshed. So does a sign-in in another tab, which writes the session.
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [state, setState] = useState<SessionState>({ status: 'loading', session: null });
+  const [state, setState] = useState<SessionState>(() =>
+    hasStoredSession() ? { status: 'loading', session: null } : { status: 'signed-out', session: null },
+  );
   useEffect(() => {
-    const { data } = supabase().auth.onAuthStateChange((_event, session) => {
-      setState(session ? { status: 'signed-in', session } : { status: 'signed-out', session: null });
-    });
-    return () => data.subscription.unsubscribe();
+    let unsubscribe: (() => void) | undefined;
+    const follow = (client: ShopClient) => {
+      const { data } = client.auth.onAuthStateChange((_event, session) => {
+        setState(session ? { status: 'signed-in', session } : { status: 'signed-out', session: null });
+      });
+      unsubscribe = () => data.subscription.unsubscribe();
+    };
+    const cancel = whenSupabaseLoaded(follow);
+    if (hasStoredSession()) void supabase();
+    const onStorage = (event: StorageEvent) => {
+      if (isSessionKey(event.key) && event.newValue) void supabase();
+    };
+    window.addEventListener('storage', onStorage);
+    return () => {
+      cancel();
+      unsubscribe?.();
+      window.removeEventListener('storage', onStorage);
+    };
   }, []);
   return <SessionContext.Provider value={state}>{children}</SessionContext.Provider>;
 }

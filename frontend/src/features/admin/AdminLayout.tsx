@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import {
   LayoutDashboard,
   LogOut,
@@ -259,7 +260,7 @@ export default function AdminLayout() {
             </span>
           </div>
         </header>
-        <main className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8 lg:py-8">
+        <main id={MAIN_CONTENT_ID} tabIndex={-1} className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 sm:px-6 lg:px-8 lg:py-8">
           <Outlet />
         </main>
       </div>

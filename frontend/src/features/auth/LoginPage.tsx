@@ -1,4 +1,5 @@
 import { CheckCircle2, Eye, EyeOff, Lock } from 'lucide-react';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { Button } from '@/components/ui/button';
@@ -51,7 +52,7 @@ export default function LoginPage() {
 
   return (
     <div className="grid min-h-dvh lg:grid-cols-2">
-      <main className="flex items-center justify-center px-4 py-12 sm:px-6">
+      <main id={MAIN_CONTENT_ID} tabIndex={-1} className="flex items-center justify-center px-4 py-12 sm:px-6">
         <div className="w-full max-w-sm">
           <ShopLogo size="lg" />
           <h1 className="mt-8 text-2xl font-bold tracking-tight text-slate-900">Iniciar sesión</h1>

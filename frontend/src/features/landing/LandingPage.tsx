@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import {
   ArrowRight,
   BadgeCheck,
@@ -57,7 +58,7 @@ export default function LandingPage() {
   return (
     <div className="flex min-h-dvh flex-col bg-white">
       <LandingHeader />
-      <main className="flex-1">
+      <main id={MAIN_CONTENT_ID} tabIndex={-1} className="flex-1">
         <Hero />
 
         <Section id={landingAnchors.company} eyebrow="Nuestra empresa" title="¿Por qué elegirnos?">

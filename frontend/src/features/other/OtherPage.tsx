@@ -1,4 +1,5 @@
 import { Camera, Check } from 'lucide-react';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import { useEffect } from 'react';
 import { FloatingWhatsAppButton, WhatsAppLink } from '@/components/ui/whatsapp-button';
 import { cn } from '@/lib/cn';
@@ -29,7 +30,7 @@ export default function OtherPage() {
         </div>
       </header>
 
-      <main>
+      <main id={MAIN_CONTENT_ID} tabIndex={-1}>
         <section className="mx-auto max-w-6xl px-4 py-16 text-center sm:px-6 sm:py-24">
           <p className="text-sm font-semibold uppercase tracking-[0.2em] text-amber-800">Cabina de fotos para eventos</p>
           <h1 className="mx-auto mt-4 max-w-3xl font-serif text-4xl font-bold leading-tight sm:text-5xl">

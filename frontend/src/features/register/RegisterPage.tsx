@@ -1,4 +1,5 @@
 import { useEffect, type FormEvent } from 'react';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import { Link } from 'react-router';
 import { Button } from '@/components/ui/button';
 import { Input, Label } from '@/components/ui/input';
@@ -20,7 +21,7 @@ export default function RegisterPage() {
   }
 
   return (
-    <main className="flex min-h-dvh items-center justify-center bg-slate-50 px-4 py-12">
+    <main id={MAIN_CONTENT_ID} tabIndex={-1} className="flex min-h-dvh items-center justify-center bg-slate-50 px-4 py-12">
       <div className="w-full max-w-sm rounded-2xl border border-slate-200 bg-white p-8 shadow-sm">
         <ShopLogo />
         <h1 className="mt-6 text-2xl font-bold tracking-tight text-slate-900">Crear cuenta</h1>

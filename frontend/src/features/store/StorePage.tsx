@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { MAIN_CONTENT_ID } from '@/components/ui/skip-link';
 import { PackageSearch } from 'lucide-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -125,7 +126,7 @@ export default function StorePage() {
 
   if (error) {
     return (
-      <main className="mx-auto max-w-3xl p-6">
+      <main id={MAIN_CONTENT_ID} tabIndex={-1} className="mx-auto max-w-3xl p-6">
         <p role="alert" className="text-red-700">
           Error: {error.message}
         </p>
@@ -151,7 +152,7 @@ export default function StorePage() {
   return (
     <div className="flex min-h-dvh flex-col">
       <StoreHeader />
-      <main className="mx-auto w-full max-w-7xl flex-1 px-4 pt-8 sm:px-6">
+      <main id={MAIN_CONTENT_ID} tabIndex={-1} className="mx-auto w-full max-w-7xl flex-1 px-4 pt-8 sm:px-6">
         <div className="mb-6">
           <h1 className="text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">Tienda</h1>
           <p className="mt-1 text-slate-600">Celulares y accesorios con envío a toda Colombia.</p>

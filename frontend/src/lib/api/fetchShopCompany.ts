@@ -16,7 +16,7 @@ export interface ShopCompany {
  * hence here and not in a feature.
  */
 export async function fetchShopCompany(): Promise<ShopCompany | null> {
-  const { data, error } = await supabase().from('shop_company').select('*').maybeSingle<ShopCompany>();
+  const { data, error } = await (await supabase()).from('shop_company').select('*').maybeSingle<ShopCompany>();
   if (error) throw new Error(`Error al cargar empresa: ${error.message}`);
   return data;
 }

@@ -17,7 +17,8 @@ export interface TableChange {
  * (`/realtime/v1`; `alter publication supabase_realtime add table ...`,
  * sql/102_shop_realtime.sql). Shared by the store and the admin pages, hence
  * here and not in a feature. Returns what stops it. The WebSocket client
- * loads on the first call (src/lib/realtime-lazy.ts).
+ * loads on the first call (src/lib/realtime-lazy.ts), after supabase-js
+ * itself (src/lib/supabase.ts).
  */
 export function watchTables(
   name: string,
@@ -25,18 +26,26 @@ export function watchTables(
   onChange: (change: TableChange) => void,
   event: ChangeEvent = '*',
 ): () => void {
-  const client = supabase();
-  let channel = client.channel(`shop:${name}`);
-  for (const table of tables) {
-    channel = channel.on('postgres_changes', { event, schema: 'public', table }, (payload) =>
-      onChange({
-        table: payload.table,
-        type: payload.eventType,
-        record: payload.new as Record<string, unknown>,
-        old: payload.old as Record<string, unknown>,
-      }),
-    );
-  }
-  channel.subscribe();
-  return () => void client.removeChannel(channel);
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  void supabase().then((client) => {
+    if (stopped) return;
+    let channel = client.channel(`shop:${name}`);
+    for (const table of tables) {
+      channel = channel.on('postgres_changes', { event, schema: 'public', table }, (payload) =>
+        onChange({
+          table: payload.table,
+          type: payload.eventType,
+          record: payload.new as Record<string, unknown>,
+          old: payload.old as Record<string, unknown>,
+        }),
+      );
+    }
+    channel.subscribe();
+    stop = () => void client.removeChannel(channel);
+  });
+  return () => {
+    stopped = true;
+    stop?.();
+  };
 }

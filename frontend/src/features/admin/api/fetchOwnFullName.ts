@@ -2,7 +2,7 @@ import { supabase } from '@/lib/supabase';
 
 /** The signed-in user's full name from their profile (GET profiles by user_id), null without one. */
 export async function fetchOwnFullName(userId: string): Promise<string | null> {
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('profiles')
     .select('full_name')
     .eq('user_id', userId)

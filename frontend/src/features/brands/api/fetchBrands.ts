@@ -8,7 +8,7 @@ export type BrandStatusFilter = 'all' | 'active' | 'inactive';
 
 /** GET brands (admin): newest first, at most 20, narrowed by the search and the status filter. */
 export async function fetchBrands(search: string, status: BrandStatusFilter): Promise<Brand[]> {
-  let query = supabase().from('brands').select('*');
+  let query = (await supabase()).from('brands').select('*');
   const term = search.trim().replace(/[%_\\]/g, '');
   if (term) query = query.ilike('name', `%${term}%`);
   if (status !== 'all') query = query.eq('status', status === 'active');

@@ -3,7 +3,7 @@ import { supabase } from '@/lib/supabase';
 /** PATCH brands by id: activate or deactivate, with who changed it and when. */
 export async function setBrandStatus(id: number, status: boolean, userId: string | undefined): Promise<void> {
   if (!userId) throw new Error('Usuario no autenticado');
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('brands')
     .update({ status, updated_by: userId, updated_at: new Date().toISOString() })
     .eq('id', id)

@@ -12,7 +12,7 @@ export interface ProductCountFilter {
  * (dashboard)) match: a head request with an exact count, no rows downloaded.
  */
 export async function countProducts(filter: ProductCountFilter = {}): Promise<number> {
-  let query = supabase()
+  let query = (await supabase())
     .from('products')
     .select('*', { count: 'exact', head: true })
     .not('status', 'is', false)

@@ -9,7 +9,7 @@ export const FEATURED_LIMIT = 3;
  * featured products, first page of 3.
  */
 export async function fetchFeaturedProducts(signal?: AbortSignal): Promise<Product[]> {
-  const builder = supabase()
+  const builder = (await supabase())
     .from('products')
     .select('*, brands(id, name, description)')
     .eq('status', true)

@@ -3,7 +3,7 @@ import type { Brand } from '@/lib/types';
 
 /** Active brands by name, for the product form and the brand filter (GET brands (product form)). */
 export async function fetchActiveBrands(): Promise<Brand[]> {
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('brands')
     .select('*')
     .eq('status', true)

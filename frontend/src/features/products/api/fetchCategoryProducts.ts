@@ -24,7 +24,7 @@ export interface ProductPage {
 /** One page of a category's products with their brand, newest first (GET products (admin)). */
 export async function fetchCategoryProducts(query: CategoryProductsQuery): Promise<ProductPage> {
   const from = (query.page - 1) * CATEGORY_PAGE_SIZE;
-  let request = supabase()
+  let request = (await supabase())
     .from('products')
     .select('*, brands(id, name, description)', { count: 'exact' })
     .eq('category', query.category);

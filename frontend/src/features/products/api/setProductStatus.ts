@@ -3,7 +3,7 @@ import { supabase } from '@/lib/supabase';
 /** PATCH products by id: the status toggle, with who changed it and when. */
 export async function setProductStatus(id: number, status: boolean, userId: string | undefined): Promise<void> {
   if (!userId) throw new Error('Usuario no autenticado');
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('products')
     .update({ status, updated_by: userId, updated: new Date().toISOString() })
     .eq('id', id)

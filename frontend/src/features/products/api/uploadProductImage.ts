@@ -11,7 +11,7 @@ export const PRODUCT_FOLDER = 'products';
  */
 export async function uploadProductImage(file: File): Promise<string> {
   const path = `${PRODUCT_FOLDER}/${uploadFileName(file.name)}`;
-  const bucket = supabase().storage.from(PRODUCT_BUCKET);
+  const bucket = (await supabase()).storage.from(PRODUCT_BUCKET);
   const { error } = await bucket.upload(path, file, {
     cacheControl: '3600',
     upsert: false,

@@ -2,7 +2,7 @@ import { supabase } from '@/lib/supabase';
 
 /** The signed-in user's company, from their profile (GET profiles, company_id by user_id). */
 export async function fetchOwnCompanyId(userId: string): Promise<number> {
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('profiles')
     .select('company_id')
     .eq('user_id', userId)

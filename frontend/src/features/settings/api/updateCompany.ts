@@ -15,7 +15,7 @@ export async function updateCompany(
   changes: CompanyChanges,
 ): Promise<Company> {
   if (companyId === undefined || !userId) throw new Error('No hay empresa o usuario disponible');
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('companies')
     .update({ ...changes, updated_at: new Date().toISOString(), updated_by: userId })
     .eq('id', companyId)

@@ -7,7 +7,7 @@ import type { Product } from '@/lib/types';
  * (spec section 7) narrowed to one row. `null` when it is not for sale.
  */
 export async function fetchProduct(id: number, signal?: AbortSignal): Promise<Product | null> {
-  const query = supabase()
+  const query = (await supabase())
     .from('products')
     .select('*, brands(id, name, description)')
     .eq('id', id)

@@ -39,7 +39,7 @@ export function escapeLike(text: string): string {
  * their brand, filtered, ordered, one page, with the exact total.
  */
 export async function fetchProducts(request: ProductsRequest, signal?: AbortSignal): Promise<ProductsPage> {
-  let query = supabase()
+  let query = (await supabase())
     .from('products')
     .select('*, brands(id, name, description)', { count: 'exact' })
     .eq('status', true)

@@ -10,7 +10,7 @@ export type StoreBrand = Pick<Brand, 'id' | 'name'>;
  * empty inner embed), so no de-duplication is needed here.
  */
 export async function fetchStoreBrands(): Promise<StoreBrand[]> {
-  const { data, error } = await supabase()
+  const { data, error } = await (await supabase())
     .from('brands')
     .select('id, name, products!inner()')
     .eq('status', true)

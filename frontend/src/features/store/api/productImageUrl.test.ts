@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { supabase } from '@/lib/supabase';
 import { productImageUrl } from './productImageUrl';
 
 // The test configuration's gateway is http://gateway.test (src/test/setup.ts).
@@ -28,5 +29,18 @@ describe('productImageUrl', () => {
     ],
   ])('%s', (_name, url, width, height, expected) => {
     expect(productImageUrl(url, width, height)).toEqual(expected);
+  });
+});
+
+describe('productImageUrl and supabase-js', () => {
+  it.each([
+    ['a plain name', 'products/17.png'],
+    ['a name with spaces and accents', 'products/17-a b ñ.png'],
+  ])('sizes %s as getPublicUrl with a transform does', async (_name, path) => {
+    const bucket = (await supabase()).storage.from('store-products');
+    const url = bucket.getPublicUrl(path).data.publicUrl;
+    const at = (scale: number) =>
+      bucket.getPublicUrl(path, { transform: { width: 100 * scale, height: 80 * scale, resize: 'contain' } }).data.publicUrl;
+    expect(productImageUrl(url, 100, 80)).toEqual({ src: at(1), srcSet: `${at(1)} 1x, ${at(2)} 2x` });
   });
 });
