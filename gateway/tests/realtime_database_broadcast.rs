@@ -9,16 +9,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use common::{Options, TestApp, cluster, spawn_app, spawn_app_with};
-use realtime_support::Client;
-
-async fn beside(first: &TestApp) -> TestApp {
-    let mut api = cluster().cluster.pg_config("authenticator");
-    api.dbname(&first.database);
-    let mut second = spawn_app_with(Options { api: Some(api), ..Default::default() }).await;
-    second.database = first.database.clone();
-    second
-}
+use common::{TestApp, spawn_app};
+use realtime_support::{Client, beside};
 
 /// Authenticated users may read the `room` topic; a trigger on `notes`
 /// broadcasts each change to it.

@@ -11,17 +11,8 @@ use futures::StreamExt;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message as Ws;
 
-use common::{Options, TestApp, cluster, spawn_app, spawn_app_with};
-use realtime_support::Client;
-
-/// A second gateway over the first one's database.
-async fn beside(first: &TestApp) -> TestApp {
-    let mut api = cluster().cluster.pg_config("authenticator");
-    api.dbname(&first.database);
-    let mut second = spawn_app_with(Options { api: Some(api), ..Default::default() }).await;
-    second.database = first.database.clone();
-    second
-}
+use common::{Options, TestApp, spawn_app, spawn_app_with};
+use realtime_support::{Client, beside};
 
 /// Both gateways' buses are listening: each has had a socket, and a
 /// heartbeat answered after the bus had time to LISTEN.

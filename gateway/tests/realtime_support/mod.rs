@@ -8,7 +8,7 @@ use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message as Ws;
 
-use crate::common::TestApp;
+use crate::common::{Options, TestApp, cluster, spawn_app_with};
 
 pub type Stream =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -189,4 +189,13 @@ fn decode_kind_four(bytes: &[u8]) -> In {
         payload: json!({"type": "broadcast", "event": event, "payload": payload}),
         binary: true,
     }
+}
+
+/// A second gateway over the first one's database.
+pub async fn beside(first: &TestApp) -> TestApp {
+    let mut api = cluster().cluster.pg_config("authenticator");
+    api.dbname(&first.database);
+    let mut second = spawn_app_with(Options { api: Some(api), ..Default::default() }).await;
+    second.database = first.database.clone();
+    second
 }
