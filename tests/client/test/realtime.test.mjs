@@ -1,11 +1,12 @@
 // Realtime with the real supabase-js (realtime-js) against /realtime/v1:
 // broadcast (self, ack, two clients, serializers 1.0.0 and 2.0.0 together,
 // the REST fallback of send(), httpSend()), presence (track, sync, leave), private
-// channels under RLS (tests/client/fixtures/realtime.sql), token refresh
-// and expiry, and two gateways on one database.
+// channels under RLS (tests/client/fixtures/realtime.sql), broadcast from the
+// database (realtime.send), token refresh and expiry, and two gateways on one
+// database.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -160,6 +161,37 @@ test('a private channel refuses anon and admits a signed-in user its SELECT poli
   await writerChannel.send({ type: 'broadcast', event: 'note', payload: { by: 'writer' } })
   assert.deepEqual(await within(3000, got, 'note'), { by: 'writer' })
   assert.deepEqual(await within(3000, echoed, 'echo'), { by: 'writer' })
+})
+
+// SQL as the database's owner, as a trigger or a function would run it.
+function psql(sql) {
+  execFileSync('psql', [process.env.GATEWAY_DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-qc', sql], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+}
+
+test('realtime.send from the database reaches both serializers, a private message private channels only', async () => {
+  const topic = `client-private-db-${run}`
+  const admin = createClient(url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false } })
+  const email = `db-reader-${run}@example.com`
+  const password = 'realtime-pw-123'
+  assert.equal((await admin.auth.admin.createUser({ email, password, email_confirm: true })).error, null)
+  const members = []
+  for (const vsn of ['1.0.0', '2.0.0']) {
+    const supabase = realtimeClient({ vsn })
+    assert.equal((await supabase.auth.signInWithPassword({ email, password })).error, null)
+    const channel = supabase.channel(topic, { config: { private: true } })
+    members.push(nextBroadcast(channel, 'from-db'))
+    await subscribed(channel)
+  }
+  const outsider = realtimeClient().channel(topic)
+  let leaked = null
+  outsider.on('broadcast', { event: 'from-db' }, ({ payload }) => (leaked = payload))
+  await subscribed(outsider)
+  psql(`select realtime.send('{"n": 1, "text": "ñandú"}'::jsonb, 'from-db', '${topic}', true)`)
+  for (const got of members) assert.deepEqual(await within(3000, got, 'from-db'), { n: 1, text: 'ñandú' })
+  await sleep(300)
+  assert.equal(leaked, null, 'a private message reached a public channel of the same name')
 })
 
 // A token signed with the gateway's JWT secret, as GoTrue would mint it.
