@@ -177,3 +177,73 @@ async fn messages_are_kept_in_daily_partitions_for_three_days() {
         .collect();
     assert_eq!(kept, ["ahead"]);
 }
+
+/// `config.broadcast.replay`, as Realtime's: the last `limit` private
+/// broadcasts since `since` come first, oldest first, marked `replayed`;
+/// then live ones. Public channels and bad parameters are refused.
+#[tokio::test]
+async fn a_private_join_replays_the_last_messages_since_a_time_before_live_ones() {
+    let app = spawn_app().await;
+    room_with_trigger(&app).await;
+    let admin = app.admin().await;
+    let since: i64 = admin
+        .query_one("select (extract(epoch from now()) * 1000)::int8 - 1000", &[])
+        .await
+        .expect("now")
+        .get(0);
+    for n in 1..=3 {
+        admin
+            .execute("select realtime.send(jsonb_build_object('n', $1::int), 'note', 'room', true)", &[&n])
+            .await
+            .expect("send");
+    }
+    admin.batch_execute("select realtime.send('{\"n\": 0}', 'note', 'room', false)").await.expect("public");
+
+    // The last message sent so far; each client's live one is the next
+    // client's last.
+    let mut last = 3;
+    for vsn in ["1.0.0", "2.0.0"] {
+        let mut client = Client::connect(&app, vsn).await;
+        client.heartbeat().await;
+        let config = json!({"private": true, "broadcast": {"replay": {"since": since, "limit": 2}}});
+        let (_, reply) = client
+            .join("realtime:room", json!({"config": config, "access_token": app.user_token("reader")}))
+            .await;
+        assert_eq!(reply.payload["status"], "ok", "{vsn}: {}", reply.payload);
+        for n in [last - 1, last] {
+            let got = client.until(|m| m.event == "broadcast").await;
+            assert_eq!(got.payload["payload"], json!({"n": n}), "{vsn}");
+            assert_eq!(got.payload["event"], "note");
+            assert_eq!(got.payload["meta"]["replayed"], true);
+            assert!(got.payload["meta"]["id"].is_string());
+        }
+        last += 1;
+        admin
+            .execute("select realtime.send(jsonb_build_object('n', $1::int), 'note', 'room', true)", &[&last])
+            .await
+            .expect("live");
+        let live = client.until(|m| m.event == "broadcast").await;
+        assert_eq!(live.payload["payload"], json!({"n": last}), "{vsn}");
+        assert!(live.payload["meta"].get("replayed").is_none(), "{}", live.payload);
+        client.quiet().await;
+    }
+
+    let refusals = [
+        (
+            json!({"broadcast": {"replay": {"since": 0}}}),
+            "UnableToReplayMessages: Replay is not allowed for public channels",
+        ),
+        (
+            json!({"private": true, "broadcast": {"replay": {"since": "yesterday"}}}),
+            "UnableToReplayMessages: Replay params are not valid",
+        ),
+    ];
+    for (config, reason) in refusals {
+        let mut client = Client::connect(&app, "1.0.0").await;
+        let (_, reply) = client
+            .join("realtime:room", json!({"config": config, "access_token": app.user_token("reader")}))
+            .await;
+        assert_eq!(reply.payload["status"], "error", "{config}");
+        assert_eq!(reply.payload["response"]["reason"], reason, "{config}");
+    }
+}

@@ -170,7 +170,7 @@ function psql(sql) {
   })
 }
 
-test('realtime.send from the database reaches both serializers, a private message private channels only', async () => {
+test('realtime.send from the database reaches both serializers, a private message private channels only, and a later join replays it', async () => {
   const topic = `client-private-db-${run}`
   const admin = createClient(url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false } })
   const email = `db-reader-${run}@example.com`
@@ -192,6 +192,17 @@ test('realtime.send from the database reaches both serializers, a private messag
   for (const got of members) assert.deepEqual(await within(3000, got, 'from-db'), { n: 1, text: 'ñandú' })
   await sleep(300)
   assert.equal(leaked, null, 'a private message reached a public channel of the same name')
+
+  // A later join asks for what it missed: config.broadcast.replay.
+  const late = realtimeClient({ vsn: '2.0.0' })
+  assert.equal((await late.auth.signInWithPassword({ email, password })).error, null)
+  const replayChannel = late.channel(topic, { config: { private: true, broadcast: { replay: { since: Date.now() - 60_000, limit: 5 } } } })
+  const replayed = new Promise((resolve) => replayChannel.on('broadcast', { event: 'from-db' }, resolve))
+  await subscribed(replayChannel)
+  const message = await within(3000, replayed, 'replayed message')
+  assert.deepEqual(message.payload, { n: 1, text: 'ñandú' })
+  assert.equal(message.meta.replayed, true)
+  assert.equal(typeof message.meta.id, 'string')
 })
 
 // A token signed with the gateway's JWT secret, as GoTrue would mint it.

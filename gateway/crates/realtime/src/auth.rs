@@ -129,3 +129,32 @@ pub async fn can_write(db: &Db, claims: &Claims, topic: &str, extension: &str) -
         Err(e) => Err(e),
     }
 }
+
+/// Most messages a join may have replayed (Realtime's `@hard_limit`).
+pub const REPLAY_MOST: i64 = 25;
+
+/// One message of `realtime.messages` to replay: its id, event and payload.
+pub struct Replayed {
+    pub id: String,
+    pub event: String,
+    pub payload: Value,
+}
+
+/// Realtime's `Messages.replay`: the last `limit` (1 to [`REPLAY_MOST`])
+/// broadcasts of a private `topic` inserted since `since_ms` (Unix time in
+/// milliseconds, against `inserted_at` read as UTC), oldest first. Read past
+/// row-level security, as Realtime reads them with its own connection: the
+/// caller has passed the topic's read check before this is asked.
+pub async fn replay(db: &Db, topic: &str, since_ms: i64, limit: i64) -> Result<Vec<Replayed>, ApiError> {
+    const REPLAY: &str = "select id::text, coalesce(event, ''), coalesce(payload, '{}'::jsonb) from ( \
+          select id, event, payload, inserted_at from realtime.messages \
+          where topic = $1 and private and extension = 'broadcast' \
+            and inserted_at >= (to_timestamp($2::float8 / 1000) at time zone 'UTC') \
+          order by inserted_at desc, id desc limit $3) as m \
+        order by inserted_at, id";
+    let limit = limit.clamp(1, REPLAY_MOST);
+    let since = since_ms as f64;
+    let session = db.as_service_role(Access::ReadOnly).await?;
+    let rows = session.query_and_end(REPLAY, &[&topic, &since, &limit], false).await?;
+    Ok(rows.iter().map(|row| Replayed { id: row.get(0), event: row.get(1), payload: row.get(2) }).collect())
+}

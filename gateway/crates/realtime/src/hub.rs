@@ -5,7 +5,7 @@
 //! at once and to the bus once; what comes from the bus goes to the local
 //! members only, so every subscriber gets it exactly once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -70,6 +70,9 @@ struct Member {
     /// private one, if a SELECT policy lets it read `presence` rows
     /// (Realtime withholds presence from members without `presence.read`).
     presence_read: bool,
+    /// The ids of the messages replayed to it at its join (`meta.id`), which
+    /// it is not sent again live (Realtime's `replayed_message_ids`).
+    replayed: HashSet<String>,
 }
 
 /// One presence meta: the client's payload plus `phx_ref`, and whose it is.
@@ -125,14 +128,23 @@ impl Hub {
     /// Adds the channel; with `presence` (and `presence_read`), its
     /// `presence_state` is queued under the same lock, so that no diff can
     /// come before it.
-    pub fn join(&self, key: &TopicKey, id: MemberId, outbox: Outbox, presence: bool, presence_read: bool) {
+    /// `replayed` are the ids of the messages replayed to it already.
+    pub fn join(
+        &self,
+        key: &TopicKey,
+        id: MemberId,
+        outbox: Outbox,
+        presence: bool,
+        presence_read: bool,
+        replayed: HashSet<String>,
+    ) {
         let join_ref = id.join_ref.clone();
         let mut topics = self.topics();
         let topic = topics.entry(key.clone()).or_default();
         if presence && presence_read {
             outbox.send(state_message(topic, &key.topic, &join_ref));
         }
-        topic.members.insert(id, Member { outbox, join_ref, presence_read });
+        topic.members.insert(id, Member { outbox, join_ref, presence_read, replayed });
     }
 
     /// A new token changed what the channel may read.
@@ -182,10 +194,15 @@ impl Hub {
     pub fn broadcast(&self, key: &TopicKey, message: &Message, except: Option<&MemberId>) {
         let topics = self.topics();
         let Some(topic) = topics.get(key) else { return };
+        let replayed_id = match &message.payload {
+            Payload::Json(value) => value.pointer("/meta/id").and_then(Value::as_str),
+            Payload::Binary(_) => None,
+        };
         for (id, member) in &topic.members {
-            if Some(id) != except {
-                member.outbox.send(message.clone());
+            if Some(id) == except || replayed_id.is_some_and(|known| member.replayed.contains(known)) {
+                continue;
             }
+            member.outbox.send(message.clone());
         }
     }
 
@@ -360,7 +377,7 @@ mod tests {
     fn member(hub: &Hub, key: &TopicKey, socket: u64) -> (MemberId, mpsc::Receiver<Message>) {
         let (outbox, receiver, _) = Outbox::new(16);
         let id = MemberId { socket, join_ref: "1".to_owned() };
-        hub.join(key, id.clone(), outbox, false, true);
+        hub.join(key, id.clone(), outbox, false, true, HashSet::new());
         (id, receiver)
     }
 
@@ -407,5 +424,27 @@ mod tests {
         assert!(own.try_recv().is_err());
         assert!(other.try_recv().is_ok());
         assert!(elsewhere.try_recv().is_err(), "a private topic of the same name is another topic");
+    }
+
+    #[test]
+    fn a_message_replayed_at_the_join_is_not_sent_again_live() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:room".to_owned(), private: true };
+        let (outbox, mut replayed_to, _) = Outbox::new(16);
+        let replayed = HashSet::from(["m1".to_owned()]);
+        hub.join(&key, MemberId { socket: 1, join_ref: "1".to_owned() }, outbox, false, true, replayed);
+        let (_, mut other) = member(&hub, &key, 2);
+        let message = |id: &str| {
+            Message::push(None, "realtime:room", "broadcast", json!({"event": "e", "meta": {"id": id}}))
+        };
+        hub.broadcast(&key, &message("m1"), None);
+        hub.broadcast(&key, &message("m2"), None);
+        let got = replayed_to.try_recv().expect("the new message");
+        assert_eq!(got.json().expect("json")["meta"]["id"], "m2");
+        assert!(replayed_to.try_recv().is_err(), "m1 came twice");
+        assert!(
+            other.try_recv().is_ok() && other.try_recv().is_ok(),
+            "a member that replayed nothing gets both"
+        );
     }
 }

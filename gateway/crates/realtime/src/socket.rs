@@ -292,6 +292,40 @@ impl Socket {
         self.events.1 > self.config().max_events_per_second
     }
 
+    /// `config.broadcast.replay: {since, limit}` of a join, as Realtime's
+    /// `maybe_replay_messages`: only on a private channel whose broadcasts
+    /// the caller may read; `since` (Unix milliseconds) 0 and `limit` 10
+    /// unless given, at most 25; a value that is not an integer refuses the
+    /// join. Anything but an object asks for nothing on a private channel.
+    async fn replay(
+        &self,
+        name: &str,
+        private: bool,
+        broadcast_read: bool,
+        params: &Value,
+    ) -> Result<Vec<auth::Replayed>, String> {
+        if !private {
+            return Err("UnableToReplayMessages: Replay is not allowed for public channels".to_owned());
+        }
+        if !broadcast_read {
+            return Err(format!(
+                "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
+            ));
+        }
+        let Some(params) = params.as_object() else { return Ok(Vec::new()) };
+        let integer = |key: &str, default: i64| match params.get(key) {
+            None | Some(Value::Null) => Some(default),
+            Some(value) => value.as_i64(),
+        };
+        let (Some(since), Some(limit)) = (integer("since", 0), integer("limit", 10)) else {
+            return Err("UnableToReplayMessages: Replay params are not valid".to_owned());
+        };
+        auth::replay(&self.state.db, name, since, limit).await.map_err(|e| {
+            tracing::warn!(error = %e, "realtime replay failed");
+            "UnableToReplayMessages: Realtime was unable to replay messages".to_owned()
+        })
+    }
+
     async fn join(&mut self, message: Message) -> Next {
         let topic = message.topic.clone();
         let Some(name) = topic.strip_prefix(PREFIX).map(str::to_owned) else {
@@ -343,10 +377,12 @@ impl Socket {
                 (self.key_claims.clone(), exp)
             }
         };
-        let mut presence_read = true;
+        let (mut presence_read, mut broadcast_read) = (true, true);
         if private {
             match auth::can_read(&self.state.db, &claims, &name).await {
-                Ok(access) if access.broadcast || access.presence => presence_read = access.presence,
+                Ok(access) if access.broadcast || access.presence => {
+                    (presence_read, broadcast_read) = (access.presence, access.broadcast);
+                }
                 Ok(_) => {
                     let why = format!(
                         "Unauthorized: You do not have permissions to read from this Channel topic: {name}"
@@ -362,6 +398,16 @@ impl Socket {
                 }
             }
         }
+        let replayed = match config.pointer("/broadcast/replay") {
+            None => Vec::new(),
+            Some(params) => match self.replay(&name, private, broadcast_read, params).await {
+                Ok(replayed) => replayed,
+                Err(why) => {
+                    self.send(Message::reply(&message, "error", reason(why)));
+                    return Next::Continue;
+                }
+            },
+        };
         let bindings: Vec<Value> = config
             .get("postgres_changes")
             .and_then(Value::as_array)
@@ -394,12 +440,31 @@ impl Socket {
             .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let presence_enabled = flag("/presence/enabled");
         self.send(Message::reply(&message, "ok", json!({ "postgres_changes": answered })));
+        // Replayed before the channel is in the hub, so before any live
+        // message; a live one that was replayed is not sent again.
+        let mut replayed_ids = std::collections::HashSet::with_capacity(replayed.len());
+        for replayed in replayed {
+            self.send(Message {
+                join_ref: None,
+                reference: None,
+                topic: topic.clone(),
+                event: "broadcast".to_owned(),
+                payload: Payload::Json(json!({
+                    "type": "broadcast",
+                    "event": replayed.event,
+                    "payload": replayed.payload,
+                    "meta": {"replayed": true, "id": replayed.id},
+                })),
+            });
+            replayed_ids.insert(replayed.id);
+        }
         self.state.realtime.hub.join(
             &key,
             member.clone(),
             self.outbox.clone(),
             presence_enabled,
             presence_read,
+            replayed_ids,
         );
         let mut channel = Channel {
             key,
