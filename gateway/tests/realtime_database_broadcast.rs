@@ -247,3 +247,21 @@ async fn a_private_join_replays_the_last_messages_since_a_time_before_live_ones(
         assert_eq!(reply.payload["response"]["reason"], reason, "{config}");
     }
 }
+
+#[tokio::test]
+async fn a_caller_no_select_policy_lets_read_is_refused_the_private_topic_and_sent_nothing() {
+    let app = spawn_app().await;
+    room_with_trigger(&app).await;
+    for vsn in ["1.0.0", "2.0.0"] {
+        let mut anonymous = Client::connect(&app, vsn).await;
+        anonymous.heartbeat().await;
+        let (_, reply) = anonymous.join("realtime:room", json!({"config": {"private": true}})).await;
+        assert_eq!(reply.payload["status"], "error", "{vsn}: {}", reply.payload);
+        assert_eq!(
+            reply.payload["response"]["reason"],
+            "Unauthorized: You do not have permissions to read from this Channel topic: room",
+        );
+        app.admin().await.execute("select realtime.send('{}', 'e', 'room')", &[]).await.unwrap();
+        anonymous.quiet().await;
+    }
+}
