@@ -1,0 +1,47 @@
+// Pre-renders the pages whose first screen is HTML (src/lib/prerender.tsx):
+// builds src/prerender.tsx for Node with the app's own Vite configuration
+// (into dist-ssr/, which the tests use too), renders the landing and the store
+// with React's server renderer and writes each into a copy of the built
+// index.html: dist/prerendered/<page>.html. The gateway serves those, with
+// their first-screen slots filled, for `/` and `/store`
+// (gateway/src/first_screen/); every other address keeps dist/index.html.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'vite';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const ssrDir = `${root}dist-ssr`;
+
+await build({
+  root,
+  logLevel: 'warn',
+  build: {
+    ssr: 'src/prerender.tsx',
+    outDir: ssrDir,
+    emptyOutDir: true,
+    manifest: false,
+    rollupOptions: { input: 'src/prerender.tsx', output: { entryFileNames: 'prerender.js' } },
+  },
+});
+
+const { prerenderedPages, renderPage } = await import(pathToFileURL(`${ssrDir}/prerender.js`).href);
+const index = readFileSync(`${root}dist/index.html`, 'utf8');
+// The header that stands in for the app in index.html is what gets replaced.
+const placeholder = /<div id="root">[\s\S]*?<\/header><\/div>/;
+if (!placeholder.test(index)) throw new Error('dist/index.html has no <div id="root"> with its header to replace');
+mkdirSync(`${root}dist/prerendered`, { recursive: true });
+for (const [name, path] of Object.entries(prerenderedPages)) {
+  const markup = await renderPage(path);
+  for (const slot of name === 'landing' ? ['featured-title', 'featured-products'] : ['store-results']) {
+    if (!markup.includes(`<template data-first-screen-slot="${slot}"></template>`)) {
+      throw new Error(`the pre-rendered ${name} page has no ${slot} slot`);
+    }
+  }
+  // React puts the preloads of the pictures it rendered first; they belong in the head.
+  const preloads = markup.match(/^(<link [^>]*\/>)*/)[0];
+  const page = index
+    .replace(placeholder, () => `<div id="root" data-prerendered="${name}">${markup.slice(preloads.length)}</div>`)
+    .replace('</head>', () => `${preloads}</head>`);
+  writeFileSync(`${root}dist/prerendered/${name}.html`, page);
+  console.log(`prerendered ${path} -> dist/prerendered/${name}.html (${(page.length / 1024).toFixed(1)} KB)`);
+}
