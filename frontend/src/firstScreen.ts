@@ -59,7 +59,7 @@ function pageLoaded(): Promise<void> {
   return new Promise((resolve) => window.addEventListener('load', () => resolve(), { once: true }));
 }
 
-/** What the gateway puts into the page (gateway/src/first_screen.rs). */
+/** What the gateway puts into the page (gateway/src/first_screen/mod.rs). */
 interface InlineFirstScreen {
   path: string;
   /** The query string it was made for, without `?`. */
