@@ -139,7 +139,9 @@ for (const path of ['/store', '/']) {
     release();
     // React attaches its fiber to each node it hydrates.
     await page.waitForFunction(() => Object.keys(window.__servedCard).some((key) => key.startsWith('__reactFiber')));
-    await page.waitForLoadState('load');
+    // supabase-js loads after the page's load event (the session, the filter
+    // lists): nothing it changes may throw the hydrated page away.
+    await page.waitForLoadState('networkidle');
     assert.ok(
       await page.evaluate(() => window.__servedCard === document.querySelector('[data-product-card]')),
       'the same element, kept by hydration',

@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App, queryClient } from './App';
 import { prefetchFirstScreen } from './firstScreen';
@@ -35,7 +35,13 @@ function start() {
   // hydrated when the app renders it from the same data: a signed-in visitor
   // asks the API, so their page is rendered afresh.
   if (inline && container.dataset.firstScreen === 'filled') {
-    hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+    // The page is already on screen: hydrating it as a transition lets React
+    // yield to the browser every few milliseconds (a phone's main thread is
+    // not blocked for the whole page) and to a tap that comes meanwhile
+    // (https://react.dev/reference/react-dom/client/hydrateRoot).
+    startTransition(() => {
+      hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+    });
   } else {
     createRoot(container).render(app);
   }

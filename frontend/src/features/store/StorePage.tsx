@@ -7,7 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/feedback';
 import { FloatingWhatsAppButton } from '@/components/ui/whatsapp-button';
 import { useShopFace } from '@/lib/company';
-import { AfterHydration, FirstScreenSlot, useHydrated } from '@/lib/prerender';
+import { AfterHydration, FirstScreenSlot } from '@/lib/prerender';
 import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { whenIdle } from '@/lib/preload';
@@ -59,13 +59,8 @@ export default function StorePage() {
   const selected: Product | null = productId === null ? null : (listed ?? linked.data ?? null);
   // Mounted from the first opening on, so it can close (and hand focus back) normally.
   const [drawerUsed, setDrawerUsed] = useState(productId !== null);
-  // The filter bar's lists are not in the page the gateway serves: whichever
-  // arrives first, hydration sees them empty, as the pre-rendered page has them.
-  const hydrated = useHydrated();
-  const loadedCategories = useLoggedQuery(storeCategoriesQuery, noCategories);
-  const loadedBrands = useLoggedQuery(storeBrandsQuery, noBrands);
-  const serverCategories = hydrated ? loadedCategories : noCategories;
-  const brands = hydrated ? loadedBrands : noBrands;
+  const serverCategories = useLoggedQuery(storeCategoriesQuery, noCategories);
+  const brands = useLoggedQuery(storeBrandsQuery, noBrands);
 
   useEffect(() => {
     dispatch({ type: 'filter', key: 'search', value: search });
