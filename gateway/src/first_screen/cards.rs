@@ -311,20 +311,9 @@ pub fn format_cop(value: f64) -> String {
     format!("{sign}$\u{a0}{grouped}")
 }
 
-/// What React escapes in text and attribute values.
+/// Text and attribute values as React's server renderer escapes them.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
-            c => out.push(c),
-        }
-    }
-    out
+    gateway_core::markup::escape(text, "&#x27;")
 }
 
 /// JavaScript's `encodeURIComponent`.
