@@ -15,6 +15,7 @@ pub mod access;
 pub mod catalog;
 pub mod editor;
 pub mod error;
+pub mod policy;
 pub mod users;
 
 use axum::{
