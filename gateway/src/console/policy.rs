@@ -31,11 +31,17 @@ pub fn create_policy(schema: &str, table: &str, name: &str, template: &Template)
     let target = format!("{}.{}", quote_ident(schema), quote_ident(table));
     let name = quote_ident(name);
     match template {
-        Template::PublicRead => format!("create policy {name} on {target} for select to anon, authenticated using (true);"),
-        Template::AuthenticatedRead => format!("create policy {name} on {target} for select to authenticated using (true);"),
+        Template::PublicRead => {
+            format!("create policy {name} on {target} for select to anon, authenticated using (true);")
+        }
+        Template::AuthenticatedRead => {
+            format!("create policy {name} on {target} for select to authenticated using (true);")
+        }
         Template::Owner { column } => {
             let owned = format!("(select auth.uid()) = {}", quote_ident(column));
-            format!("create policy {name} on {target} for all to authenticated using ({owned}) with check ({owned});")
+            format!(
+                "create policy {name} on {target} for all to authenticated using ({owned}) with check ({owned});"
+            )
         }
     }
 }
@@ -46,7 +52,10 @@ mod tests {
 
     #[test]
     fn enabling_rls_quotes_the_schema_and_the_table() {
-        assert_eq!(enable_rls("public", "Books"), r#"alter table "public"."Books" enable row level security;"#);
+        assert_eq!(
+            enable_rls("public", "Books"),
+            r#"alter table "public"."Books" enable row level security;"#
+        );
     }
 
     #[test]
@@ -57,7 +66,10 @@ mod tests {
                 Template::PublicRead,
                 r#"create policy "p" on "public"."t" for select to anon, authenticated using (true);"#,
             ),
-            (Template::AuthenticatedRead, r#"create policy "p" on "public"."t" for select to authenticated using (true);"#),
+            (
+                Template::AuthenticatedRead,
+                r#"create policy "p" on "public"."t" for select to authenticated using (true);"#,
+            ),
             (
                 owner,
                 r#"create policy "p" on "public"."t" for all to authenticated using ((select auth.uid()) = "user_id") with check ((select auth.uid()) = "user_id");"#,
