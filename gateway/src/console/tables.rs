@@ -222,17 +222,26 @@ pub fn render(change: &Change) -> Result<String, ConsoleError> {
         Change::AlterColumn { schema, table, column, type_, default, nullable } => {
             let (table, column) = (table_name(schema, table)?, name(column, "column")?);
             let mut statements = Vec::new();
+            let default = default.as_ref().map(checked_default).transpose()?;
+            let drop_default = format!("alter table {table} alter column {column} drop default;");
             if let Some(type_) = type_ {
                 let type_ = checked_type(type_)?;
+                // The old default may not cast to the new type (PostgreSQL
+                // refuses with 42804), so a new one is set after the type,
+                // the old one dropped before it, as postgres-meta orders it.
+                if default.is_some() {
+                    statements.push(drop_default.clone());
+                }
                 statements.push(format!(
                     "alter table {table} alter column {column} type {type_} using {column}::{type_};"
                 ));
             }
-            if let Some(default) = default {
-                statements.push(match checked_default(default)? {
-                    Some(default) => format!("alter table {table} alter column {column} set default {default};"),
-                    None => format!("alter table {table} alter column {column} drop default;"),
-                });
+            match default {
+                Some(Some(default)) => {
+                    statements.push(format!("alter table {table} alter column {column} set default {default};"));
+                }
+                Some(None) if type_.is_none() => statements.push(drop_default),
+                _ => {}
             }
             if let Some(nullable) = nullable {
                 let verb = if *nullable { "drop" } else { "set" };
@@ -429,8 +438,8 @@ mod tests {
             r#"alter table "public"."notes" add column "Done" boolean;"#,
             r#"alter table "public"."notes" drop column "Done";"#,
             r#"alter table "public"."notes" rename column "body" to "text";"#,
-            "alter table \"public\".\"notes\" alter column \"text\" type varchar(10) using \"text\"::varchar(10);\n\
-             alter table \"public\".\"notes\" alter column \"text\" drop default;\n\
+            "alter table \"public\".\"notes\" alter column \"text\" drop default;\n\
+             alter table \"public\".\"notes\" alter column \"text\" type varchar(10) using \"text\"::varchar(10);\n\
              alter table \"public\".\"notes\" alter column \"text\" drop not null;",
             r#"alter table "public"."notes" enable row level security;"#,
             r#"create policy "read" on "public"."notes" for select to anon, authenticated using (true);"#,
