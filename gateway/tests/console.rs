@@ -682,11 +682,13 @@ async fn an_operator_creates_and_deletes_users_as_the_admin_api_does() {
 /// `changes` previewed, then applied with the text the preview showed.
 async fn preview_and_apply(app: &TestApp, signed: &Signed, changes: Value) -> String {
     let preview =
-        send(as_operator(app, signed, Method::POST, "/tables/preview").json(&json!({"changes": changes}))).await;
+        send(as_operator(app, signed, Method::POST, "/tables/preview").json(&json!({"changes": changes})))
+            .await;
     assert_eq!(preview.status, 200, "{}", preview.text);
     let sql = preview.json()["sql"].as_str().expect("sql").to_owned();
     let applied = send(
-        as_operator(app, signed, Method::POST, "/tables/apply").json(&json!({"changes": changes, "sql": sql})),
+        as_operator(app, signed, Method::POST, "/tables/apply")
+            .json(&json!({"changes": changes, "sql": sql})),
     )
     .await;
     assert_eq!(applied.status, 200, "{}", applied.text);
@@ -739,9 +741,16 @@ async fn a_table_made_in_the_editor_is_shown_as_sql_first_and_served_by_rest_at_
     let as_anon = app.rest(Method::GET, "/notes?select=id", None).send().await.expect("send");
     let as_anon: Value = as_anon.json().await.expect("json");
     assert_eq!(as_anon, json!([{"id": 1}]), "anon sees what the policy lets it, through the reloaded cache");
-    let policies =
-        run_sql(&app, &signed, "select policyname, roles::text from pg_policies where tablename = 'notes' order by 1").await;
-    assert_eq!(policies.json()["rows"], json!([["authenticated read", "{authenticated}"], ["public ones", "{anon}"]]));
+    let policies = run_sql(
+        &app,
+        &signed,
+        "select policyname, roles::text from pg_policies where tablename = 'notes' order by 1",
+    )
+    .await;
+    assert_eq!(
+        policies.json()["rows"],
+        json!([["authenticated read", "{authenticated}"], ["public ones", "{anon}"]])
+    );
     let all = send(rows(&app, &signed, Method::GET, "?select=id&order=id.desc")).await;
     assert_eq!(all.json(), json!([{"id": 2}, {"id": 1}]), "the operator sees every row: {}", all.text);
 }
@@ -766,7 +775,12 @@ async fn rows_are_paged_sorted_filtered_and_changed_by_primary_key_through_the_r
         ("?select=id&order=id.asc&limit=2&offset=10", &[], json!([{"id": 11}, {"id": 12}]), None),
         ("?select=id&order=id.desc&limit=1", &[], json!([{"id": 30}]), None),
         ("?select=id,body&body=like.*29", &[], json!([{"id": 29, "body": "note 29"}]), None),
-        ("?select=id&id=lt.3&order=id", &[("prefer", "count=exact")], json!([{"id": 1}, {"id": 2}]), Some("0-1/2")),
+        (
+            "?select=id&id=lt.3&order=id",
+            &[("prefer", "count=exact")],
+            json!([{"id": 1}, {"id": 2}]),
+            Some("0-1/2"),
+        ),
     ];
     for (query, headers, expected, range) in cases {
         let mut request = rows(&app, &signed, Method::GET, query);
@@ -792,7 +806,11 @@ async fn rows_are_paged_sorted_filtered_and_changed_by_primary_key_through_the_r
     assert_eq!(left.json(), json!([{"id": 5}]));
     let bad = send(rows(&app, &signed, Method::GET, "?select=nope")).await;
     assert_eq!(bad.status, 400, "PostgREST's own error: {}", bad.text);
-    assert!(bad.json()["hint"].is_string() || bad.json()["details"].is_string() || bad.json()["message"].is_string());
+    assert!(
+        bad.json()["hint"].is_string()
+            || bad.json()["details"].is_string()
+            || bad.json()["message"].is_string()
+    );
 }
 
 #[tokio::test]
@@ -800,24 +818,31 @@ async fn schema_changes_refuse_unknown_types_expressions_and_text_that_was_not_p
     let app = spawn_app().await;
     with_operator(&app).await;
     let signed = sign_in(&app).await;
-    let column = |column: Value| json!([{"change": "addColumn", "schema": "public", "table": "t", "column": column}]);
+    let column =
+        |column: Value| json!([{"change": "addColumn", "schema": "public", "table": "t", "column": column}]);
     let refused = [
         ("a type not in the list", column(json!({"name": "c", "type": "text; drop table x"}))),
-        ("an expression not in the list", column(json!({"name": "c", "type": "int4", "default": {"expression": "pg_sleep(5)"}}))),
+        (
+            "an expression not in the list",
+            column(json!({"name": "c", "type": "int4", "default": {"expression": "pg_sleep(5)"}})),
+        ),
         ("an empty name", column(json!({"name": "", "type": "text"}))),
         ("a field the editor does not know", column(json!({"name": "c", "type": "text", "check": "true"}))),
         ("no change", json!([])),
     ];
     for (name, changes) in refused {
-        let answer =
-            send(as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": changes}))).await;
+        let answer = send(
+            as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": changes})),
+        )
+        .await;
         assert!(matches!(answer.status, 400 | 422), "{name}: {} {}", answer.status, answer.text);
     }
     let changes = json!([{"change": "createTable", "schema": "public", "table": "t",
                           "columns": [{"name": "id", "type": "int4"}]}]);
     for sql in [json!(null), json!("create table public.t (id int4); drop table _console.operators;")] {
         let answer = send(
-            as_operator(&app, &signed, Method::POST, "/tables/apply").json(&json!({"changes": changes, "sql": sql})),
+            as_operator(&app, &signed, Method::POST, "/tables/apply")
+                .json(&json!({"changes": changes, "sql": sql})),
         )
         .await;
         assert_eq!(answer.status, 400, "{sql}: {}", answer.text);
@@ -827,7 +852,8 @@ async fn schema_changes_refuse_unknown_types_expressions_and_text_that_was_not_p
         {"change": "dropColumn", "schema": "public", "table": "t", "column": "missing"}
     ]);
     let preview =
-        send(as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": failing}))).await;
+        send(as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": failing})))
+            .await;
     let applied = send(
         as_operator(&app, &signed, Method::POST, "/tables/apply")
             .json(&json!({"changes": failing, "sql": preview.json()["sql"]})),
@@ -864,7 +890,14 @@ async fn columns_are_added_renamed_altered_and_dropped() {
     )
     .await;
     let answer = send(as_operator(&app, &signed, Method::GET, "/tables")).await;
-    let notes = answer.json().as_array().expect("tables").iter().find(|t| t["name"] == "notes").cloned().expect("notes");
+    let notes = answer
+        .json()
+        .as_array()
+        .expect("tables")
+        .iter()
+        .find(|t| t["name"] == "notes")
+        .cloned()
+        .expect("notes");
     let columns: Vec<Value> = notes["columns"]
         .as_array()
         .expect("columns")
@@ -889,7 +922,8 @@ async fn explain_analyze_answers_a_plan_tree_as_json_within_the_sql_limits() {
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.text);
-    let plan: Value = serde_json::from_str(answer.json()["rows"][0][0].as_str().expect("text")).expect("json");
+    let plan: Value =
+        serde_json::from_str(answer.json()["rows"][0][0].as_str().expect("text")).expect("json");
     let root = &plan[0]["Plan"];
     assert_eq!(root["Node Type"], "Sort");
     assert_eq!(root["Actual Rows"], 10);
@@ -915,8 +949,8 @@ async fn a_schema_or_row_change_from_another_origin_or_without_the_token_changes
         let apply = as_operator_but(&app, &signed, Method::POST, "/tables/apply", headers)
             .json(&json!({"changes": changes, "sql": sql}));
         assert_eq!(send(apply).await.status, 403, "{name}: apply");
-        let insert =
-            as_operator_but(&app, &signed, Method::POST, "/tables/public/notes/rows", headers).json(&json!({"id": 1}));
+        let insert = as_operator_but(&app, &signed, Method::POST, "/tables/public/notes/rows", headers)
+            .json(&json!({"id": 1}));
         assert_eq!(send(insert).await.status, 403, "{name}: insert");
     }
     let left = run_sql(&app, &signed, "select count(*), (select count(*) from information_schema.columns where table_name = 'notes') from public.notes").await;

@@ -90,8 +90,7 @@ pub enum ColumnDefault {
 }
 
 /// The expressions a default may be; anything else is a value.
-const EXPRESSIONS: [&str; 6] =
-    ["now()", "gen_random_uuid()", "auth.uid()", "current_date", "true", "false"];
+const EXPRESSIONS: [&str; 6] = ["now()", "gen_random_uuid()", "auth.uid()", "current_date", "true", "false"];
 
 /// The types a column may have (with `[]` for an array); those marked take
 /// a length or a precision in parentheses.
@@ -136,7 +135,8 @@ fn checked_type(text: &str) -> Result<String, ConsoleError> {
         Some(_) if !takes_size => return Err(refused()),
         Some(size) => {
             let parts: Vec<&str> = size.split(',').map(str::trim).collect();
-            let numbers = parts.iter().all(|p| !p.is_empty() && p.len() < 5 && p.bytes().all(|b| b.is_ascii_digit()));
+            let numbers =
+                parts.iter().all(|p| !p.is_empty() && p.len() < 5 && p.bytes().all(|b| b.is_ascii_digit()));
             if parts.len() > 2 || !numbers {
                 return Err(refused());
             }
@@ -238,7 +238,8 @@ pub fn render(change: &Change) -> Result<String, ConsoleError> {
             }
             match default {
                 Some(Some(default)) => {
-                    statements.push(format!("alter table {table} alter column {column} set default {default};"));
+                    statements
+                        .push(format!("alter table {table} alter column {column} set default {default};"));
                 }
                 Some(None) if type_.is_none() => statements.push(drop_default),
                 _ => {}
@@ -451,7 +452,8 @@ mod tests {
 
     #[test]
     fn names_with_quotes_stay_names_and_empty_ones_are_refused() {
-        let change = Change::DropColumn { schema: "public".into(), table: "t\"; drop".into(), column: "c".into() };
+        let change =
+            Change::DropColumn { schema: "public".into(), table: "t\"; drop".into(), column: "c".into() };
         assert_eq!(render(&change).expect("render"), r#"alter table "public"."t""; drop" drop column "c";"#);
         let empty = Change::EnableRls { schema: "public".into(), table: " ".into() };
         assert!(render(&empty).is_err());
