@@ -207,6 +207,12 @@ describe('the operator console', () => {
     await page.getByRole('cell', { name: 'first note' }).waitFor();
     await shoot('console-tables');
     await assertAccessible(page);
+    await page.setViewportSize({ width: 768, height: 900 });
+    await page.getByRole('button', { name: 'Insert row' }).scrollIntoViewIfNeeded();
+    assert.ok(await page.getByRole('button', { name: 'Insert row' }).isVisible());
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 768, `no sideways scrolling at 768 px (${width})`);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     assert.deepEqual(
       await shop.sql("select relrowsecurity from pg_class where oid = 'public.notes'::regclass"),
