@@ -806,6 +806,12 @@ async fn rows_are_paged_sorted_filtered_and_changed_by_primary_key_through_the_r
     assert_eq!(left.json(), json!([{"id": 5}]));
     let bad = send(rows(&app, &signed, Method::GET, "?select=nope")).await;
     assert_eq!(bad.status, 400, "PostgREST's own error: {}", bad.text);
+    let hidden = send(as_operator(&app, &signed, Method::GET, "/tables/auth/users/rows")).await;
+    assert_eq!(
+        hidden.status, 406,
+        "a schema --db-schemas does not expose, as /rest/v1 answers it: {}",
+        hidden.text
+    );
     assert!(
         bad.json()["hint"].is_string()
             || bad.json()["details"].is_string()
