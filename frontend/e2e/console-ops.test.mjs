@@ -172,7 +172,7 @@ describe('the operator console: keys, observe and storage', () => {
     await page.getByRole('button', { name: 'Storage', exact: true }).click();
     await page.getByLabel('Bucket name').fill('photos');
     await page.getByRole('button', { name: 'Create bucket' }).click();
-    await page.getByRole('button', { name: 'photos', exact: true }).waitFor();
+    await page.getByText('Settings of photos').waitFor();
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'sunset.png', mimeType: 'image/png', buffer: png(320, 200, [230, 110, 40]) });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'sunset.png uploaded' }).waitFor();
