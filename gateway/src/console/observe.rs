@@ -223,7 +223,9 @@ mod tests {
     #[test]
     fn filters_keep_a_service_a_status_or_its_class_and_part_of_an_id() {
         let e = entry(0, "rest", 404, 1.0, "Abc-123");
-        let cases: [(Option<&str>, Option<&str>, Option<&str>, bool); 9] = [
+        // (service, status, part of the id, kept)
+        type Case = (Option<&'static str>, Option<&'static str>, Option<&'static str>, bool);
+        let cases: [Case; 9] = [
             (None, None, None, true),
             (Some("rest"), None, None, true),
             (Some("auth"), None, None, false),
