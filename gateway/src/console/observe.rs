@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn bars_count_requests_and_errors_with_nearest_rank_percentiles() {
-        let now = 1_000_000_000;
+        let now = 1_000_005_000;
         let mut entries: Vec<Entry> = (1..=100).map(|i| entry(now - 1, "rest", 200, i as f64, "")).collect();
         entries.push(entry(now - 1, "auth", 503, 1000.0, ""));
         entries.push(entry(now - WINDOW.as_millis() as u64 - 20_000, "rest", 500, 1.0, "too old"));
