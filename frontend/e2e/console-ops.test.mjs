@@ -191,4 +191,15 @@ describe('the operator console: keys, observe and storage', () => {
     await shoot('console-storage');
     await assertAccessible(page);
   });
+
+  test('each page fits a 768 px wide window', async () => {
+    await page.setViewportSize({ width: 768, height: 900 });
+    for (const name of ['Storage', 'Keys', 'Observe']) {
+      await page.getByRole('button', { name, exact: true }).click();
+      await page.getByRole('heading').first().waitFor();
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 768, `${name} is ${width} px wide`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
 });
