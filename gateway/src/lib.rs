@@ -72,8 +72,11 @@ pub fn app(state: AppState) -> Router {
         .layer(error::shaped::<rest::PostgRest>())
         // The console answers in its own shape, and only to its own origin.
         .merge(console::router(&state.config).with_state(state.clone()));
-    let recording =
-        requests::Recording { metrics: telemetry::installed(), access_log: state.config.access_log };
+    let recording = requests::Recording {
+        metrics: telemetry::installed(),
+        access_log: state.config.access_log,
+        recent: state.config.console.enabled.then(|| (state.recent.clone(), state.config.console.clone())),
+    };
     // Each layer costs every request a boxed future and a clone of the
     // services within, so what records nothing is not layered at all.
     let routes = if recording.metrics {
@@ -110,7 +113,7 @@ pub fn app(state: AppState) -> Router {
                     .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
             );
     let app = compress::around(app, &state.config.compression);
-    let app = if recording.metrics || recording.access_log {
+    let app = if recording.any() {
         app.layer(axum::middleware::from_fn_with_state(recording, requests::record))
     } else {
         app

@@ -122,12 +122,22 @@ pub fn id_of<B>(request: &axum::http::Request<B>) -> &str {
 }
 
 /// What is recorded of each request besides its id.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Recording {
     /// Count and time requests (the recorder of `crate::telemetry` is installed).
     pub metrics: bool,
     /// Log one line per request.
     pub access_log: bool,
+    /// Keep the request for the console's Observe page (the console is on),
+    /// unless it was the console's own (`console_path`).
+    pub recent: Option<(std::sync::Arc<crate::console::observe::Recent>, crate::console::ConsoleConfig)>,
+}
+
+impl Recording {
+    /// Whether anything is recorded, so that `record` is layered at all.
+    pub fn any(&self) -> bool {
+        self.metrics || self.access_log || self.recent.is_some()
+    }
 }
 
 /// The route template an answer came from: inside the router, where axum
@@ -147,7 +157,12 @@ pub async fn record(State(recording): State<Recording>, request: Request, next: 
     let started = Instant::now();
     let method = request.method().clone();
     let service = service_of(request.uri().path());
-    let logged = recording.access_log.then(|| (request.uri().path().to_owned(), id_of(&request).to_owned()));
+    let kept = recording
+        .recent
+        .as_ref()
+        .filter(|(_, console)| !crate::console::is_console_path(console, request.uri().path()));
+    let logged = (recording.access_log || kept.is_some())
+        .then(|| (request.uri().path().to_owned(), id_of(&request).to_owned()));
     let response = next.run(request).await;
     let elapsed = started.elapsed();
     let status = response.status();
@@ -158,7 +173,18 @@ pub async fn record(State(recording): State<Recording>, request: Request, next: 
         let route = response.extensions().get::<MatchedPath>().map_or("(unmatched)", MatchedPath::as_str);
         count(service, route, method_label(&method), status.as_u16(), elapsed.as_secs_f64());
     }
-    if let Some((path, id)) = logged {
+    if let (Some((recent, _)), Some((path, id))) = (kept, &logged) {
+        recent.push(crate::console::observe::Entry {
+            at: crate::console::observe::now_ms(),
+            method: method.to_string(),
+            path: path.clone(),
+            service,
+            status: status.as_u16(),
+            duration_ms: elapsed.as_secs_f64() * 1000.0,
+            request_id: id.clone(),
+        });
+    }
+    if let Some((path, id)) = logged.filter(|_| recording.access_log) {
         tracing::info!(
             target: "gateway::access",
             method = %method,

@@ -314,6 +314,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         images,
         realtime,
         functions,
+        recent: Default::default(),
     })
 }
 

@@ -36,6 +36,8 @@ pub struct AppState {
     pub realtime: Arc<Realtime>,
     /// The Edge Functions' processes.
     pub functions: Arc<Workers>,
+    /// The requests answered lately, for the console's Observe page.
+    pub recent: Arc<crate::console::observe::Recent>,
 }
 
 impl AppState {

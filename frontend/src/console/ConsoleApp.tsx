@@ -6,13 +6,16 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ConsoleApiError, type Snippet, type SqlResult, type Table, api, toCsv } from './api';
 import { type Language, type Words, saveLanguage, savedLanguage, words } from './i18n';
 
-type View = 'tables' | 'sql' | 'users';
+type View = 'tables' | 'sql' | 'users' | 'keys' | 'observe' | 'storage';
 
 import { button, focusRing, primary, secondary } from './styles';
 import { Users } from './Users';
 import { NewTable, TableEditor } from './TableEditor';
 import { ExplainTree } from './ExplainTree';
 import { parsePlan } from './api';
+import { Keys } from './Keys';
+import { Observe } from './Observe';
+import { Storage } from './Storage';
 
 export function ConsoleApp() {
   const [language, setLanguage] = useState<Language>(savedLanguage);
@@ -70,10 +73,13 @@ export function ConsoleApp() {
     <div className="min-h-screen">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-3">
         <span className="text-lg font-bold text-slate-900">{t.title}</span>
-        <nav aria-label={t.title} className="flex gap-1">
+        <nav aria-label={t.title} className="flex flex-wrap gap-1">
           {tab('tables', t.tables)}
           {tab('sql', t.sql)}
           {tab('users', t.users)}
+          {tab('storage', t.storage)}
+          {tab('keys', t.keys)}
+          {tab('observe', t.observe)}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3">
           {languagePicker}
@@ -88,7 +94,10 @@ export function ConsoleApp() {
         </div>
       </header>
       <main className="p-4">
-        {view === 'tables' ? <Tables t={t} /> : view === 'sql' ? <SqlEditor t={t} /> : <Users t={t} />}
+        {view === 'tables' ? <Tables t={t} /> : view === 'sql' ? <SqlEditor t={t} /> : view === 'users' ? <Users t={t} /> : null}
+        {view === 'keys' && <Keys t={t} />}
+        {view === 'observe' && <Observe t={t} />}
+        {view === 'storage' && <Storage t={t} />}
       </main>
     </div>
   );

@@ -238,6 +238,130 @@ export function parsePlan(result: Pick<SqlResult, 'rows'>): { plan: PlanNode; ex
   }
 }
 
+// Keys and signing keys (Keys.tsx).
+
+export interface ApiKey {
+  name: string;
+  kind: 'publishable' | 'secret';
+  start: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface SigningKey {
+  kid: string;
+  algorithm: string;
+  status: 'standby' | 'current' | 'previous' | 'revoked';
+  createdAt: string;
+}
+
+export const keysApi = {
+  list: () => call<{ apiKeys: ApiKey[]; signingKeys: SigningKey[] }>('GET', '/keys'),
+  create: (name: string, kind: ApiKey['kind']) =>
+    call<{ name: string; kind: string; key: string }>('POST', '/keys', { name, kind }),
+  revoke: (name: string, kind: ApiKey['kind']) => call<void>('POST', '/keys/revoke', { name, kind }),
+  createStandby: (algorithm: string) => call<{ kid: string }>('POST', '/signing-keys', { algorithm }),
+  rotate: () => call<{ current: string; previous: string | null }>('POST', '/signing-keys/rotate'),
+  revokeSigningKey: (kid: string) => call<void>('DELETE', `/signing-keys/${encodeURIComponent(kid)}`),
+};
+
+// Observe (Observe.tsx).
+
+export interface LogEntry {
+  at: number;
+  method: string;
+  path: string;
+  service: string;
+  status: number;
+  durationMs: number;
+  requestId: string;
+}
+
+export interface MetricsBucket {
+  at: number;
+  requests: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+export interface Metrics {
+  windowSeconds: number;
+  bucketSeconds: number;
+  buckets: MetricsBucket[];
+  total: MetricsBucket;
+  pool: { max: number; open: number; inUse: number; waiting: number };
+  realtime: {
+    sockets: number;
+    channels: number;
+    topics: { topic: string; private: boolean; channels: number; presences: number }[];
+    changesLagSeconds: number | null;
+  };
+}
+
+export const observeApi = {
+  logs: (filter: { service: string; status: string; requestId: string }) =>
+    call<{ entries: LogEntry[]; capacity: number }>('GET', `/logs?${new URLSearchParams(filter)}`),
+  metrics: () => call<Metrics>('GET', '/metrics'),
+};
+
+// Storage (Storage.tsx): `/storage/v1` as the service role, through the console.
+
+export interface Bucket {
+  id: string;
+  name: string;
+  public: boolean;
+  file_size_limit: number | null;
+  allowed_mime_types: string[] | null;
+  created_at: string;
+}
+
+export interface StorageEntry {
+  name: string;
+  id: string | null;
+  updated_at: string | null;
+  metadata: { size?: number; mimetype?: string } | null;
+}
+
+/** A key as a URL path: each segment percent-encoded. */
+export const keyPath = (bucket: string, key: string) =>
+  [bucket, ...key.split('/')].map(encodeURIComponent).join('/');
+
+/** Where the console reaches an object through the storage service. */
+export const storageUrl = (path: string) => `${basePath}/api/storage${path}`;
+
+export const storageApi = {
+  buckets: () => call<Bucket[]>('GET', '/storage/bucket'),
+  createBucket: (bucket: { name: string; public: boolean; file_size_limit: number | null; allowed_mime_types: string[] | null }) =>
+    call<{ name: string }>('POST', '/storage/bucket', bucket),
+  updateBucket: (id: string, bucket: { public: boolean; file_size_limit: number | null; allowed_mime_types: string[] | null }) =>
+    call<unknown>('PUT', `/storage/bucket/${encodeURIComponent(id)}`, bucket),
+  deleteBucket: (id: string) => call<unknown>('DELETE', `/storage/bucket/${encodeURIComponent(id)}`),
+  list: (bucket: string, prefix: string) =>
+    call<StorageEntry[]>('POST', `/storage/object/list/${encodeURIComponent(bucket)}`, {
+      prefix,
+      limit: 1000,
+      sortBy: { column: 'name', order: 'asc' },
+    }),
+  upload: async (bucket: string, key: string, file: File) => {
+    const response = await fetch(storageUrl(`/object/${keyPath(bucket, key)}`), {
+      method: 'POST',
+      headers: { 'content-type': file.type || 'application/octet-stream', 'x-console-csrf': csrfToken },
+      body: file,
+      credentials: 'same-origin',
+    });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new ConsoleApiError(response.status, answer.error ?? answer.code ?? 'unknown', answer.message ?? response.statusText);
+  },
+  move: (bucket: string, from: string, to: string) =>
+    call<unknown>('POST', '/storage/object/move', { bucketId: bucket, sourceKey: from, destinationKey: to }),
+  remove: (bucket: string, keys: string[]) =>
+    call<unknown>('DELETE', `/storage/object/${encodeURIComponent(bucket)}`, { prefixes: keys }),
+  sign: (bucket: string, key: string, expiresIn: number) =>
+    call<{ signedURL: string }>('POST', `/storage/object/sign/${keyPath(bucket, key)}`, { expiresIn }),
+};
+
 /** A result as CSV (RFC 4180): every field quoted when it needs to be, NULL as an empty field. */
 export function toCsv(result: Pick<SqlResult, 'columns' | 'rows'>): string {
   const field = (value: string | null) =>

@@ -17,6 +17,9 @@ pub mod editor;
 pub mod error;
 pub mod policy;
 pub mod tables;
+pub mod keys;
+pub mod observe;
+pub mod storage;
 pub mod users;
 
 use axum::{
@@ -112,6 +115,17 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
         .route(&format!("{api}/users/{{id}}/ban"), post(users::ban))
         .route(&format!("{api}/users/{{id}}/recovery"), post(users::recovery))
         .route(&format!("{api}/users/{{id}}/sessions/{{session}}"), delete(users::revoke_session))
+        // Keys and signing keys (keys.rs).
+        .route(&format!("{api}/keys"), get(keys::list).post(keys::create))
+        .route(&format!("{api}/keys/revoke"), post(keys::revoke))
+        .route(&format!("{api}/signing-keys"), post(keys::create_standby))
+        .route(&format!("{api}/signing-keys/rotate"), post(keys::rotate))
+        .route(&format!("{api}/signing-keys/{{kid}}"), delete(keys::revoke_signing_key))
+        // Observe (observe.rs).
+        .route(&format!("{api}/logs"), get(observe::logs))
+        .route(&format!("{api}/metrics"), get(observe::metrics))
+        // Storage, as the storage service answers it (storage.rs).
+        .route(&format!("{api}/storage/{{*rest}}"), any(storage::proxy))
         .route(&api, any(not_found))
         .route(&format!("{api}/{{*rest}}"), any(not_found))
         .layer(axum::middleware::from_fn(access::guard));

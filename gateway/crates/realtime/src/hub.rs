@@ -329,6 +329,19 @@ impl Hub {
     pub fn channels(&self) -> usize {
         self.topics().values().map(|t| t.members.len()).sum()
     }
+
+    /// Each topic joined here: the topic, whether it is private, how many
+    /// channels joined it and how many presences it tracks (the operator
+    /// console's view).
+    pub fn topics_summary(&self) -> Vec<(String, bool, usize, usize)> {
+        let mut summary: Vec<_> = self
+            .topics()
+            .iter()
+            .map(|(key, topic)| (key.topic.clone(), key.private, topic.members.len(), topic.presences.len()))
+            .collect();
+        summary.sort();
+        summary
+    }
 }
 
 fn state_message(topic: &Topic, name: &str, join_ref: &str) -> Message {

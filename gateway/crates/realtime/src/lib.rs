@@ -69,6 +69,8 @@ pub struct Realtime {
     pub hub: Arc<hub::Hub>,
     bus: OnceLock<bus::Bus>,
     sockets: AtomicU64,
+    /// Sockets open now, for the operator console.
+    open_sockets: AtomicU64,
 }
 
 impl Realtime {
@@ -83,7 +85,17 @@ impl Realtime {
     }
 
     fn next_socket_id(&self) -> u64 {
+        self.open_sockets.fetch_add(1, Ordering::Relaxed);
         self.sockets.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn socket_closed(&self) {
+        self.open_sockets.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// How many sockets are open on this gateway.
+    pub fn open_sockets(&self) -> u64 {
+        self.open_sockets.load(Ordering::Relaxed)
     }
 }
 

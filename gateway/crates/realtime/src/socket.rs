@@ -140,6 +140,7 @@ pub async fn run(
         }
     };
     me.leave_all();
+    realtime.socket_closed();
     metrics::gauge!("gateway_realtime_sockets").decrement(1.0);
     let why = close_with.as_ref().map_or("closed by the client", |(_, reason)| reason);
     tracing::debug!(socket = me.id, why, "realtime socket closed");

@@ -86,6 +86,8 @@ struct Inner {
     slot: tokio::sync::OnceCell<()>,
     subscribers: Mutex<HashMap<u64, Subscriber>>,
     next: AtomicU64,
+    /// The lag of the last batch delivered, in seconds: none before the first.
+    lag: Mutex<Option<f64>>,
     /// The reader and the tail, once started.
     tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
 }
@@ -110,6 +112,12 @@ struct Judged {
 }
 
 impl Changes {
+    /// Seconds between the last delivered change's commit and its delivery
+    /// (`gateway_realtime_changes_lag_seconds`); none before the first.
+    pub fn lag(&self) -> Option<f64> {
+        *self.inner.lag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Gives the feed its database; `crate::startup::state` calls it.
     pub fn attach(&self, db: Db) {
         let _ = self.inner.db.set(db);
@@ -386,6 +394,7 @@ async fn tail_once(inner: &Inner, db: &Db, after: &mut i64) -> Result<(), String
             if let Some(committed) = changes.last().and_then(|(_, change)| committed_at(change)) {
                 let lag = (chrono::Utc::now() - committed).num_milliseconds().max(0) as f64 / 1000.0;
                 metrics::gauge!("gateway_realtime_changes_lag_seconds").set(lag);
+                *inner.lag.lock().unwrap_or_else(|e| e.into_inner()) = Some(lag);
             }
             *after = last;
         }
