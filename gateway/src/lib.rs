@@ -75,7 +75,7 @@ pub fn app(state: AppState) -> Router {
     let recording = requests::Recording {
         metrics: telemetry::installed(),
         access_log: state.config.access_log,
-        recent: state.config.console.enabled.then(|| (state.recent.clone(), state.config.console.clone())),
+        recent: state.config.console.enabled.then(|| state.recent.clone()),
     };
     // Each layer costs every request a boxed future and a clone of the
     // services within, so what records nothing is not layered at all.

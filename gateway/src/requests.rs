@@ -130,7 +130,7 @@ pub struct Recording {
     pub access_log: bool,
     /// Keep the request for the console's Observe page (the console is on),
     /// unless it was the console's own (`console_path`).
-    pub recent: Option<(std::sync::Arc<crate::console::observe::Recent>, crate::console::ConsoleConfig)>,
+    pub recent: Option<std::sync::Arc<crate::console::observe::Recent>>,
 }
 
 impl Recording {
@@ -157,10 +157,7 @@ pub async fn record(State(recording): State<Recording>, request: Request, next: 
     let started = Instant::now();
     let method = request.method().clone();
     let service = service_of(request.uri().path());
-    let kept = recording
-        .recent
-        .as_ref()
-        .filter(|(_, console)| !crate::console::is_console_path(console, request.uri().path()));
+    let kept = recording.recent.as_ref().filter(|recent| recent.keeps(request.uri().path()));
     let logged = (recording.access_log || kept.is_some())
         .then(|| (request.uri().path().to_owned(), id_of(&request).to_owned()));
     let response = next.run(request).await;
@@ -173,10 +170,10 @@ pub async fn record(State(recording): State<Recording>, request: Request, next: 
         let route = response.extensions().get::<MatchedPath>().map_or("(unmatched)", MatchedPath::as_str);
         count(service, route, method_label(&method), status.as_u16(), elapsed.as_secs_f64());
     }
-    if let (Some((recent, _)), Some((path, id))) = (kept, &logged) {
+    if let (Some(recent), Some((path, id))) = (kept, &logged) {
         recent.push(crate::console::observe::Entry {
             at: crate::console::observe::now_ms(),
-            method: method.to_string(),
+            method: method.clone(),
             path: path.clone(),
             service,
             status: status.as_u16(),

@@ -304,6 +304,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     realtime.changes.attach(db.clone());
     let functions =
         Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir, db.clone())?);
+    let recent = Arc::new(crate::console::observe::Recent::new(&config.console.console_path));
     Ok(AppState {
         config: Arc::new(config),
         db,
@@ -314,7 +315,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         images,
         realtime,
         functions,
-        recent: Default::default(),
+        recent,
     })
 }
 

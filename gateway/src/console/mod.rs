@@ -15,11 +15,11 @@ pub mod access;
 pub mod catalog;
 pub mod editor;
 pub mod error;
-pub mod policy;
-pub mod tables;
 pub mod keys;
 pub mod observe;
+pub mod policy;
 pub mod storage;
+pub mod tables;
 pub mod users;
 
 use axum::{
@@ -143,8 +143,12 @@ async fn not_found() -> Response {
 /// Whether `path` is the console's, so that the CORS layer leaves it alone:
 /// the console is same-origin only.
 pub fn is_console_path(config: &ConsoleConfig, path: &str) -> bool {
-    path.strip_prefix(config.console_path.as_str())
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    is_console_path_of(&config.console_path, path)
+}
+
+/// Whether `path` is `console_path` or under it.
+pub fn is_console_path_of(console_path: &str, path: &str) -> bool {
+    path.strip_prefix(console_path).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 impl IntoResponse for ConsoleError {

@@ -40,7 +40,8 @@ const MOST: usize = 500;
 pub struct Entry {
     /// Milliseconds since the epoch, when the answer's head was ready.
     pub at: u64,
-    pub method: String,
+    #[serde(serialize_with = "method_name")]
+    pub method: axum::http::Method,
     pub path: String,
     pub service: &'static str,
     pub status: u16,
@@ -48,13 +49,23 @@ pub struct Entry {
     pub request_id: String,
 }
 
-/// The newest requests, oldest first.
-#[derive(Default)]
+/// The newest requests, oldest first, but the console's own.
 pub struct Recent {
     entries: Mutex<VecDeque<Entry>>,
+    /// Where the console is served (`--console-path`).
+    console_path: String,
 }
 
 impl Recent {
+    pub fn new(console_path: &str) -> Self {
+        Recent { entries: Mutex::new(VecDeque::new()), console_path: console_path.to_owned() }
+    }
+
+    /// Whether a request for `path` is kept: the console's own are not.
+    pub fn keeps(&self, path: &str) -> bool {
+        !super::is_console_path_of(&self.console_path, path)
+    }
+
     pub fn push(&self, entry: Entry) {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if entries.len() == CAPACITY {
@@ -66,6 +77,10 @@ impl Recent {
     fn snapshot(&self) -> Vec<Entry> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
     }
+}
+
+fn method_name<S: serde::Serializer>(method: &axum::http::Method, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(method.as_str())
 }
 
 /// Now, in milliseconds since the epoch.
@@ -211,7 +226,7 @@ mod tests {
     fn entry(at: u64, service: &'static str, status: u16, duration_ms: f64, id: &str) -> Entry {
         Entry {
             at,
-            method: "GET".to_owned(),
+            method: axum::http::Method::GET,
             path: "/x".to_owned(),
             service,
             status,
@@ -249,7 +264,11 @@ mod tests {
 
     #[test]
     fn the_ring_keeps_the_newest_requests_only() {
-        let recent = Recent::default();
+        let recent = Recent::new("/_");
+        assert!(
+            !recent.keeps("/_/api/logs") && recent.keeps("/rest/v1/products"),
+            "the console's own are not kept"
+        );
         for i in 0..CAPACITY + 3 {
             recent.push(entry(i as u64, "rest", 200, 1.0, &i.to_string()));
         }
