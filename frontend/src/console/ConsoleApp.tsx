@@ -6,10 +6,14 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ConsoleApiError, type Snippet, type SqlResult, type Table, api, toCsv } from './api';
 import { type Language, type Words, saveLanguage, savedLanguage, words } from './i18n';
 
-type View = 'tables' | 'sql' | 'users';
+type View = 'tables' | 'sql' | 'users' | DocsView;
+// API docs and live settings (ApiDocs.tsx, Settings.tsx).
+type DocsView = 'apiDocs' | 'settings';
 
 import { button, focusRing, primary, secondary } from './styles';
 import { Users } from './Users';
+import { ApiDocs } from './ApiDocs';
+import { Settings } from './Settings';
 
 export function ConsoleApp() {
   const [language, setLanguage] = useState<Language>(savedLanguage);
@@ -71,6 +75,8 @@ export function ConsoleApp() {
           {tab('tables', t.tables)}
           {tab('sql', t.sql)}
           {tab('users', t.users)}
+          {tab('apiDocs', t.apiDocs)}
+          {tab('settings', t.settings)}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3">
           {languagePicker}
@@ -85,7 +91,8 @@ export function ConsoleApp() {
         </div>
       </header>
       <main className="p-4">
-        {view === 'tables' ? <Tables t={t} /> : view === 'sql' ? <SqlEditor t={t} /> : <Users t={t} />}
+        {view === 'apiDocs' ? <ApiDocs t={t} /> : view === 'settings' ? <Settings t={t} /> : null}
+        {view === 'tables' ? <Tables t={t} /> : view === 'sql' ? <SqlEditor t={t} /> : view === 'users' ? <Users t={t} /> : null}
       </main>
     </div>
   );

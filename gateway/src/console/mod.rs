@@ -12,9 +12,11 @@
 //!   schemas, through the one named call `Db::as_schema_owner`.
 
 pub mod access;
+pub mod apidocs;
 pub mod catalog;
 pub mod editor;
 pub mod error;
+pub mod settings;
 pub mod users;
 
 use axum::{
@@ -63,6 +65,11 @@ pub struct ConsoleConfig {
     /// `statement_timeout` of what the SQL editor runs.
     #[arg(help_heading = "Console", long, env = "GATEWAY_CONSOLE_STATEMENT_TIMEOUT", default_value = "15s")]
     pub console_statement_timeout: Span,
+
+    /// The settings `gateway serve` was started with and where each came
+    /// from, for the console's settings page (settings.rs); not a flag.
+    #[arg(skip)]
+    pub settings: settings::Settings,
 }
 
 /// A path of one or more segments, starting with `/` and not ending with
@@ -106,6 +113,9 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
         .route(&format!("{api}/users/{{id}}/ban"), post(users::ban))
         .route(&format!("{api}/users/{{id}}/recovery"), post(users::recovery))
         .route(&format!("{api}/users/{{id}}/sessions/{{session}}"), delete(users::revoke_session))
+        // API docs and live settings (apidocs.rs, settings.rs).
+        .route(&format!("{api}/api-docs"), get(apidocs::list))
+        .route(&format!("{api}/settings"), get(settings::list))
         .route(&api, any(not_found))
         .route(&format!("{api}/{{*rest}}"), any(not_found))
         .layer(axum::middleware::from_fn(access::guard));
