@@ -13,17 +13,9 @@ use common::{Answer, Options, TestApp, spawn_app_with, test_config};
 const EMAIL: &str = "ops@example.com";
 const PASSWORD: &str = "operator-password-1";
 
-/// The variable the settings test reads from the environment.
+/// The variable the environment's test sets for the copy of this binary it
+/// runs.
 const FROM_ENV: (&str, &str) = ("GATEWAY_CONSOLE_ROW_LIMIT", "321");
-
-/// Sets [`FROM_ENV`] once, before either test reads the environment (both
-/// call it first), so that no thread reads while it is written.
-fn environment() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    // SAFETY: every test of this binary calls this before anything of its
-    // own runs, and `Once` makes the others wait until the write is done.
-    ONCE.call_once(|| unsafe { std::env::set_var(FROM_ENV.0, FROM_ENV.1) });
-}
 
 async fn app_with(config: gateway::config::Config) -> TestApp {
     let app = spawn_app_with(Options { config, ..Options::default() }).await;
@@ -73,7 +65,6 @@ fn code_of<'a>(table: &'a Value, kind: &str) -> &'a str {
 
 #[tokio::test]
 async fn a_tables_api_docs_name_its_columns_and_the_calls_carry_the_url_and_publishable_key() {
-    environment();
     let app = app_with(test_config()).await;
     app.admin()
         .await
@@ -148,7 +139,6 @@ async fn a_tables_api_docs_name_its_columns_and_the_calls_carry_the_url_and_publ
 
 #[tokio::test]
 async fn each_setting_says_whether_a_flag_the_environment_or_the_default_gave_it_and_no_secret_shows() {
-    environment();
     const SMTP_PASSWORD: &str = "smtp-password-never-shown";
     const CLIENT_SECRET: &str = "oidc-client-secret-never-shown";
     let argv = [
@@ -187,7 +177,7 @@ async fn each_setting_says_whether_a_flag_the_environment_or_the_default_gave_it
         ("--auth-smtp-host", "smtp.example.test", "flag", false, "Auth mail"),
         ("--auth-smtp-pass", "set", "flag", true, "Auth mail"),
         ("--auth-oidc-providers", "acme (https://id.acme.test, client shop-client)", "flag", false, "Auth"),
-        ("--console-row-limit", FROM_ENV.1, "env", false, "Console"),
+        ("--console-row-limit", "1000", "default", false, "Console"),
         ("--auth-jwt-expiry", "3600", "default", false, "Auth"),
         ("--database-url", "not set", "unset", true, "Database"),
         ("--auth-mfa-encryption-key", "not set", "unset", true, "Auth"),
@@ -200,5 +190,28 @@ async fn each_setting_says_whether_a_flag_the_environment_or_the_default_gave_it
             "{flag}: {shown}"
         );
     }
-    assert_eq!(setting("--console-row-limit")["env"], FROM_ENV.0);
+    assert_eq!(setting("--console-row-limit")["env"], "GATEWAY_CONSOLE_ROW_LIMIT");
+}
+
+/// A value from the environment says `env`. The variable is set for a copy
+/// of this test binary running this test alone, as the tests cannot change
+/// their own environment safely.
+#[test]
+fn a_setting_from_the_environment_says_env() {
+    use gateway::console::settings::{Settings, Source};
+    let name = "a_setting_from_the_environment_says_env";
+    if std::env::var(FROM_ENV.0).as_deref() == Ok(FROM_ENV.1) {
+        let command = gateway::cli::serve_command();
+        let matches = command.clone().try_get_matches_from(["gateway"]).expect("flags");
+        let settings = Settings::read(&command, &matches);
+        let shown = settings.all().iter().find(|s| s.flag == "--console-row-limit").expect("listed");
+        assert_eq!((shown.value.as_str(), shown.source), (FROM_ENV.1, Source::Env));
+        return;
+    }
+    let status = std::process::Command::new(std::env::current_exe().expect("this binary"))
+        .args(["--exact", name, "--test-threads=1"])
+        .env(FROM_ENV.0, FROM_ENV.1)
+        .status()
+        .expect("run");
+    assert!(status.success(), "the copy with {}={} failed", FROM_ENV.0, FROM_ENV.1);
 }

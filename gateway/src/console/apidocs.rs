@@ -31,13 +31,37 @@ pub async fn list(
     headers: HeaderMap,
 ) -> Result<Json<Value>, ConsoleError> {
     let cache = state.schema.get(&state.db).await?;
+    let automatic = automatic_columns(&state).await?;
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let url = project_url(state.config.frontend.public_url.as_deref(), host);
     let key = state.credentials.api_keys.publishable();
     let schemas: Vec<Value> =
-        state.config.rest.db_schemas.iter().map(|schema| describe(&cache, schema, host)).collect();
+        state.config.rest.db_schemas.iter().map(|schema| describe(&cache, schema, host, &automatic)).collect();
     let setup = client_setup(&url, key.as_deref());
     Ok(Json(json!({ "url": url, "key": key, "setup": setup, "schemas": schemas })))
+}
+
+/// Identity and generated columns, by schema, table and column: an insert
+/// leaves them out, though they are not null and have no default (which the
+/// schema cache does not tell apart).
+type Automatic = std::collections::HashSet<(String, String, String)>;
+
+async fn automatic_columns(state: &AppState) -> Result<Automatic, ConsoleError> {
+    let owner = state.db.as_schema_owner(std::time::Duration::from_secs(15)).await?;
+    let rows = owner
+        .client()
+        .query(
+            "select n.nspname::text, c.relname::text, a.attname::text
+             from pg_attribute a
+             join pg_class c on c.oid = a.attrelid
+             join pg_namespace n on n.oid = c.relnamespace
+             where n.nspname = any($1) and a.attnum > 0 and not a.attisdropped
+               and (a.attidentity <> '' or a.attgenerated <> '')",
+            &[&state.config.rest.db_schemas],
+        )
+        .await
+        .map_err(ConsoleError::internal)?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1), row.get(2))).collect())
 }
 
 /// The URL supabase-js is given: `--public-url`, or the address the
@@ -50,7 +74,7 @@ fn project_url(public_url: Option<&str>, host: Option<&str>) -> String {
 }
 
 /// One schema's tables and functions.
-fn describe(cache: &SchemaCache, schema: &str, host: Option<&str>) -> Value {
+fn describe(cache: &SchemaCache, schema: &str, host: Option<&str>, automatic: &Automatic) -> Value {
     let mut tables: Vec<&Table> = cache.tables.values().filter(|t| t.name.schema == schema).collect();
     tables.sort_by(|a, b| a.name.name.cmp(&b.name.name));
     let mut functions: Vec<&gateway_rest::schema::Function> = cache
@@ -66,7 +90,7 @@ fn describe(cache: &SchemaCache, schema: &str, host: Option<&str>) -> Value {
         .chain(functions.iter().map(|f| format!("rpc/{}", f.name.name)))
         .collect();
     let document = gateway_rest::openapi::document(cache, schema, &visible, host);
-    let client = Client { schema };
+    let client = Client { schema, automatic };
     let tables: Vec<Value> = tables.iter().map(|table| table_docs(&client, &document, table)).collect();
     let mut seen = std::collections::BTreeSet::new();
     let functions: Vec<Value> = functions
@@ -77,7 +101,8 @@ fn describe(cache: &SchemaCache, schema: &str, host: Option<&str>) -> Value {
     json!({ "schema": schema, "tables": tables, "functions": functions })
 }
 
-fn table_docs(client: &Client, document: &Value, table: &Table) -> Value {
+fn table_docs(client: &Client<'_>, document: &Value, table: &Table) -> Value {
+    let automatic = |column: &str| client.is_automatic(table, column);
     let name = &table.name.name;
     let definition = &document["definitions"][name];
     let required: Vec<&str> =
@@ -91,7 +116,7 @@ fn table_docs(client: &Client, document: &Value, table: &Table) -> Value {
                 "name": column.name,
                 "type": property["format"].as_str().unwrap_or(&column.data_type),
                 "jsonType": property["type"],
-                "required": required.contains(&column.name.as_str()),
+                "required": required.contains(&column.name.as_str()) && !automatic(&column.name),
                 "primaryKey": table.primary_key.contains(&column.name),
                 "default": column.default,
             })
@@ -107,7 +132,7 @@ fn table_docs(client: &Client, document: &Value, table: &Table) -> Value {
     })
 }
 
-fn function_docs(client: &Client, document: &Value, name: &str) -> Value {
+fn function_docs(client: &Client<'_>, document: &Value, name: &str) -> Value {
     let body = &document["paths"][format!("/rpc/{name}")]["post"]["parameters"][0]["schema"];
     let required: Vec<&str> =
         body["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
@@ -146,9 +171,14 @@ fn client_setup(url: &str, key: Option<&str>) -> String {
 /// `.schema(...)`, as supabase-js wants (the schema must be exposed).
 struct Client<'a> {
     schema: &'a str,
+    automatic: &'a Automatic,
 }
 
 impl Client<'_> {
+    fn is_automatic(&self, table: &Table, column: &str) -> bool {
+        self.automatic.contains(&(table.name.schema.clone(), table.name.name.clone(), column.to_owned()))
+    }
+
     /// `supabase` or `supabase.schema('x')`.
     fn root(&self) -> String {
         if self.schema == "public" { "supabase".to_owned() } else { format!("supabase.schema({})", js(self.schema)) }
@@ -170,6 +200,7 @@ impl Client<'_> {
         let fields: Vec<&gateway_rest::schema::Column> = table
             .columns
             .iter()
+            .filter(|c| !self.is_automatic(table, &c.name))
             .filter(|c| c.default.is_none() || !table.primary_key.contains(&c.name))
             .take(2)
             .collect();
