@@ -174,12 +174,14 @@ describe('the operator console', () => {
       "select column_name from information_schema.columns where table_schema = 'public' and table_name = 'products' order by ordinal_position",
     );
     assert.deepEqual(
-      columns.map((text) => text.replace(/ \(primary key\)$/, '')),
+      columns.map((text) => text.replace(/ ?\(primary key\)$/, '')),
       expected.map((row) => row.column_name),
     );
     const read = await page.getByRole('region', { name: 'Read all rows' }).locator('pre').textContent();
     assert.match(read, /\.from\('products'\)\s+\.select\('\*'\)/);
     await page.getByRole('region', { name: 'Subscribe to changes' }).waitFor();
+    await page.getByRole('button', { name: 'public.brands', exact: true }).click();
+    await page.getByRole('heading', { name: 'public.brands' }).waitFor();
     await shoot('console-api-docs');
     await assertAccessible(page);
   });

@@ -181,6 +181,7 @@ async fn each_setting_says_whether_a_flag_the_environment_or_the_default_gave_it
         ("--auth-jwt-expiry", "3600", "default", false, "Auth"),
         ("--database-url", "not set", "unset", true, "Database"),
         ("--auth-mfa-encryption-key", "not set", "unset", true, "Auth"),
+        ("--auth-trusted-proxies", "", "unset", false, "Auth"),
     ];
     for (flag, value, source, secret, section) in cases {
         let shown = setting(flag);

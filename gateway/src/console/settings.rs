@@ -10,7 +10,7 @@
 //! shown as `set` or `not set`, never its value; an OpenID Connect provider
 //! as its name and issuer, without its client secret.
 
-use std::sync::Arc;
+use std::{any::TypeId, sync::Arc};
 
 use axum::{Json, extract::State};
 use clap::{ArgMatches, parser::ValueSource};
@@ -89,24 +89,13 @@ impl Settings {
     }
 }
 
-/// A setting's value as it may be shown, and whether it is a secret.
+/// A setting's value as it may be shown, and whether it is a secret. What
+/// the value is comes from the type the flag parses to (clap's
+/// `ValueParser::type_id`), not from the value, so an absent secret is
+/// still one.
 fn shown(arg: &clap::Arg, matches: &ArgMatches) -> (String, bool) {
     let id = arg.get_id().as_str();
-    let given = |present: bool| if present { "set" } else { "not set" }.to_owned();
-    if let Ok(secrets) = matches.try_get_many::<Secret>(id) {
-        return (given(secrets.is_some_and(|mut s| s.next().is_some())), true);
-    }
-    if arg.is_hide_env_values_set() {
-        return (given(matches.try_get_raw(id).ok().flatten().is_some()), true);
-    }
-    if let Ok(providers) = matches.try_get_many::<ProviderConfig>(id) {
-        let names: Vec<String> = providers
-            .into_iter()
-            .flatten()
-            .map(|p| format!("{} ({}, client {})", p.name, p.issuer, p.client_id))
-            .collect();
-        return (names.join("; "), false);
-    }
+    let parsed_to = arg.get_value_parser().type_id();
     let raw: Vec<String> = matches
         .try_get_raw(id)
         .ok()
@@ -115,6 +104,20 @@ fn shown(arg: &clap::Arg, matches: &ArgMatches) -> (String, bool) {
         .flatten()
         .map(|value| value.to_string_lossy().into_owned())
         .collect();
+    if parsed_to == TypeId::of::<Secret>() || arg.is_hide_env_values_set() {
+        return (if raw.is_empty() { "not set" } else { "set" }.to_owned(), true);
+    }
+    if parsed_to == TypeId::of::<ProviderConfig>() {
+        let names: Vec<String> = matches
+            .try_get_many::<ProviderConfig>(id)
+            .ok()
+            .flatten()
+            .into_iter()
+            .flatten()
+            .map(|p| format!("{} ({}, client {})", p.name, p.issuer, p.client_id))
+            .collect();
+        return (names.join("; "), false);
+    }
     (raw.join(", "), false)
 }
 
