@@ -1,4 +1,4 @@
-// The first page of the catalogue comes inside the page (gateway/src/first_screen.rs):
+// The first page of the catalogue comes inside the page (gateway/src/first_screen/mod.rs):
 // the store and the landing show it without asking `/rest/v1` for it, for the
 // filters of their address and with the shop's settings; a signed-in staff
 // member asks as always. Store cards show their stock per the settings, and

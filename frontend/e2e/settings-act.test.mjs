@@ -66,7 +66,7 @@ test('the name, e-mail and telephone saved in Configuración are what the public
 
 test('the three toggles take effect where they say', async () => {
   // Whether the drawer and the cards show the stock. The shop's settings come
-  // inside the page with the first products (gateway/src/first_screen.rs).
+  // inside the page with the first products (gateway/src/first_screen/mod.rs).
   const drawerStock = async () => {
     const store = await visit('/store');
     await store.locator('[data-product-card] button').first().click();

@@ -40,6 +40,8 @@ test('a filtered store survives a reload and Back closes the product drawer', as
 
   await page.reload();
   await page.getByText(`${count} productos`).waitFor();
+  // The products come inside the page; the list of categories is asked for.
+  await page.getByLabel('Categoría').locator('option[value="celulares"]').waitFor({ state: 'attached' });
   assert.equal(await page.getByLabel('Categoría').inputValue(), 'celulares');
 
   const firstName = (await page.locator('[data-product-card] h3').first().textContent()).trim();

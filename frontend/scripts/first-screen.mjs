@@ -23,7 +23,7 @@ try {
   console.log(`first screen at 360 px, medians of ${runs} cold loads`);
   console.log(`throttling: ${slow4g.latency} ms round trip, 1.6 Mbps, CPU ${slow4g.cpuSlowdown}x slower`);
   console.log(`targets: first contentful paint <= ${s(targets.fcp)}, first product card with its image <= ${s(targets.firstCard)}`);
-  console.log('page     conditions   FCP       LCP       first card   CLS     transferred (by kind)');
+  console.log('page     conditions   FCP       LCP       first card   CLS     JS before card  transferred (by kind)');
   const conditions = [['slow 4G', slow4g]];
   if (process.env.UNTHROTTLED) conditions.push(['none', null]);
   for (const [label, throttling] of conditions) {
@@ -35,7 +35,7 @@ try {
         .join(', ');
       console.log(
         `${path.padEnd(8)} ${label.padEnd(12)} ${s(result.fcp).padEnd(9)} ${s(result.lcp).padEnd(9)} ${s(result.firstCard).padEnd(12)} ` +
-          `${result.cls.toFixed(3).padEnd(7)} ${kb(result.transferred)} (${kinds})` +
+          `${result.cls.toFixed(3).padEnd(7)} ${kb(result.scriptBeforeCard).padEnd(15)} ${kb(result.transferred)} (${kinds})` +
           `   (runs FCP/card: ${result.loads.map((l) => `${s(l.fcp)}/${s(l.firstCard)}`).join(', ')}; scripts: ${result.loads[0].scriptEncodings.join(', ')})`,
       );
     }

@@ -76,16 +76,25 @@ export function AppRoutes() {
   );
 }
 
-export function App() {
+/** Everything around the routes; the pre-render (src/prerender.tsx) puts a static router inside. */
+export function AppShell({ client, children }: { client: QueryClient; children: ReactNode }) {
   return (
-    <QueryClientProvider client={queryClient}>
+    <QueryClientProvider client={client}>
       <SessionProvider>
         <SkipLink />
-        <BrowserRouter>
-          <AppRoutes />
-        </BrowserRouter>
+        {children}
         <Toaster />
       </SessionProvider>
     </QueryClientProvider>
+  );
+}
+
+export function App() {
+  return (
+    <AppShell client={queryClient}>
+      <BrowserRouter>
+        <AppRoutes />
+      </BrowserRouter>
+    </AppShell>
   );
 }

@@ -19,8 +19,11 @@ type Query = Parameters<QueryClient['prefetchQuery']>[0];
  * query in flight (or answered) in the cache and does not ask again. When the
  * products arrive, the first cards' pictures are preloaded with high priority,
  * so they download while React renders the page rather than after.
+ *
+ * Returns whether the page's own data was used: only then may a pre-rendered
+ * page be hydrated (its cards were filled from that data).
  */
-export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): void {
+export function prefetchFirstScreen(client: QueryClient, pathname: string, search = ''): boolean {
   const inline = inlineFirstScreen(pathname, search);
   if (inline) {
     client.setQueryData(shopCompanyQuery.queryKey, inline.company);
@@ -44,6 +47,7 @@ export function prefetchFirstScreen(client: QueryClient, pathname: string, searc
     // Errors surface in the page's own queries, which retry as they always did.
     for (const query of lists) void client.prefetchQuery(query as Query);
   }
+  return inline !== undefined;
 }
 
 /**
@@ -55,7 +59,7 @@ function pageLoaded(): Promise<void> {
   return new Promise((resolve) => window.addEventListener('load', () => resolve(), { once: true }));
 }
 
-/** What the gateway puts into the page (gateway/src/first_screen.rs). */
+/** What the gateway puts into the page (gateway/src/first_screen/mod.rs). */
 interface InlineFirstScreen {
   path: string;
   /** The query string it was made for, without `?`. */

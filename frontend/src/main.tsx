@@ -1,19 +1,50 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { StrictMode, startTransition } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App, queryClient } from './App';
 import { prefetchFirstScreen } from './firstScreen';
 import { inlineConfig, loadConfig } from './lib/config';
 import './index.css';
 
-const root = createRoot(document.getElementById('root')!);
+const container = document.getElementById('root')!;
+
+const app = (
+  <StrictMode>
+    <App />
+  </StrictMode>
+);
+
+/**
+ * Hydration that found the page differing from what the app renders. React
+ * then renders that part again by itself, so the visitor still gets the page;
+ * the count lets the browser tests prove that the gateway's cards equal React's.
+ */
+function hydrationMismatch(error: unknown) {
+  window.__hydrationMismatches = (window.__hydrationMismatches ?? 0) + 1;
+  console.warn('the pre-rendered page differed from the app:', error);
+}
+
+declare global {
+  interface Window {
+    __hydrationMismatches?: number;
+  }
+}
 
 function start() {
-  prefetchFirstScreen(queryClient, window.location.pathname, window.location.search);
-  root.render(
-    <StrictMode>
-      <App />
-    </StrictMode>,
-  );
+  const inline = prefetchFirstScreen(queryClient, window.location.pathname, window.location.search);
+  // A page the gateway pre-rendered and filled (gateway/src/first_screen/) is
+  // hydrated when the app renders it from the same data: a signed-in visitor
+  // asks the API, so their page is rendered afresh.
+  if (inline && container.dataset.firstScreen === 'filled') {
+    // The page is already on screen: hydrating it as a transition lets React
+    // yield to the browser every few milliseconds (a phone's main thread is
+    // not blocked for the whole page) and to a tap that comes meanwhile
+    // (https://react.dev/reference/react-dom/client/hydrateRoot).
+    startTransition(() => {
+      hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+    });
+  } else {
+    createRoot(container).render(app);
+  }
 }
 
 // The gateway puts the configuration in the page; `npm run dev` (and a page
@@ -22,6 +53,6 @@ if (inlineConfig()) {
   start();
 } else {
   loadConfig().then(start, (error: unknown) =>
-    root.render(<p role="alert">Error: {error instanceof Error ? error.message : String(error)}</p>),
+    createRoot(container).render(<p role="alert">Error: {error instanceof Error ? error.message : String(error)}</p>),
   );
 }

@@ -331,10 +331,16 @@ async fn index_page(
         Ok(config) => config,
         Err(error) => return error.into_response(),
     };
-    let mut page = with_inline_config(&html, &config);
     // A HEAD or a revalidation gets the same bytes, hence the same ETag.
-    if let Some(data) = crate::first_screen::data(state, path, query).await {
-        page = crate::first_screen::with_inline_data(&page, &data);
+    let data = crate::first_screen::data(state, path, query).await;
+    let mut page = match &data {
+        Some(data) => prerendered(state, dir, path, query, headers, data).await,
+        None => None,
+    }
+    .unwrap_or(html);
+    page = with_inline_config(&page, &config);
+    if let Some(data) = &data {
+        page = crate::first_screen::with_inline_data(&page, data);
     }
     let etag = format!("\"{}\"", hex::encode(&Sha256::digest(page.as_bytes())[..16]));
     let unchanged = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|wanted| {
@@ -354,6 +360,36 @@ async fn index_page(
     }
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     response
+}
+
+/// The pre-rendered page of the landing or the store with its first cards
+/// filled in ([`crate::first_screen::fill_prerendered`]), if the build made
+/// one and the data can fill it. The pictures' URLs are the app's: against
+/// `--public-url`, else the origin the browser asked.
+async fn prerendered(
+    state: &AppState,
+    dir: &Path,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    data: &Value,
+) -> Option<String> {
+    let file = crate::first_screen::prerendered_page(path, query)?;
+    let page = tokio::fs::read_to_string(dir.join(file)).await.ok()?;
+    let frontend = &state.config.frontend;
+    let origin = match frontend.public_url.as_deref() {
+        Some(url) => url.trim_end_matches('/').to_owned(),
+        None => {
+            let host = headers.get(header::HOST)?.to_str().ok()?;
+            let scheme = headers
+                .get("x-forwarded-proto")
+                .and_then(|value| value.to_str().ok())
+                .filter(|scheme| matches!(*scheme, "http" | "https"))
+                .unwrap_or("http");
+            format!("{scheme}://{host}")
+        }
+    };
+    crate::first_screen::fill_prerendered(&page, data, &frontend.whatsapp_number, &origin)
 }
 
 /// The page with `<script>window.__SHOP_CONFIG__={...}</script>` before

@@ -196,6 +196,13 @@ async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_sess
         // API docs and live settings.
         (Method::GET, "/api-docs"),
         (Method::GET, "/settings"),
+        // The table editor.
+        (Method::POST, "/tables/preview"),
+        (Method::POST, "/tables/apply"),
+        (Method::GET, "/tables/public/notes/rows"),
+        (Method::POST, "/tables/public/notes/rows"),
+        (Method::PATCH, "/tables/public/notes/rows?id=eq.1"),
+        (Method::DELETE, "/tables/public/notes/rows?id=eq.1"),
     ];
     for (name, header, value) in credentials {
         for (method, path) in &routes {
@@ -673,4 +680,290 @@ async fn an_operator_creates_and_deletes_users_as_the_admin_api_does() {
     assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &format!("/users/{id}"))).await.status, 204);
     assert_eq!(send(as_operator(&app, &signed, Method::DELETE, &format!("/users/{id}"))).await.status, 404);
     assert_eq!(app.password_grant("carla@example.com", "password-of-carla-1").await.status, 400);
+}
+
+// The table editor (gateway/src/console/tables.rs).
+
+/// `changes` previewed, then applied with the text the preview showed.
+async fn preview_and_apply(app: &TestApp, signed: &Signed, changes: Value) -> String {
+    let preview =
+        send(as_operator(app, signed, Method::POST, "/tables/preview").json(&json!({"changes": changes})))
+            .await;
+    assert_eq!(preview.status, 200, "{}", preview.text);
+    let sql = preview.json()["sql"].as_str().expect("sql").to_owned();
+    let applied = send(
+        as_operator(app, signed, Method::POST, "/tables/apply")
+            .json(&json!({"changes": changes, "sql": sql})),
+    )
+    .await;
+    assert_eq!(applied.status, 200, "{}", applied.text);
+    assert_eq!(applied.json()["sql"], sql.as_str(), "apply ran the previewed text");
+    sql
+}
+
+fn rows(app: &TestApp, signed: &Signed, method: Method, query: &str) -> RequestBuilder {
+    as_operator(app, signed, method, &format!("/tables/public/notes/rows{query}"))
+}
+
+#[tokio::test]
+async fn a_table_made_in_the_editor_is_shown_as_sql_first_and_served_by_rest_at_once() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let sql = preview_and_apply(
+        &app,
+        &signed,
+        json!([
+            {"change": "createTable", "schema": "public", "table": "notes", "columns": [
+                {"name": "id", "type": "int8", "primaryKey": true},
+                {"name": "body", "type": "text", "nullable": false},
+                {"name": "public", "type": "boolean", "nullable": false, "default": {"value": "false"}}
+            ]},
+            {"change": "enableRls", "schema": "public", "table": "notes"},
+            {"change": "createPolicy", "schema": "public", "table": "notes", "name": "authenticated read",
+             "policy": {"template": "authenticatedRead"}}
+        ]),
+    )
+    .await;
+    assert!(sql.starts_with("create table \"public\".\"notes\" (\n  \"id\" int8 primary key,"), "{sql}");
+    assert!(sql.contains("alter table \"public\".\"notes\" enable row level security;"), "{sql}");
+    app.admin()
+        .await
+        .batch_execute(
+            "grant select on public.notes to anon;
+             create policy \"public ones\" on public.notes for select to anon using (public);",
+        )
+        .await
+        .expect("policy");
+    let inserted = send(
+        rows(&app, &signed, Method::POST, "")
+            .header("prefer", "return=representation")
+            .json(&json!([{"id": 1, "body": "shown", "public": true}, {"id": 2, "body": "hidden", "public": false}])),
+    )
+    .await;
+    assert_eq!(inserted.status, 201, "{}", inserted.text);
+    assert_eq!(inserted.json()[1], json!({"id": 2, "body": "hidden", "public": false}));
+    let as_anon = app.rest(Method::GET, "/notes?select=id", None).send().await.expect("send");
+    let as_anon: Value = as_anon.json().await.expect("json");
+    assert_eq!(as_anon, json!([{"id": 1}]), "anon sees what the policy lets it, through the reloaded cache");
+    let policies = run_sql(
+        &app,
+        &signed,
+        "select policyname, roles::text from pg_policies where tablename = 'notes' order by 1",
+    )
+    .await;
+    assert_eq!(
+        policies.json()["rows"],
+        json!([["authenticated read", "{authenticated}"], ["public ones", "{anon}"]])
+    );
+    let all = send(rows(&app, &signed, Method::GET, "?select=id&order=id.desc")).await;
+    assert_eq!(all.json(), json!([{"id": 2}, {"id": 1}]), "the operator sees every row: {}", all.text);
+}
+
+#[tokio::test]
+async fn rows_are_paged_sorted_filtered_and_changed_by_primary_key_through_the_rest_planner() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    app.admin()
+        .await
+        .batch_execute(
+            "create table public.notes (id int primary key, body text);
+             insert into public.notes select n, 'note ' || n from generate_series(1, 30) n;
+             alter table public.notes enable row level security;
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("schema");
+    app.state.schema.reload(&app.state.db).await.expect("reload");
+    let signed = sign_in(&app).await;
+    let cases: [(&str, Headers, Value, Option<&str>); 4] = [
+        ("?select=id&order=id.asc&limit=2&offset=10", &[], json!([{"id": 11}, {"id": 12}]), None),
+        ("?select=id&order=id.desc&limit=1", &[], json!([{"id": 30}]), None),
+        ("?select=id,body&body=like.*29", &[], json!([{"id": 29, "body": "note 29"}]), None),
+        (
+            "?select=id&id=lt.3&order=id",
+            &[("prefer", "count=exact")],
+            json!([{"id": 1}, {"id": 2}]),
+            Some("0-1/2"),
+        ),
+    ];
+    for (query, headers, expected, range) in cases {
+        let mut request = rows(&app, &signed, Method::GET, query);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let answer = send(request).await;
+        assert_eq!((answer.status, answer.json()), (200, expected), "{query}: {}", answer.text);
+        if let Some(range) = range {
+            assert_eq!(answer.content_range.as_deref(), Some(range), "{query}");
+        }
+    }
+    let edited = send(
+        rows(&app, &signed, Method::PATCH, "?id=eq.5")
+            .header("prefer", "return=representation")
+            .json(&json!({"body": "edited"})),
+    )
+    .await;
+    assert_eq!(edited.json(), json!([{"id": 5, "body": "edited"}]), "{}", edited.text);
+    let deleted = send(rows(&app, &signed, Method::DELETE, "?id=eq.6")).await;
+    assert_eq!(deleted.status, 204, "{}", deleted.text);
+    let left = send(rows(&app, &signed, Method::GET, "?select=id&id=in.(5,6)")).await;
+    assert_eq!(left.json(), json!([{"id": 5}]));
+    let bad = send(rows(&app, &signed, Method::GET, "?select=nope")).await;
+    assert_eq!(bad.status, 400, "PostgREST's own error: {}", bad.text);
+    let hidden = send(as_operator(&app, &signed, Method::GET, "/tables/auth/users/rows")).await;
+    assert_eq!(
+        hidden.status, 406,
+        "a schema --db-schemas does not expose, as /rest/v1 answers it: {}",
+        hidden.text
+    );
+    assert!(
+        bad.json()["hint"].is_string()
+            || bad.json()["details"].is_string()
+            || bad.json()["message"].is_string()
+    );
+}
+
+#[tokio::test]
+async fn schema_changes_refuse_unknown_types_expressions_and_text_that_was_not_previewed() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let column =
+        |column: Value| json!([{"change": "addColumn", "schema": "public", "table": "t", "column": column}]);
+    let refused = [
+        ("a type not in the list", column(json!({"name": "c", "type": "text; drop table x"}))),
+        (
+            "an expression not in the list",
+            column(json!({"name": "c", "type": "int4", "default": {"expression": "pg_sleep(5)"}})),
+        ),
+        ("an empty name", column(json!({"name": "", "type": "text"}))),
+        ("a field the editor does not know", column(json!({"name": "c", "type": "text", "check": "true"}))),
+        ("no change", json!([])),
+    ];
+    for (name, changes) in refused {
+        let answer = send(
+            as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": changes})),
+        )
+        .await;
+        assert!(matches!(answer.status, 400 | 422), "{name}: {} {}", answer.status, answer.text);
+    }
+    let changes = json!([{"change": "createTable", "schema": "public", "table": "t",
+                          "columns": [{"name": "id", "type": "int4"}]}]);
+    for sql in [json!(null), json!("create table public.t (id int4); drop table _console.operators;")] {
+        let answer = send(
+            as_operator(&app, &signed, Method::POST, "/tables/apply")
+                .json(&json!({"changes": changes, "sql": sql})),
+        )
+        .await;
+        assert_eq!(answer.status, 400, "{sql}: {}", answer.text);
+    }
+    let failing = json!([
+        {"change": "createTable", "schema": "public", "table": "t", "columns": [{"name": "id", "type": "int4"}]},
+        {"change": "dropColumn", "schema": "public", "table": "t", "column": "missing"}
+    ]);
+    let preview =
+        send(as_operator(&app, &signed, Method::POST, "/tables/preview").json(&json!({"changes": failing})))
+            .await;
+    let applied = send(
+        as_operator(&app, &signed, Method::POST, "/tables/apply")
+            .json(&json!({"changes": failing, "sql": preview.json()["sql"]})),
+    )
+    .await;
+    assert_eq!((applied.status, applied.json()["code"].clone()), (400, json!("42703")), "{}", applied.text);
+    let exists = run_sql(&app, &signed, "select to_regclass('public.t') is null").await;
+    assert_eq!(exists.json()["rows"], json!([["t"]]), "the whole change was rolled back");
+}
+
+#[tokio::test]
+async fn columns_are_added_renamed_altered_and_dropped() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let change = |change: Value| {
+        let mut change = change;
+        change["schema"] = json!("public");
+        change["table"] = json!("notes");
+        change
+    };
+    preview_and_apply(
+        &app,
+        &signed,
+        json!([
+            change(json!({"change": "createTable", "columns": [{"name": "id", "type": "int4", "primaryKey": true}]})),
+            change(json!({"change": "addColumn", "column": {"name": "n", "type": "text", "default": {"value": "7"}}})),
+            change(json!({"change": "renameColumn", "column": "n", "to": "count"})),
+            change(json!({"change": "alterColumn", "column": "count", "type": "int8",
+                          "default": {"value": "0"}, "nullable": false})),
+            change(json!({"change": "addColumn", "column": {"name": "gone", "type": "jsonb"}})),
+            change(json!({"change": "dropColumn", "column": "gone"})),
+        ]),
+    )
+    .await;
+    let answer = send(as_operator(&app, &signed, Method::GET, "/tables")).await;
+    let notes = answer
+        .json()
+        .as_array()
+        .expect("tables")
+        .iter()
+        .find(|t| t["name"] == "notes")
+        .cloned()
+        .expect("notes");
+    let columns: Vec<Value> = notes["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| json!([c["name"], c["type"], c["nullable"], c["default"]]))
+        .collect();
+    assert_eq!(
+        columns,
+        [json!(["id", "integer", false, null]), json!(["count", "bigint", false, "'0'::bigint"])]
+    );
+}
+
+#[tokio::test]
+async fn explain_analyze_answers_a_plan_tree_as_json_within_the_sql_limits() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    let signed = sign_in(&app).await;
+    let answer = run_sql(
+        &app,
+        &signed,
+        "explain (analyze, format json) select n from generate_series(1, 10) n order by n desc",
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let plan: Value =
+        serde_json::from_str(answer.json()["rows"][0][0].as_str().expect("text")).expect("json");
+    let root = &plan[0]["Plan"];
+    assert_eq!(root["Node Type"], "Sort");
+    assert_eq!(root["Actual Rows"], 10);
+    assert_eq!(root["Plans"][0]["Node Type"], "Function Scan");
+}
+
+#[tokio::test]
+async fn a_schema_or_row_change_from_another_origin_or_without_the_token_changes_nothing() {
+    let app = spawn_app().await;
+    with_operator(&app).await;
+    app.admin().await.batch_execute("create table public.notes (id int primary key)").await.expect("table");
+    app.state.schema.reload(&app.state.db).await.expect("reload");
+    let signed = sign_in(&app).await;
+    let changes = json!([{"change": "addColumn", "schema": "public", "table": "notes",
+                          "column": {"name": "body", "type": "text"}}]);
+    let sql = r#"alter table "public"."notes" add column "body" text;"#;
+    let cases: [(&str, Headers); 3] = [
+        ("another Origin", &[("origin", "https://evil.example")]),
+        ("Sec-Fetch-Site cross-site", &[("sec-fetch-site", "cross-site")]),
+        ("no CSRF token", &[("x-console-csrf", "")]),
+    ];
+    for (name, headers) in cases {
+        let apply = as_operator_but(&app, &signed, Method::POST, "/tables/apply", headers)
+            .json(&json!({"changes": changes, "sql": sql}));
+        assert_eq!(send(apply).await.status, 403, "{name}: apply");
+        let insert = as_operator_but(&app, &signed, Method::POST, "/tables/public/notes/rows", headers)
+            .json(&json!({"id": 1}));
+        assert_eq!(send(insert).await.status, 403, "{name}: insert");
+    }
+    let left = run_sql(&app, &signed, "select count(*), (select count(*) from information_schema.columns where table_name = 'notes') from public.notes").await;
+    assert_eq!(left.json()["rows"], json!([["0", "1"]]), "{}", left.text);
 }

@@ -444,3 +444,75 @@ async fn when_the_catalogue_cannot_be_read_the_page_is_served_plain() {
     let page = get(&app, "/store").await;
     assert_eq!((page.status, page.text.clone()), (200, index_with(&expected_config(&app))));
 }
+
+/// A pre-rendered page as `frontend/scripts/prerender.mjs` writes it: the
+/// app's markup in `#root` with its slot and placeholders.
+fn prerendered(slots: &[&str]) -> String {
+    let slots: String =
+        slots.iter().map(|slot| format!("<template data-first-screen-slot=\"{slot}\"></template>")).collect();
+    format!(
+        "{HEAD}</head><body><div id=\"root\" data-prerendered=\"page\"><header>__first_screen_shop_name__</header>{slots}\
+         <a href=\"https://wa.me/1000000000001?text=Hola\">chat</a></div></body></html>"
+    )
+}
+
+async fn prerendered_shop() -> (TestApp, tempfile::TempDir) {
+    let (app, dist) = shop().await;
+    std::fs::create_dir_all(dist.path().join("prerendered")).expect("folder");
+    std::fs::write(dist.path().join("prerendered/store.html"), prerendered(&["store-results"]))
+        .expect("store");
+    std::fs::write(
+        dist.path().join("prerendered/landing.html"),
+        prerendered(&["featured-title", "featured-products"]),
+    )
+    .expect("landing");
+    (app, dist)
+}
+
+#[tokio::test]
+async fn the_store_and_the_landing_are_served_pre_rendered_with_their_first_cards_filled_in() {
+    let (app, _dist) = prerendered_shop().await;
+    with_products(&app).await;
+    let store = get(&app, "/store").await;
+    assert!(
+        store.text.contains("<div id=\"root\" data-first-screen=\"filled\" data-prerendered="),
+        "{}",
+        store.text
+    );
+    assert_eq!(store.text.matches("data-product-card").count(), 3, "one card per product of the first page");
+    assert!(store.text.contains("<header>Tienda</header>"), "the shop's name replaces its placeholder");
+    assert!(store.text.contains("https://wa.me/573001234567?text=Hola"), "and the chat number its own");
+    assert!(store.text.contains("3 productos</p>"));
+    assert!(
+        store.text.contains("Galaxy S24 &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "names are escaped"
+    );
+    assert!(!store.text.contains("data-stock"), "the shop's settings hide the stock");
+    assert!(inline_data(&store.text).is_some(), "the data the app hydrates from comes along");
+
+    let landing = get(&app, "/?utm_source=correo").await;
+    assert!(landing.text.contains("data-first-screen=\"filled\""));
+    assert_eq!(landing.text.matches("data-product-card").count(), 2, "the featured models");
+}
+
+#[tokio::test]
+async fn pages_the_build_did_not_pre_render_or_data_cannot_fill_are_served_plain() {
+    let (app, _dist) = prerendered_shop().await;
+    with_products(&app).await;
+    for path in ["/store?categoria=celulares", "/store?buscar=nada", "/auth"] {
+        let page = get(&app, path).await;
+        assert!(!page.text.contains("data-prerendered"), "{path}: {}", page.text);
+    }
+    // Without the shop's name the header could not say it: the plain page.
+    app.admin().await.batch_execute("delete from public.companies").await.expect("no company");
+    assert!(!get(&app, "/store").await.text.contains("data-prerendered"));
+    // Nor without products to show.
+    let (empty, _dist) = prerendered_shop().await;
+    empty
+        .admin()
+        .await
+        .batch_execute("insert into public.companies (name) values ('Tienda')")
+        .await
+        .expect("company");
+    assert!(!get(&empty, "/store").await.text.contains("data-prerendered"));
+}

@@ -14,6 +14,9 @@ import { button, focusRing, primary, secondary } from './styles';
 import { Users } from './Users';
 import { ApiDocs } from './ApiDocs';
 import { Settings } from './Settings';
+import { NewTable, TableEditor } from './TableEditor';
+import { ExplainTree } from './ExplainTree';
+import { parsePlan } from './api';
 
 export function ConsoleApp() {
   const [language, setLanguage] = useState<Language>(savedLanguage);
@@ -163,20 +166,25 @@ function Tables({ t }: { t: Words }) {
   const [tables, setTables] = useState<Table[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [version, setVersion] = useState(0);
 
   useEffect(() => {
     api.tables().then(setTables, (e: Error) => setError(e.message));
-  }, []);
+  }, [version]);
 
   if (error) return <p role="alert" className="text-red-700">{error}</p>;
   if (!tables) return <p className="text-slate-600">{t.loading}</p>;
-  if (tables.length === 0) return <p className="text-slate-600">{t.noTables}</p>;
   const key = (table: Table) => `${table.schema}.${table.name}`;
   const table = tables.find((candidate) => key(candidate) === chosen);
   return (
     <div className="flex flex-col gap-4 md:flex-row">
       <nav aria-label={t.tables} className="md:w-64 md:shrink-0">
         <h2 className="mb-2 text-sm font-semibold uppercase text-slate-600">{t.tables}</h2>
+        <button type="button" className={`${secondary} mb-2 w-full`} onClick={() => setCreating(true)}>
+          {t.newTable}
+        </button>
+        {tables.length === 0 && <p className="text-sm text-slate-600">{t.noTables}</p>}
         <ul className="flex max-h-[70vh] flex-col gap-1 overflow-y-auto">
           {tables.map((candidate) => (
             <li key={key(candidate)}>
@@ -186,7 +194,10 @@ function Tables({ t }: { t: Words }) {
                 className={`w-full rounded-md px-2 py-1 text-left text-sm ${focusRing} ${
                   key(candidate) === chosen ? 'bg-brand-100 text-brand-900' : 'text-slate-800 hover:bg-slate-100'
                 }`}
-                onClick={() => setChosen(key(candidate))}
+                onClick={() => {
+                  setChosen(key(candidate));
+                  setCreating(false);
+                }}
               >
                 <span className="text-slate-600">{candidate.schema}.</span>
                 {candidate.name}
@@ -197,7 +208,22 @@ function Tables({ t }: { t: Words }) {
         </ul>
       </nav>
       <section className="min-w-0 flex-1" aria-live="polite">
-        {table ? <TableDetails t={t} table={table} /> : <p className="text-slate-600">{t.chooseTable}</p>}
+        {creating ? (
+          <NewTable
+            t={t}
+            onCreated={() => {
+              setCreating(false);
+              setVersion(version + 1);
+            }}
+          />
+        ) : table ? (
+          <>
+            <TableDetails t={t} table={table} />
+            <TableEditor key={key(table)} t={t} table={table} onChanged={() => setVersion(version + 1)} />
+          </>
+        ) : (
+          <p className="text-slate-600">{t.chooseTable}</p>
+        )}
       </section>
     </div>
   );
@@ -286,12 +312,14 @@ function SqlEditor({ t }: { t: Words }) {
   const [result, setResult] = useState<SqlResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [explained, setExplained] = useState(false);
 
-  const run = async () => {
+  const run = async (explain = false) => {
     setBusy(true);
     setError(null);
+    setExplained(explain);
     try {
-      setResult(await api.sql(sql));
+      setResult(await api.sql(explain ? `explain (analyze, format json) ${sql}` : sql));
     } catch (e) {
       setResult(null);
       const code = e instanceof ConsoleApiError ? `${e.code}: ` : '';
@@ -335,6 +363,9 @@ function SqlEditor({ t }: { t: Words }) {
         <button type="button" className={primary} disabled={busy} onClick={() => void run()}>
           {busy ? t.running : t.run}
         </button>
+        <button type="button" className={secondary} disabled={busy} onClick={() => void run(true)}>
+          {t.explain}
+        </button>
         <span className="text-sm text-slate-600">{t.runHint}</span>
         {result && result.columns.length > 0 && (
           <button type="button" className={secondary} onClick={download}>
@@ -347,7 +378,7 @@ function SqlEditor({ t }: { t: Words }) {
           {t.error}: {error}
         </p>
       )}
-      {result && <Results t={t} result={result} />}
+      {result && explained ? <Plan t={t} result={result} /> : result && <Results t={t} result={result} />}
       <Snippets t={t} sql={sql} onOpen={setSql} />
     </div>
   );
@@ -426,6 +457,11 @@ function Snippets({ t, sql, onOpen }: { t: Words; sql: string; onOpen: (sql: str
       )}
     </section>
   );
+}
+
+function Plan({ t, result }: { t: Words; result: SqlResult }) {
+  const plan = parsePlan(result);
+  return plan ? <ExplainTree t={t} {...plan} /> : <p className="text-sm text-slate-700">{t.notAPlan}</p>;
 }
 
 function Results({ t, result }: { t: Words; result: SqlResult }) {

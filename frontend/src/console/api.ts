@@ -149,6 +149,95 @@ export const api = {
     call<void>('DELETE', `/users/${encodeURIComponent(id)}/sessions/${encodeURIComponent(session)}`),
 };
 
+// The table editor (TableEditor.tsx): rows through `/rest/v1`'s planner, and
+// schema changes previewed as SQL before they are applied.
+
+export type ColumnDefault = { value: string } | { expression: string } | { none: true };
+
+export interface NewColumn {
+  name: string;
+  type: string;
+  nullable?: boolean;
+  primaryKey?: boolean;
+  default?: ColumnDefault;
+}
+
+export type PolicyTemplate =
+  | { template: 'publicRead' }
+  | { template: 'authenticatedRead' }
+  | { template: 'owner'; column: string };
+
+type On = { schema: string; table: string };
+export type SchemaChange =
+  | (On & { change: 'createTable'; columns: NewColumn[] })
+  | (On & { change: 'addColumn'; column: NewColumn })
+  | (On & { change: 'dropColumn'; column: string })
+  | (On & { change: 'renameColumn'; column: string; to: string })
+  | (On & { change: 'alterColumn'; column: string; type?: string; default?: ColumnDefault; nullable?: boolean })
+  | (On & { change: 'enableRls' })
+  | (On & { change: 'createPolicy'; name: string; policy: PolicyTemplate });
+
+export type Row = Record<string, unknown>;
+
+async function rowCall(method: string, schema: string, table: string, query: URLSearchParams, body?: unknown, prefer?: string) {
+  const headers: Record<string, string> = { 'x-console-csrf': csrfToken };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (prefer) headers.prefer = prefer;
+  const response = await fetch(
+    `${basePath}/api/tables/${encodeURIComponent(schema)}/${encodeURIComponent(table)}/rows?${query}`,
+    { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' },
+  );
+  const text = await response.text();
+  const answer = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    throw new ConsoleApiError(response.status, answer?.code ?? 'unknown', answer?.message ?? response.statusText);
+  }
+  return { rows: (answer ?? []) as Row[], range: response.headers.get('content-range') };
+}
+
+/** The filter of one row by its primary key, as PostgREST reads it (`id=eq.1`). */
+export function byKey(key: string[], row: Row): URLSearchParams {
+  return new URLSearchParams(key.map((column) => [column, `eq.${String(row[column])}`]));
+}
+
+export const tableApi = {
+  /** A page of rows: PostgREST's own query (`select`, `order`, filters) plus `limit` and `offset`; the total from `count=exact`. */
+  rows: async (schema: string, table: string, query: URLSearchParams) => {
+    const { rows, range } = await rowCall('GET', schema, table, query, undefined, 'count=exact');
+    const total = Number(range?.split('/')[1] ?? rows.length);
+    return { rows, total: Number.isNaN(total) ? rows.length : total };
+  },
+  insert: (schema: string, table: string, row: Row) =>
+    rowCall('POST', schema, table, new URLSearchParams(), row, 'return=representation'),
+  update: (schema: string, table: string, key: URLSearchParams, changes: Row) =>
+    rowCall('PATCH', schema, table, key, changes, 'return=representation'),
+  remove: (schema: string, table: string, key: URLSearchParams) => rowCall('DELETE', schema, table, key),
+  preview: (changes: SchemaChange[]) => call<{ sql: string }>('POST', '/tables/preview', { changes }),
+  apply: (changes: SchemaChange[], sql: string) => call<{ sql: string }>('POST', '/tables/apply', { changes, sql }),
+};
+
+/** One node of `explain (format json)`'s plan, with what the tree shows of it. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Plan Rows'?: number;
+  'Actual Total Time'?: number;
+  'Total Cost'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The plan of an `explain (analyze, format json)` answer's one cell. */
+export function parsePlan(result: Pick<SqlResult, 'rows'>): { plan: PlanNode; executionTime?: number } | null {
+  try {
+    const [top] = JSON.parse(result.rows[0]?.[0] ?? '');
+    return top?.Plan ? { plan: top.Plan, executionTime: top['Execution Time'] } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A result as CSV (RFC 4180): every field quoted when it needs to be, NULL as an empty field. */
 export function toCsv(result: Pick<SqlResult, 'columns' | 'rows'>): string {
   const field = (value: string | null) =>

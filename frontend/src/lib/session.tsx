@@ -30,7 +30,16 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     let unsubscribe: (() => void) | undefined;
     const follow = (client: ShopClient) => {
       const { data } = client.auth.onAuthStateChange((_event, session) => {
-        setState(session ? { status: 'signed-in', session } : { status: 'signed-out', session: null });
+        // Signed out and still signed out is no change: a new value would
+        // reach every consumer, and a pre-rendered page still hydrating would
+        // be thrown away and rendered again (src/lib/prerender.tsx).
+        setState((current) =>
+          session
+            ? { status: 'signed-in', session }
+            : current.status === 'signed-out'
+              ? current
+              : { status: 'signed-out', session: null },
+        );
       });
       unsubscribe = () => data.subscription.unsubscribe();
     };

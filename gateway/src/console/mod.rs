@@ -17,6 +17,8 @@ pub mod catalog;
 pub mod editor;
 pub mod error;
 pub mod settings;
+pub mod policy;
+pub mod tables;
 pub mod users;
 
 use axum::{
@@ -107,6 +109,10 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
         .route(&format!("{api}/sql"), post(editor::run))
         .route(&format!("{api}/snippets"), get(editor::snippets).post(editor::save_snippet))
         .route(&format!("{api}/snippets/{{id}}"), delete(editor::delete_snippet))
+        // The table editor (tables.rs).
+        .route(&format!("{api}/tables/preview"), post(tables::preview))
+        .route(&format!("{api}/tables/apply"), post(tables::apply))
+        .route(&format!("{api}/tables/{{schema}}/{{name}}/rows"), any(tables::rows))
         .route(&format!("{api}/users"), get(users::list).post(users::create))
         .route(&format!("{api}/users/invite"), post(users::invite))
         .route(&format!("{api}/users/{{id}}"), get(users::get).delete(users::delete))

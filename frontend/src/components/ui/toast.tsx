@@ -14,9 +14,12 @@ export {
 // The Radix view loads with the first toast, keeping it off the public routes' first load.
 const ToastView = lazy(() => import('./toast-view'));
 
+const noToast = () => null;
+
 /** Renders the current toast; mount once near the root. */
 export function Toaster() {
-  const shown = useSyncExternalStore(subscribeToasts, shownToast);
+  // No toast in a pre-rendered page (src/prerender.tsx).
+  const shown = useSyncExternalStore(subscribeToasts, shownToast, noToast);
   if (!shown) return null;
   return (
     <Suspense fallback={null}>

@@ -25,6 +25,7 @@ import { Link } from 'react-router';
 import { buttonClasses } from '@/components/ui/button';
 import { FloatingWhatsAppButton, WhatsAppLink } from '@/components/ui/whatsapp-button';
 import { useShopFace } from '@/lib/company';
+import { AfterHydration, FirstScreenSlot } from '@/lib/prerender';
 import { openingHours } from '@/lib/shop';
 import { messages } from '@/lib/whatsapp';
 import { landingAnchors, paths } from '@/paths';
@@ -112,13 +113,19 @@ export default function LandingPage() {
         <Section
           id={landingAnchors.products}
           eyebrow="Productos"
-          title={featuredProducts.length > 0 ? 'Modelos destacados' : 'Nuestros productos'}
+          title={
+            <FirstScreenSlot name="featured-title">
+              {featuredProducts.length > 0 ? 'Modelos destacados' : 'Nuestros productos'}
+            </FirstScreenSlot>
+          }
         >
-          {featuredProducts.length > 0 ? (
-            <FeaturedModels products={featuredProducts} />
-          ) : (
-            <p className="text-center text-slate-600">Celulares, tablets, relojes y accesorios con garantía y envío a toda Colombia.</p>
-          )}
+          <FirstScreenSlot name="featured-products">
+            {featuredProducts.length > 0 ? (
+              <FeaturedModels products={featuredProducts} />
+            ) : (
+              <p className="text-center text-slate-600">Celulares, tablets, relojes y accesorios con garantía y envío a toda Colombia.</p>
+            )}
+          </FirstScreenSlot>
           <div className="mt-10 flex justify-center">
             <Link to={paths.store} className={buttonClasses('outline', 'lg')}>
               Ver todos los productos
@@ -157,7 +164,10 @@ export default function LandingPage() {
 
         <Contact />
       </main>
-      <LandingFooter />
+      {/* Below the first screen, and made of the deployment's contacts: drawn once hydrated (lib/prerender.tsx). */}
+      <AfterHydration>
+        <LandingFooter />
+      </AfterHydration>
       {/* The hero has its own chat button ('Aplicar Ahora'): the floating one
           comes once the hero is scrolled past, so it never covers its text. */}
       <FloatingWhatsAppButton message={messages.contact} hiddenWhileVisible={heroId} />
@@ -266,6 +276,7 @@ function Contact() {
             <ContactRow icon={<MapPin className="h-5 w-5" />} title="Ubicación">
               Meta, Colombia
             </ContactRow>
+            <AfterHydration>
             {contactPhone ? (
               <ContactRow icon={<Phone className="h-5 w-5" />} title="Teléfono">
                 <a href={`tel:${contactPhone.replace(/[^\d+]/g, '')}`} className="hover:underline">
@@ -280,6 +291,7 @@ function Contact() {
                 </a>
               </ContactRow>
             ) : null}
+            </AfterHydration>
             <ContactRow icon={<Clock className="h-5 w-5" />} title="Horario">
               {openingHours.map((row) => (
                 <span key={row.days} className="block">
@@ -317,7 +329,7 @@ function Section({
 }: {
   id: string;
   eyebrow: string;
-  title: string;
+  title: ReactNode;
   tinted?: boolean;
   children: ReactNode;
 }) {

@@ -7,6 +7,7 @@ import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/feedback';
 import { FloatingWhatsAppButton } from '@/components/ui/whatsapp-button';
 import { useShopFace } from '@/lib/company';
+import { AfterHydration, FirstScreenSlot } from '@/lib/prerender';
 import type { Product } from '@/lib/types';
 import { useDebouncedValue } from '@/lib/useDebouncedValue';
 import { whenIdle } from '@/lib/preload';
@@ -168,53 +169,58 @@ export default function StorePage() {
           brands={brands}
         />
 
-        <section aria-labelledby="results-title" aria-busy={firstLoad || refreshing || loadingMore} className="mt-6">
-          <h2 id="results-title" className="sr-only">
-            Productos
-          </h2>
-          {firstLoad ? (
-            <GridSkeleton />
-          ) : state.products.length === 0 ? (
-            <EmptyResults />
-          ) : (
-            <>
-              <p className="mb-4 text-sm text-slate-600" aria-live="polite">
-                {state.total === 1 ? '1 producto' : `${state.total ?? 0} productos`}
-              </p>
-              <ul
-                ref={grid}
-                className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
-              >
-                {state.products.map((product, index) => (
-                  <li key={product.id} className="flex">
-                    <ProductCard
-                      product={product}
-                      onOpen={openProduct}
-                      priority={index < FIRST_SCREEN_CARDS}
-                      showStock={showProductStock}
-                    />
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
+        <FirstScreenSlot name="store-results">
+          <section aria-labelledby="results-title" aria-busy={firstLoad || refreshing || loadingMore} className="mt-6">
+            <h2 id="results-title" className="sr-only">
+              Productos
+            </h2>
+            {firstLoad ? (
+              <GridSkeleton />
+            ) : state.products.length === 0 ? (
+              <EmptyResults />
+            ) : (
+              <>
+                <p className="mb-4 text-sm text-slate-600" aria-live="polite">
+                  {state.total === 1 ? '1 producto' : `${state.total ?? 0} productos`}
+                </p>
+                <ul
+                  ref={grid}
+                  className={`grid grid-cols-2 gap-3 sm:gap-5 md:grid-cols-3 xl:grid-cols-4 ${refreshing ? 'opacity-60 transition-opacity' : ''}`}
+                >
+                  {state.products.map((product, index) => (
+                    <li key={product.id} className="flex">
+                      <ProductCard
+                        product={product}
+                        onOpen={openProduct}
+                        priority={index < FIRST_SCREEN_CARDS}
+                        showStock={showProductStock}
+                      />
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
 
-          {!firstLoad && !refreshing && (hasMore(state) || loadingMore) ? (
-            <div className="mt-8 flex justify-center">
-              {/* aria-disabled, not disabled: the focus stays on the button while the page loads. */}
-              <Button
-                variant="outline"
-                size="lg"
-                onClick={moreRequested}
-                aria-disabled={loadingMore}
-              >
-                {loadingMore ? 'Cargando...' : 'Mostrar más productos'}
-              </Button>
-            </div>
-          ) : null}
-        </section>
+            {!firstLoad && !refreshing && (hasMore(state) || loadingMore) ? (
+              <div className="mt-8 flex justify-center">
+                {/* aria-disabled, not disabled: the focus stays on the button while the page loads. */}
+                <Button
+                  variant="outline"
+                  size="lg"
+                  onClick={moreRequested}
+                  aria-disabled={loadingMore}
+                >
+                  {loadingMore ? 'Cargando...' : 'Mostrar más productos'}
+                </Button>
+              </div>
+            ) : null}
+          </section>
+        </FirstScreenSlot>
       </main>
-      <StoreFooter />
+      {/* Below the first screen: drawn once hydrated (lib/prerender.tsx). */}
+      <AfterHydration>
+        <StoreFooter />
+      </AfterHydration>
       {drawerUsed ? (
         <Suspense fallback={null}>
           <ProductDrawer product={selected} onClose={closeProduct} />

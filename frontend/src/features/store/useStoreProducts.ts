@@ -16,7 +16,16 @@ const LIVE_AFTER_MS = 1500;
  * Query fetches (and caches) the page asked for.
  */
 export function useStoreProducts(initialFilters: () => StoreFilters) {
-  const [state, dispatch] = useReducer(storeReducer, undefined, () => ({ ...initialStoreState, filters: initialFilters() }));
+  const queryClient = useQueryClient();
+  // A first page already in the cache (the one the gateway put into the page,
+  // src/firstScreen.ts) shows in the first render: the pre-rendered page's
+  // cards are hydrated rather than replaced by a skeleton.
+  const [state, dispatch] = useReducer(storeReducer, undefined, () => {
+    const filters = initialFilters();
+    const cached = queryClient.getQueryData<{ products: Product[]; total: number }>(storeProductsQuery(filters, 1).queryKey);
+    const start = { ...initialStoreState, filters };
+    return cached ? storeReducer(start, { type: 'loaded', filters, page: 1, products: cached.products, total: cached.total }) : start;
+  });
   const { filters, page } = state;
   const query = useQuery(storeProductsQuery(filters, page));
 
@@ -29,7 +38,6 @@ export function useStoreProducts(initialFilters: () => StoreFilters) {
 
   // Stock and prices follow the server without a reload (Realtime): a product
   // sold out shows 'Sin stock' in its drawer as soon as it is saved.
-  const queryClient = useQueryClient();
   const started = state.loadedPage > 0;
   useEffect(() => {
     if (!started) return;

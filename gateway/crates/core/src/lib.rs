@@ -20,6 +20,7 @@ pub mod error;
 pub mod jwt;
 pub mod keys;
 pub mod logs;
+pub mod markup;
 pub mod role;
 pub mod server;
 pub mod sql;

@@ -5,6 +5,7 @@ import { categories, conditions } from '@/lib/categories';
 import type { StoreSort } from '../api/fetchProducts';
 import type { StoreBrand } from '../api/fetchStoreBrands';
 import type { StoreFilters } from '../storeState';
+import { useHydrated } from '@/lib/prerender';
 
 /** The sort choices behind the 'relevance' filter (see api/fetchProducts.ts). */
 const sortOptions: ReadonlyArray<{ value: StoreSort; label: string }> = [
@@ -25,9 +26,16 @@ interface FilterBarProps {
   brands: readonly StoreBrand[];
 }
 
-export function FilterBar({ searchText, onSearchText, filters, onFilter, onClear, serverCategories, brands }: FilterBarProps) {
+const noBrands: readonly StoreBrand[] = [];
+
+export function FilterBar({ searchText, onSearchText, filters, onFilter, onClear, serverCategories, brands: loadedBrands }: FilterBarProps) {
+  // The lists are not in the page the gateway serves (lib/prerender.tsx):
+  // whichever arrives first, hydration sees them empty, as the pre-rendered
+  // page has them. Only this bar renders again once hydrated.
+  const hydrated = useHydrated();
+  const brands = hydrated ? loadedBrands : noBrands;
   // Only the fixed categories that the server also lists (spec section 2).
-  const offered = categories.filter((c) => serverCategories.includes(c.id));
+  const offered = hydrated ? categories.filter((c) => serverCategories.includes(c.id)) : [];
   return (
     <div className="rounded-xl border border-slate-200 bg-white p-4 shadow-sm">
       <form role="search" onSubmit={(event) => event.preventDefault()} className="flex flex-col gap-4">

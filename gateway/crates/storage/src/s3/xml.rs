@@ -5,18 +5,7 @@
 
 /// Text made safe for an element's content.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
+    gateway_core::markup::escape(text, "&apos;")
 }
 
 fn unescape(text: &str) -> Option<String> {

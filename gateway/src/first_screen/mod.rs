@@ -12,6 +12,8 @@
 //! - Anything that fails or takes too long leaves the page as it was: the app
 //!   then asks as it always did.
 
+mod cards;
+
 use std::time::Duration;
 
 use axum::{
@@ -202,6 +204,63 @@ pub fn with_inline_data(html: &str, data: &Value) -> String {
         &html[..at],
         &html[at..]
     )
+}
+
+/// The pages the frontend's build pre-rendered (`frontend/scripts/prerender.mjs`),
+/// by the route they serve: the landing at any address, the store only
+/// without filters (the pre-rendered filter bar shows none).
+pub fn prerendered_page(path: &str, query: &str) -> Option<&'static str> {
+    match path {
+        "/" => Some("prerendered/landing.html"),
+        "/store" if query.is_empty() => Some("prerendered/store.html"),
+        _ => None,
+    }
+}
+
+/// Text of the pre-rendered pages that stands for the deployment's own
+/// (`PRERENDER_PLACEHOLDERS` in `frontend/src/lib/prerender.tsx`).
+const SHOP_NAME_PLACEHOLDER: &str = "__first_screen_shop_name__";
+const WHATSAPP_PLACEHOLDER: &str = "https://wa.me/1000000000001?";
+
+/// A pre-rendered page with its slots filled from `data` (what [`data`]
+/// returned for its address) and the deployment's values in place of the
+/// placeholders; marked `data-first-screen="filled"`, which tells the app
+/// to hydrate it. `None` when the data is not what the page can show as
+/// the app would (no shop name, an empty store, a row it cannot render):
+/// the plain page is served then.
+pub fn fill_prerendered(page: &str, data: &Value, whatsapp_number: &str, origin: &str) -> Option<String> {
+    let company = data.get("company")?;
+    let name = company.get("name").and_then(Value::as_str).filter(|name| !name.is_empty())?;
+    let deployment = cards::Deployment { origin, whatsapp_number };
+    let catalogue = data.get("catalogue")?;
+    let slot = |name: &str| format!("<template data-first-screen-slot=\"{name}\"></template>");
+    let mut page = match data.get("path")?.as_str()? {
+        "/" => {
+            let (title, list) = cards::featured(catalogue.as_array()?, &deployment)?;
+            fill_slot(&fill_slot(page, &slot("featured-title"), &title)?, &slot("featured-products"), &list)?
+        }
+        "/store" => {
+            let products = catalogue.get("products")?.as_array()?;
+            let total = catalogue.get("total")?.as_u64()?;
+            let show_stock = company.get("display_product_stock").and_then(Value::as_bool).unwrap_or(true);
+            let results = cards::store_results(products, total, show_stock, &deployment)?;
+            fill_slot(page, &slot("store-results"), &results)?
+        }
+        _ => return None,
+    };
+    let digits: String = whatsapp_number.chars().filter(char::is_ascii_digit).collect();
+    page = page
+        .replace(SHOP_NAME_PLACEHOLDER, &cards::escape(name))
+        .replace(WHATSAPP_PLACEHOLDER, &format!("https://wa.me/{digits}?"));
+    let root = page.find("<div id=\"root\" data-prerendered=")? + "<div id=\"root\"".len();
+    page.insert_str(root, " data-first-screen=\"filled\"");
+    Some(page)
+}
+
+/// `page` with its one `slot` replaced by `html`.
+fn fill_slot(page: &str, slot: &str, html: &str) -> Option<String> {
+    let at = page.find(slot)?;
+    Some(format!("{}{html}{}", &page[..at], &page[at + slot.len()..]))
 }
 
 #[cfg(test)]
