@@ -235,6 +235,8 @@ describe('the operator console', () => {
     await page.keyboard.press('Enter');
     await page.getByLabel('Query', { exact: true }).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   // The table editor (TableEditor.tsx) and the plan tree (ExplainTree.tsx).
   test('explain analyze shows the plan as a tree', async () => {
     await page.getByRole('button', { name: 'SQL' }).click();
