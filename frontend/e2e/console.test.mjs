@@ -163,6 +163,80 @@ describe('the operator console', () => {
     assert.equal((await refreshed.json()).error_code, 'user_banned');
   });
 
+  // API docs, live settings, language and 768 px (ApiDocs.tsx, Settings.tsx).
+  test("a table's API docs show its columns and supabase-js calls with the URL and publishable key", async () => {
+    await page.getByRole('button', { name: 'API', exact: true }).click();
+    await page.getByRole('heading', { name: 'Connect' }).waitFor();
+    const setup = await page.getByRole('region', { name: 'Create the client' }).locator('pre').textContent();
+    assert.ok(setup.includes(shop.publishableKey), setup);
+    assert.ok(setup.includes(shop.url), setup);
+    await page.getByRole('button', { name: 'public.products', exact: true }).click();
+    await page.getByRole('heading', { name: 'public.products' }).waitFor();
+    const columns = await page.getByRole('article').locator('tbody tr td:first-child').allTextContents();
+    const expected = await shop.sql(
+      "select column_name from information_schema.columns where table_schema = 'public' and table_name = 'products' order by ordinal_position",
+    );
+    assert.deepEqual(
+      columns.map((text) => text.replace(/ ?\(primary key\)$/i, '')),
+      expected.map((row) => row.column_name),
+    );
+    const read = await page.getByRole('region', { name: 'Read all rows' }).locator('pre').textContent();
+    assert.match(read, /\.from\('products'\)\s+\.select\('\*'\)/);
+    await page.getByRole('region', { name: 'Subscribe to changes' }).waitFor();
+    await page.getByRole('button', { name: 'public.brands', exact: true }).click();
+    await page.getByRole('heading', { name: 'public.brands' }).waitFor();
+    await shoot('console-api-docs');
+    await assertAccessible(page);
+  });
+
+  test('the live settings say where each came from and show no secret', async () => {
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
+    const row = (flag) => page.locator('tr', { has: page.getByText(flag, { exact: true }) });
+    assert.deepEqual(await row('--listen').locator('td').allTextContents(), ['--listenGATEWAY_LISTEN', '127.0.0.1:0', 'flag']);
+    assert.equal(await row('--console-row-limit').locator('td').nth(2).textContent(), 'default');
+    assert.match(await row('--auth-smtp-pass').locator('td').nth(1).textContent(), /^(set \(secret\)|not set)$/);
+    await page.getByLabel('Filter by name or value').fill('smtp');
+    assert.equal(await row('--listen').count(), 0);
+    await row('--auth-smtp-host').waitFor();
+    await page.getByLabel('Filter by name or value').fill('');
+    await shoot('console-settings');
+    await assertAccessible(page);
+  });
+
+  test('the language chosen is kept across a reload', async () => {
+    await page.getByLabel('Language').selectOption('es');
+    await page.getByRole('heading', { name: 'Ajustes', exact: true }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Salir' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+
+  test('every page is usable at 768 px, by keyboard, with a visible focus', async () => {
+    await page.setViewportSize({ width: 768, height: 1024 });
+    for (const name of ['Tables', 'SQL', 'Users', 'API', 'Settings']) {
+      await page.getByRole('button', { name, exact: true }).click();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${name} is ${overflow} px wider than the window`);
+      await assertAccessible(page);
+    }
+    // The tabs are reached with Tab and chosen with Enter, each with an outline.
+    await page.getByRole('button', { name: 'Tables', exact: true }).focus();
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement;
+      return { text: element.textContent, outline: getComputedStyle(element).outlineStyle };
+    });
+    assert.equal(focused.text, 'SQL');
+    assert.notEqual(focused.outline, 'none');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Query', { exact: true }).waitFor();
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   // The table editor (TableEditor.tsx) and the plan tree (ExplainTree.tsx).
   test('explain analyze shows the plan as a tree', async () => {
     await page.getByRole('button', { name: 'SQL' }).click();

@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use tokio::net::TcpListener;
 
 use axum::extract::FromRef;
@@ -472,7 +472,11 @@ pub async fn run() -> ExitCode {
     }
     // Logs start once the command line is read, in the format it asks for;
     // nothing logs before (clap prints its own errors).
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    if let (Command::Serve(config), Some(("serve", serve))) = (&mut cli.command, matches.subcommand()) {
+        config.console.settings = crate::console::settings::Settings::read(&serve_command(), serve);
+    }
     crate::logs::init(cli.command.config().map(|c| c.log_format).unwrap_or_default());
     let result = match cli.command {
         Command::Serve(config) => serve(config).await,

@@ -193,6 +193,9 @@ async fn api_keys_and_jwts_are_refused_on_every_console_route_even_beside_a_sess
             Method::DELETE,
             "/users/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d11/sessions/0b9f5d3e-8a41-4c27-9a0e-4e1f1c9b7d12",
         ),
+        // API docs and live settings.
+        (Method::GET, "/api-docs"),
+        (Method::GET, "/settings"),
         // The table editor.
         (Method::POST, "/tables/preview"),
         (Method::POST, "/tables/apply"),
@@ -241,6 +244,8 @@ async fn without_a_session_nothing_but_signing_in_answers() {
             (Method::GET, "/snippets"),
             (Method::GET, "/users"),
             (Method::POST, "/users"),
+            (Method::GET, "/api-docs"),
+            (Method::GET, "/settings"),
         ] {
             let mut request = console(&app, method.clone(), path).json(&json!({"sql": "select 1"}));
             if let Some(cookie) = cookie {

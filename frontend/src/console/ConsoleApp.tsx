@@ -6,10 +6,14 @@ import { type FormEvent, type KeyboardEvent, useEffect, useState } from 'react';
 import { ConsoleApiError, type Snippet, type SqlResult, type Table, api, toCsv } from './api';
 import { type Language, type Words, saveLanguage, savedLanguage, words } from './i18n';
 
-type View = 'tables' | 'sql' | 'users' | 'keys' | 'observe' | 'storage';
+type View = 'tables' | 'sql' | 'users' | 'keys' | 'observe' | 'storage' | DocsView;
+// API docs and live settings (ApiDocs.tsx, Settings.tsx).
+type DocsView = 'apiDocs' | 'settings';
 
 import { button, focusRing, primary, secondary } from './styles';
 import { Users } from './Users';
+import { ApiDocs } from './ApiDocs';
+import { Settings } from './Settings';
 import { NewTable, TableEditor } from './TableEditor';
 import { ExplainTree } from './ExplainTree';
 import { parsePlan } from './api';
@@ -80,6 +84,8 @@ export function ConsoleApp() {
           {tab('storage', t.storage)}
           {tab('keys', t.keys)}
           {tab('observe', t.observe)}
+          {tab('apiDocs', t.apiDocs)}
+          {tab('settings', t.settings)}
         </nav>
         <div className="ml-auto flex flex-wrap items-center gap-3">
           {languagePicker}
@@ -98,6 +104,7 @@ export function ConsoleApp() {
         {view === 'keys' && <Keys t={t} />}
         {view === 'observe' && <Observe t={t} />}
         {view === 'storage' && <Storage t={t} />}
+        {view === 'apiDocs' ? <ApiDocs t={t} /> : view === 'settings' ? <Settings t={t} /> : null}
       </main>
     </div>
   );

@@ -102,7 +102,7 @@ export const basePath = window.__CONSOLE__?.path ?? '/_';
 
 let csrfToken = '';
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-console-csrf'] = csrfToken;

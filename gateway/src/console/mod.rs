@@ -12,12 +12,14 @@
 //!   schemas, through the one named call `Db::as_schema_owner`.
 
 pub mod access;
+pub mod apidocs;
 pub mod catalog;
 pub mod editor;
 pub mod error;
 pub mod keys;
 pub mod observe;
 pub mod policy;
+pub mod settings;
 pub mod storage;
 pub mod tables;
 pub mod users;
@@ -68,6 +70,11 @@ pub struct ConsoleConfig {
     /// `statement_timeout` of what the SQL editor runs.
     #[arg(help_heading = "Console", long, env = "GATEWAY_CONSOLE_STATEMENT_TIMEOUT", default_value = "15s")]
     pub console_statement_timeout: Span,
+
+    /// The settings `gateway serve` was started with and where each came
+    /// from, for the console's settings page (settings.rs); not a flag.
+    #[arg(skip)]
+    pub settings: settings::Settings,
 }
 
 /// A path of one or more segments, starting with `/` and not ending with
@@ -126,6 +133,9 @@ pub fn router(config: &crate::config::Config) -> Router<AppState> {
         .route(&format!("{api}/metrics"), get(observe::metrics))
         // Storage, as the storage service answers it (storage.rs).
         .route(&format!("{api}/storage/{{*rest}}"), any(storage::proxy))
+        // API docs and live settings (apidocs.rs, settings.rs).
+        .route(&format!("{api}/api-docs"), get(apidocs::list))
+        .route(&format!("{api}/settings"), get(settings::list))
         .route(&api, any(not_found))
         .route(&format!("{api}/{{*rest}}"), any(not_found))
         .layer(axum::middleware::from_fn(access::guard));
