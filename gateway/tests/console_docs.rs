@@ -36,7 +36,8 @@ async fn get_as_operator(app: &TestApp, path: &str) -> Answer {
     )
     .await;
     assert_eq!(signed.status, 200, "{}", signed.text);
-    let cookie = signed.headers["set-cookie"].to_str().expect("cookie").split(';').next().expect("pair").to_owned();
+    let cookie =
+        signed.headers["set-cookie"].to_str().expect("cookie").split(';').next().expect("pair").to_owned();
     Answer::from(
         app.client
             .request(Method::GET, url(path))
@@ -90,11 +91,14 @@ async fn a_tables_api_docs_name_its_columns_and_the_calls_carry_the_url_and_publ
     assert_eq!(docs["key"], app.publishable_key.as_str());
     assert_eq!(docs["url"], app.address.as_str());
     let setup = docs["setup"].as_str().expect("setup");
-    for expected in [app.address.as_str(), app.publishable_key.as_str(), "createClient(supabaseUrl, supabaseKey)"] {
+    for expected in
+        [app.address.as_str(), app.publishable_key.as_str(), "createClient(supabaseUrl, supabaseKey)"]
+    {
         assert!(setup.contains(expected), "{expected} not in {setup}");
     }
 
-    let public = docs["schemas"].as_array().and_then(|s| s.iter().find(|s| s["schema"] == "public")).expect("public");
+    let public =
+        docs["schemas"].as_array().and_then(|s| s.iter().find(|s| s["schema"] == "public")).expect("public");
     let books = named(&public["tables"], "books");
     let columns: Vec<(&str, &str, bool)> = books["columns"]
         .as_array()
@@ -104,7 +108,12 @@ async fn a_tables_api_docs_name_its_columns_and_the_calls_carry_the_url_and_publ
         .collect();
     assert_eq!(
         columns,
-        [("id", "bigint", false), ("title", "text", true), ("first published", "date", false), ("tags", "text[]", false)]
+        [
+            ("id", "bigint", false),
+            ("title", "text", true),
+            ("first published", "date", false),
+            ("tags", "text[]", false)
+        ]
     );
     let cases = [
         ("read", ".from('books')\n  .select('*')"),
@@ -186,7 +195,12 @@ async fn each_setting_says_whether_a_flag_the_environment_or_the_default_gave_it
     for (flag, value, source, secret, section) in cases {
         let shown = setting(flag);
         assert_eq!(
-            (shown["value"].as_str(), shown["source"].as_str(), shown["secret"].as_bool(), shown["section"].as_str()),
+            (
+                shown["value"].as_str(),
+                shown["source"].as_str(),
+                shown["secret"].as_bool(),
+                shown["section"].as_str()
+            ),
             (Some(value), Some(source), Some(secret), Some(section)),
             "{flag}: {shown}"
         );
