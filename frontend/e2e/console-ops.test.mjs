@@ -174,8 +174,14 @@ describe('the operator console: keys, observe and storage', () => {
     await page.getByRole('button', { name: 'Create bucket' }).click();
     await page.getByText('Settings of photos').waitFor();
     await page.getByLabel('File', { exact: true }).setInputFiles({ name: 'sunset.png', mimeType: 'image/png', buffer: png(320, 200, [230, 110, 40]) });
+    // Uploads are resumable (TUS): made, then sent in chunks.
+    const tus = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.includes('/api/storage/upload/resumable')) tus.push(request.method());
+    });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'sunset.png uploaded' }).waitFor();
+    assert.deepEqual(tus, ['POST', 'PATCH'], 'the upload went through the resumable endpoint');
     const stored = await shop.sql("select name from storage.objects where bucket_id = 'photos'");
     assert.deepEqual(stored, [{ name: 'sunset.png' }]);
     await page.getByRole('button', { name: 'Preview sunset.png' }).click();

@@ -144,7 +144,11 @@ function BucketView({ t, bucket, onChanged, onDeleted }: { t: Words; bucket: Buc
     event.preventDefault();
     const chosen = file.current?.files?.[0];
     if (!chosen) return;
-    await act(() => storageApi.upload(bucket.id, `${prefix}${chosen.name}`, chosen), t.uploaded(chosen.name));
+    const percent = (sent: number) => (chosen.size ? Math.floor((sent * 100) / chosen.size) : 100);
+    await act(
+      () => storageApi.upload(bucket.id, `${prefix}${chosen.name}`, chosen, (sent) => setMessage(t.uploading(chosen.name, percent(sent)))),
+      t.uploaded(chosen.name),
+    );
     if (file.current) file.current.value = '';
   };
   const folders = prefix.split('/').filter(Boolean);

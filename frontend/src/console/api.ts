@@ -344,16 +344,8 @@ export const storageApi = {
       limit: 1000,
       sortBy: { column: 'name', order: 'asc' },
     }),
-  upload: async (bucket: string, key: string, file: File) => {
-    const response = await fetch(storageUrl(`/object/${keyPath(bucket, key)}`), {
-      method: 'POST',
-      headers: { 'content-type': file.type || 'application/octet-stream', 'x-console-csrf': csrfToken },
-      body: file,
-      credentials: 'same-origin',
-    });
-    const answer = await response.json().catch(() => ({}));
-    if (!response.ok) throw new ConsoleApiError(response.status, answer.error ?? answer.code ?? 'unknown', answer.message ?? response.statusText);
-  },
+  upload: (bucket: string, key: string, file: File, onProgress: (sent: number) => void = () => {}) =>
+    resumableUpload(bucket, key, file, onProgress),
   move: (bucket: string, from: string, to: string) =>
     call<unknown>('POST', '/storage/object/move', { bucketId: bucket, sourceKey: from, destinationKey: to }),
   remove: (bucket: string, keys: string[]) =>
@@ -367,4 +359,63 @@ export function toCsv(result: Pick<SqlResult, 'columns' | 'rows'>): string {
   const field = (value: string | null) =>
     value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
   return [result.columns, ...result.rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+}
+
+/** Bytes per request of a resumable upload: Supabase's clients send 6 MB chunks. */
+export const UPLOAD_CHUNK = 6 * 1024 * 1024;
+/** Tries of one chunk before the upload gives up (each resumes where the server stands). */
+const CHUNK_TRIES = 3;
+
+/**
+ * A file uploaded with TUS (`/storage/v1/upload/resumable`, as Studio and
+ * supabase-js's resumable uploads do): made with its length and metadata,
+ * then sent in chunks; a chunk that fails is sent again from the offset the
+ * server reports (`HEAD`), so a dropped connection costs one chunk, not the
+ * file (https://tus.io/protocols/resumable-upload).
+ */
+async function resumableUpload(bucket: string, key: string, file: File, onProgress: (sent: number) => void) {
+  const tus = { 'tus-resumable': '1.0.0', 'x-console-csrf': csrfToken };
+  const metadata = { bucketName: bucket, objectName: key, contentType: file.type || 'application/octet-stream', cacheControl: '3600' };
+  const encoded = Object.entries(metadata)
+    .map(([name, value]) => `${name} ${btoa(String.fromCodePoint(...new TextEncoder().encode(value)))}`)
+    .join(',');
+  const created = await fetch(storageUrl('/upload/resumable'), {
+    method: 'POST',
+    headers: { ...tus, 'upload-length': String(file.size), 'upload-metadata': encoded },
+    credentials: 'same-origin',
+  });
+  if (created.status !== 201) throw await tusError(created);
+  // The storage service names the upload by the last segment of its Location.
+  const id = created.headers.get('location')?.split('/').pop();
+  if (!id) throw new ConsoleApiError(502, 'no_location', 'the upload has no Location');
+  const url = storageUrl(`/upload/resumable/${id}`);
+  let offset = 0;
+  let tries = 0;
+  while (offset < file.size) {
+    try {
+      const sent = await fetch(url, {
+        method: 'PATCH',
+        headers: { ...tus, 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
+        body: file.slice(offset, offset + UPLOAD_CHUNK),
+        credentials: 'same-origin',
+      });
+      if (sent.status !== 204) throw await tusError(sent);
+      offset = Number(sent.headers.get('upload-offset'));
+      tries = 0;
+      onProgress(offset);
+    } catch (error) {
+      tries += 1;
+      if (tries >= CHUNK_TRIES) throw error;
+      const standing = await fetch(url, { method: 'HEAD', headers: tus, credentials: 'same-origin' });
+      if (!standing.ok) throw await tusError(standing);
+      offset = Number(standing.headers.get('upload-offset'));
+    }
+  }
+  if (file.size === 0) onProgress(0);
+}
+
+/** TUS answers errors as their message in plain text, with their status. */
+async function tusError(response: Response): Promise<ConsoleApiError> {
+  const text = await response.text().catch(() => '');
+  return new ConsoleApiError(response.status, 'upload_failed', text.trim() || response.statusText);
 }

@@ -20,14 +20,14 @@ use tower::ServiceExt;
 use super::{ConsoleError, access::Operator};
 use crate::AppState;
 
-/// The storage routes the console reaches: buckets, objects and image
-/// renders; not the S3 protocol, which signs its own requests, nor the
-/// resumable uploads' endpoint.
-const REACHABLE: [&str; 3] = ["/bucket", "/object", "/render/image"];
+/// The storage routes the console reaches: buckets, objects, image renders
+/// and resumable uploads (TUS, as Studio uploads); not the S3 protocol,
+/// which signs its own requests, nor the uploads to signed URLs.
+const REACHABLE: [&str; 4] = ["/bucket", "/object", "/render/image", "/upload/resumable"];
 
 /// The headers of the operator's request that the storage service reads;
 /// every other one (the cookie, the CSRF token) stays with the console.
-const FORWARDED: [HeaderName; 7] = [
+const FORWARDED: [HeaderName; 12] = [
     header::CONTENT_TYPE,
     header::CONTENT_LENGTH,
     header::CACHE_CONTROL,
@@ -35,6 +35,12 @@ const FORWARDED: [HeaderName; 7] = [
     header::IF_NONE_MATCH,
     header::IF_MODIFIED_SINCE,
     HeaderName::from_static("x-upsert"),
+    // TUS (https://tus.io/protocols/resumable-upload#headers).
+    HeaderName::from_static("tus-resumable"),
+    HeaderName::from_static("upload-length"),
+    HeaderName::from_static("upload-defer-length"),
+    HeaderName::from_static("upload-offset"),
+    HeaderName::from_static("upload-metadata"),
 ];
 
 /// How long the minted token lasts: the one request.
@@ -52,7 +58,10 @@ pub async fn proxy(State(state): State<AppState>, operator: Operator, request: R
 async fn forward(state: &AppState, operator: &Operator, request: Request) -> Result<Response, ConsoleError> {
     let prefix = format!("{}/api/storage", state.config.console.console_path);
     let rest = request.uri().path().strip_prefix(&prefix).unwrap_or_default().to_owned();
-    if !REACHABLE.iter().any(|route| rest == *route || rest.starts_with(&format!("{route}/"))) {
+    let signed_upload = rest == "/upload/resumable/sign" || rest.starts_with("/upload/resumable/sign/");
+    if signed_upload
+        || !REACHABLE.iter().any(|route| rest == *route || rest.starts_with(&format!("{route}/")))
+    {
         return Err(ConsoleError::NotFound);
     }
     if request.method() != axum::http::Method::GET {
