@@ -4,47 +4,18 @@
 // by its id among the recent requests, and uploads and previews an image.
 // The screenshots go to docs/public/.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { deflateSync } from 'node:zlib';
 import { assertAccessible, launch, newPage } from './support/browser.mjs';
-import { repoRoot, startShop } from './support/shop.mjs';
+import { addOperator, bookScreenshot } from './support/console.mjs';
+import { startShop } from './support/shop.mjs';
 
 const EMAIL = 'ops@example.com';
 const PASSWORD = 'console-ops-e2e-password';
-const shots = path.join(repoRoot, 'docs/public');
 
 let shop;
 let browser;
 let page;
-
-/** `gateway operators add` against the shop's database, as an operator would run it. */
-async function addOperator() {
-  const binary = process.env.GATEWAY_BIN ?? path.join(repoRoot, 'target/debug/gateway');
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(DATABASE_|JWT_|GATEWAY_)/.test(name)),
-  );
-  await promisify(execFile)(
-    binary,
-    ['operators', 'add', '--email', EMAIL, '--data-dir', shop.dataDir, '--sql-root', repoRoot],
-    {
-      env: {
-        ...env,
-        DATABASE_URL: shop.databaseUrl,
-        DATABASE_ADMIN_URL: shop.databaseUrl,
-        GATEWAY_OPERATOR_PASSWORD: PASSWORD,
-      },
-    },
-  );
-}
-
-async function shoot(name) {
-  mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-}
 
 /** `GET /rest/v1/products` with `key` as the API key and `requestId` as `x-request-id`. */
 const products = (key, requestId) =>
@@ -97,7 +68,7 @@ function png(width, height, [r, g, b]) {
 describe('the operator console: keys, observe and storage', () => {
   before(async () => {
     shop = await startShop();
-    await addOperator();
+    await addOperator(shop, EMAIL, PASSWORD);
     browser = await launch();
     page = await newPage(browser, { width: 1280, height: 800 }, { baseURL: shop.url });
     page.on('dialog', (dialog) => dialog.accept());
@@ -140,7 +111,7 @@ describe('the operator console: keys, observe and storage', () => {
     const current = rows.find((row) => row.status === 'current');
     assert.notEqual(current.id, before[0].id);
     await page.locator(`tr[data-status="current"]`).getByText(current.id).waitFor();
-    await shoot('console-keys');
+    await bookScreenshot(page, 'console-keys', { fullPage: true });
     await assertAccessible(page);
   });
 
@@ -164,7 +135,7 @@ describe('the operator console: keys, observe and storage', () => {
     await page.getByLabel('Request id').fill('');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.getByRole('img', { name: /^Requests: / }).waitFor();
-    await shoot('console-observe');
+    await bookScreenshot(page, 'console-observe', { fullPage: true });
     await assertAccessible(page);
   });
 
@@ -194,7 +165,7 @@ describe('the operator console: keys, observe and storage', () => {
     await page.getByRole('button', { name: 'Signed URL sunset.png' }).click();
     const signed = await page.getByTestId('signed-url').getAttribute('href');
     assert.equal((await fetch(signed)).status, 200, 'the signed URL works without credentials');
-    await shoot('console-storage');
+    await bookScreenshot(page, 'console-storage', { fullPage: true });
     await assertAccessible(page);
   });
 

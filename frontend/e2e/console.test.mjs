@@ -6,53 +6,25 @@
 // fails, in Debian's
 // Chromium. The screenshots go to docs/public/ for the README and the book.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { createClient } from '@supabase/supabase-js';
 import ws from 'ws';
 import { assertAccessible, assertNoProblems, launch, newPage } from './support/browser.mjs';
-import { repoRoot, startShop } from './support/shop.mjs';
+import { addOperator, bookScreenshot } from './support/console.mjs';
+import { startShop } from './support/shop.mjs';
 
 const EMAIL = 'ops@example.com';
 const PASSWORD = 'console-e2e-password';
-const shots = path.join(repoRoot, 'docs/public');
 
 let shop;
 let browser;
 let page;
 
-/** `gateway operators add` against the shop's database, as an operator would run it. */
-async function addOperator() {
-  const binary = process.env.GATEWAY_BIN ?? path.join(repoRoot, 'target/debug/gateway');
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(DATABASE_|JWT_|GATEWAY_)/.test(name)),
-  );
-  await promisify(execFile)(
-    binary,
-    ['operators', 'add', '--email', EMAIL, '--data-dir', shop.dataDir, '--sql-root', repoRoot],
-    {
-      env: {
-        ...env,
-        DATABASE_URL: shop.databaseUrl,
-        DATABASE_ADMIN_URL: shop.databaseUrl,
-        GATEWAY_OPERATOR_PASSWORD: PASSWORD,
-      },
-    },
-  );
-}
-
-async function shoot(name) {
-  mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: path.join(shots, `${name}.png`) });
-}
-
 describe('the operator console', () => {
   before(async () => {
     shop = await startShop();
-    await addOperator();
+    await addOperator(shop, EMAIL, PASSWORD);
     browser = await launch();
     page = await newPage(browser, { width: 1280, height: 800 }, { baseURL: shop.url, acceptDownloads: true });
   });
@@ -103,7 +75,7 @@ describe('the operator console', () => {
     const expected = await shop.sql('select id, name from products order by id limit 3');
     const cells = await page.locator('tbody tr').first().locator('td').allTextContents();
     assert.deepEqual(cells, [String(expected[0].id), expected[0].name]);
-    await shoot('console-sql');
+    await bookScreenshot(page, 'console-sql');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download CSV' }).click(),
@@ -155,7 +127,7 @@ describe('the operator console', () => {
     await page.getByRole('button', { name: /^Revoke / }).waitFor();
     await page.getByRole('button', { name: 'Ban for 24 h' }).click();
     await page.getByRole('button', { name: 'Lift ban' }).waitFor();
-    await shoot('console-users');
+    await bookScreenshot(page, 'console-users');
     await assertAccessible(page);
 
     const refreshed = await auth('/token?grant_type=refresh_token', { refresh_token: session.refresh_token });
@@ -185,7 +157,7 @@ describe('the operator console', () => {
     await page.getByRole('region', { name: 'Subscribe to changes' }).waitFor();
     await page.getByRole('button', { name: 'public.brands', exact: true }).click();
     await page.getByRole('heading', { name: 'public.brands' }).waitFor();
-    await shoot('console-api-docs');
+    await bookScreenshot(page, 'console-api-docs');
     await assertAccessible(page);
   });
 
@@ -200,7 +172,7 @@ describe('the operator console', () => {
     assert.equal(await row('--listen').count(), 0);
     await row('--auth-smtp-host').waitFor();
     await page.getByLabel('Filter by name or value').fill('');
-    await shoot('console-settings');
+    await bookScreenshot(page, 'console-settings');
     await assertAccessible(page);
   });
 
@@ -246,7 +218,7 @@ describe('the operator console', () => {
     await tree.waitFor();
     assert.equal(await tree.locator('[data-plan-node]').first().textContent(), 'Limit');
     assert.ok((await tree.getByText('products').count()) >= 1, 'the scan names its relation');
-    await shoot('console-explain');
+    await bookScreenshot(page, 'console-explain');
     await assertAccessible(page);
   });
 
@@ -279,7 +251,7 @@ describe('the operator console', () => {
     }
     await page.getByLabel('Sort by').first().selectOption('body');
     await page.getByRole('cell', { name: 'first note' }).waitFor();
-    await shoot('console-tables');
+    await bookScreenshot(page, 'console-tables');
     await assertAccessible(page);
     await page.setViewportSize({ width: 768, height: 900 });
     await page.getByRole('button', { name: 'Insert row' }).scrollIntoViewIfNeeded();
