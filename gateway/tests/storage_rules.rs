@@ -317,6 +317,30 @@ async fn a_declared_length_over_the_limit_is_refused_before_the_body_is_read(app
     assert!(blobs(&app).await.is_empty());
 }
 
+/// A refusal answered before the body closes the connection and says so: a
+/// client that sent `Expect: 100-continue` (boto3 does, for every PutObject)
+/// never sends that body, so a kept-alive connection would read the client's
+/// next request as the rest of this one.
+async fn a_refusal_before_the_body_closes_the_connection(app: StorageApp) {
+    create_bucket(&app, "small", false, Some(1000), None).await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+    let head = format!(
+        "POST /storage/v1/object/small/big.bin HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: text/plain\r\nContent-Length: 2000\r\nExpect: 100-continue\r\n\r\n",
+        app.service_key
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut response))
+        .await
+        .expect("the server closed the connection after its answer")
+        .expect("read");
+    let text = String::from_utf8_lossy(&response).to_ascii_lowercase();
+    assert!(text.starts_with("http/1.1 400"), "{text}");
+    assert!(text.contains("\r\nconnection: close\r\n"), "{text}");
+}
+
 /// A refused upload is answered once its body has arrived: answering first and
 /// closing the connection resets a client still sending, which then sees
 /// `fetch failed` instead of the refusal (supabase-js did, intermittently).
@@ -440,6 +464,7 @@ on_both_backends!(
     odd_but_valid_names_round_trip,
     the_mime_and_size_matrix_refuses_before_writing_and_writes_nothing,
     a_declared_length_over_the_limit_is_refused_before_the_body_is_read,
+    a_refusal_before_the_body_closes_the_connection,
     a_refused_upload_is_answered_after_its_body_so_the_client_reads_the_refusal,
     a_failed_replacement_keeps_the_previous_version_readable,
     a_ten_megabyte_chunked_upload_streams_through_and_back,

@@ -48,13 +48,16 @@ def client(access_key=ACCESS_KEY, secret=SECRET_KEY, region=REGION, token=None):
     )
 
 
-def error_code(call):
-    """The S3 error code `call` fails with."""
+def fails_with(code, call):
+    """`call` fails with the S3 error `code`; otherwise the whole answer is
+    shown, so a failure in CI says what came back instead."""
     try:
         call()
     except ClientError as e:
-        return e.response["Error"]["Code"]
-    raise AssertionError("the call succeeded")
+        got = e.response["Error"]["Code"]
+        assert got == code, f"expected {code}, got {got}: {e.response}"
+        return
+    raise AssertionError(f"expected {code}, but the call succeeded")
 
 
 def http(method, url, body=None, headers=None):
@@ -128,8 +131,8 @@ def main():
     s3.create_bucket(Bucket="s3-made")
     assert "s3-made" in [b["Name"] for b in s3.list_buckets()["Buckets"]]
     s3.head_bucket(Bucket="s3-made")
-    assert error_code(lambda: s3.head_bucket(Bucket="nowhere")) == "404"
-    assert error_code(lambda: s3.create_bucket(Bucket="s3-made")) == "BucketAlreadyExists"
+    fails_with("404", lambda: s3.head_bucket(Bucket="nowhere"))
+    fails_with("BucketAlreadyExists", lambda: s3.create_bucket(Bucket="s3-made"))
 
     # Put and get, compared by checksum; the ETag is the MD5 the REST API gives.
     data = os.urandom(300_000)
@@ -145,13 +148,13 @@ def main():
 
     # Ranges and conditions.
     assert s3.get_object(Bucket="s3-made", Key=key, Range="bytes=10-19")["Body"].read() == data[10:20]
-    assert error_code(lambda: s3.get_object(Bucket="s3-made", Key=key, IfNoneMatch=put["ETag"])) == "304"
-    assert error_code(lambda: s3.get_object(Bucket="s3-made", Key=key, IfMatch='"nope"')) == "PreconditionFailed"
+    fails_with("304", lambda: s3.get_object(Bucket="s3-made", Key=key, IfNoneMatch=put["ETag"]))
+    fails_with("PreconditionFailed", lambda: s3.get_object(Bucket="s3-made", Key=key, IfMatch='"nope"'))
     future = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)
-    assert error_code(lambda: s3.get_object(Bucket="s3-made", Key=key, IfModifiedSince=future)) == "304"
-    assert error_code(lambda: s3.get_object(Bucket="s3-made", Key=key, Range="bytes=999999-")) == "InvalidRange"
-    assert error_code(lambda: s3.get_object(Bucket="s3-made", Key="missing")) == "NoSuchKey"
-    assert error_code(lambda: s3.get_object(Bucket="nowhere", Key="missing")) == "NoSuchBucket"
+    fails_with("304", lambda: s3.get_object(Bucket="s3-made", Key=key, IfModifiedSince=future))
+    fails_with("InvalidRange", lambda: s3.get_object(Bucket="s3-made", Key=key, Range="bytes=999999-"))
+    fails_with("NoSuchKey", lambda: s3.get_object(Bucket="s3-made", Key="missing"))
+    fails_with("NoSuchBucket", lambda: s3.get_object(Bucket="nowhere", Key="missing"))
 
     # The transfer manager (upload_file / download_file), in one part.
     with open(f"{WORK}/upload.bin", "wb") as f:
@@ -171,7 +174,7 @@ def main():
     doomed = s3.create_multipart_upload(Bucket="s3-made", Key="big.bin", ContentType="application/x-big")["UploadId"]
     s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=doomed, PartNumber=1, Body=parts[0])
     s3.abort_multipart_upload(Bucket="s3-made", Key="big.bin", UploadId=doomed)
-    assert error_code(lambda: s3.list_parts(Bucket="s3-made", Key="big.bin", UploadId=doomed)) == "NoSuchUpload"
+    fails_with("NoSuchUpload", lambda: s3.list_parts(Bucket="s3-made", Key="big.bin", UploadId=doomed))
     upload = s3.create_multipart_upload(Bucket="s3-made", Key="big.bin", ContentType="application/x-big")["UploadId"]
     s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=upload, PartNumber=1, Body=parts[0])
     listed = s3.list_multipart_uploads(Bucket="s3-made")
@@ -184,10 +187,10 @@ def main():
     )
     last = s3.upload_part(Bucket="s3-made", Key="big.bin", UploadId=upload, PartNumber=3, Body=parts[2])
     etags = [done[0]["ETag"], copied["CopyPartResult"]["ETag"], last["ETag"]]
-    assert error_code(lambda: s3.complete_multipart_upload(
+    fails_with("InvalidPart", lambda: s3.complete_multipart_upload(
         Bucket="s3-made", Key="big.bin", UploadId=upload,
         MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": '"0"'}]},
-    )) == "InvalidPart"
+    ))
     s3.complete_multipart_upload(
         Bucket="s3-made", Key="big.bin", UploadId=upload,
         MultipartUpload={"Parts": [{"PartNumber": n + 1, "ETag": e} for n, e in enumerate(etags)]},
@@ -230,7 +233,7 @@ def main():
     assert sha256(s3.get_object(Bucket="s3-made", Key="chunked.bin")["Body"].read()) == sha256(chunked)
     status, body = chunked_put(f"{prefix}/s3-made/tampered.txt", b"a" * 1000, 300, tamper=True)
     assert status == 403 and b"SignatureDoesNotMatch" in body, (status, body)
-    assert error_code(lambda: s3.head_object(Bucket="s3-made", Key="tampered.txt")) == "404"
+    fails_with("404", lambda: s3.head_object(Bucket="s3-made", Key="tampered.txt"))
 
     # Listing with a delimiter, page by page, and after a key.
     for name in ["list/a.txt", "list/b/1.txt", "list/b/2.txt", "list/c/3.txt", "list/d.txt"]:
@@ -250,9 +253,9 @@ def main():
     assert [c["Key"] for c in after["Contents"]] == ["list/c/3.txt", "list/d.txt"], after
 
     # What is not served says so, and leaves the object alone.
-    assert error_code(lambda: s3.put_object_tagging(
-        Bucket="s3-made", Key=key, Tagging={"TagSet": [{"Key": "a", "Value": "b"}]})) == "NotImplemented"
-    assert error_code(lambda: s3.get_bucket_acl(Bucket="s3-made")) == "NotImplemented"
+    fails_with("NotImplemented", lambda: s3.put_object_tagging(
+        Bucket="s3-made", Key=key, Tagging={"TagSet": [{"Key": "a", "Value": "b"}]}))
+    fails_with("NotImplemented", lambda: s3.get_bucket_acl(Bucket="s3-made"))
     assert s3.head_object(Bucket="s3-made", Key=key)["ContentLength"] == len(data)
 
     # Copy, then delete many.
@@ -266,22 +269,22 @@ def main():
     s3.delete_object(Bucket="s3-made", Key="never-was")
 
     # The bucket's limits hold over S3 as over REST.
-    assert error_code(lambda: s3.put_object(Bucket="small", Key="big.txt", Body=b"x" * 200, ContentType="text/plain")) == "EntityTooLarge"
-    assert error_code(lambda: s3.put_object(Bucket="small", Key="a.png", Body=b"x", ContentType="image/png")) == "InvalidArgument"
+    fails_with("EntityTooLarge", lambda: s3.put_object(Bucket="small", Key="big.txt", Body=b"x" * 200, ContentType="text/plain"))
+    fails_with("InvalidArgument", lambda: s3.put_object(Bucket="small", Key="a.png", Body=b"x", ContentType="image/png"))
     s3.put_object(Bucket="small", Key="ok.txt", Body=b"fits", ContentType="text/plain")
 
     # A bucket is deleted only once empty.
     s3.create_bucket(Bucket="s3-gone")
     s3.put_object(Bucket="s3-gone", Key="x", Body=b"x")
-    assert error_code(lambda: s3.delete_bucket(Bucket="s3-gone")) == "BucketNotEmpty"
+    fails_with("BucketNotEmpty", lambda: s3.delete_bucket(Bucket="s3-gone"))
     s3.delete_object(Bucket="s3-gone", Key="x")
     s3.delete_bucket(Bucket="s3-gone")
-    assert error_code(lambda: s3.head_bucket(Bucket="s3-gone")) == "404"
+    fails_with("404", lambda: s3.head_bucket(Bucket="s3-gone"))
 
     # Refused signatures, each with its code.
-    assert error_code(lambda: client(secret="wrong" * 8).list_buckets()) == "SignatureDoesNotMatch"
-    assert error_code(lambda: client(access_key="0" * 32).list_buckets()) == "InvalidAccessKeyId"
-    assert error_code(lambda: client(region="us-east-1").list_buckets()) == "AuthorizationHeaderMalformed"
+    fails_with("SignatureDoesNotMatch", lambda: client(secret="wrong" * 8).list_buckets())
+    fails_with("InvalidAccessKeyId", lambda: client(access_key="0" * 32).list_buckets())
+    fails_with("AuthorizationHeaderMalformed", lambda: client(region="us-east-1").list_buckets())
     skewed = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=20)
     headers = sign("GET", f"{prefix}/", {}, sha256(b""), skewed)[0]
     status, body = http("GET", f"{ENDPOINT}/", None, headers)
@@ -296,19 +299,19 @@ def main():
     mine = f"{USER_ID}/mine.txt"
     user.put_object(Bucket="private", Key=mine, Body=b"mine", ContentType="text/plain")
     assert user.get_object(Bucket="private", Key=mine)["Body"].read() == b"mine"
-    assert error_code(lambda: user.put_object(Bucket="private", Key=f"{OTHER_ID}/x.txt", Body=b"x")) == "AccessDenied"
-    assert error_code(lambda: user.get_object(Bucket="private", Key=f"{OTHER_ID}/theirs.txt")) == "NoSuchKey"
+    fails_with("AccessDenied", lambda: user.put_object(Bucket="private", Key=f"{OTHER_ID}/x.txt", Body=b"x"))
+    fails_with("NoSuchKey", lambda: user.get_object(Bucket="private", Key=f"{OTHER_ID}/theirs.txt"))
     assert [o["Key"] for o in user.list_objects_v2(Bucket="private")["Contents"]] == [mine]
     assert len(s3.list_objects_v2(Bucket="private")["Contents"]) == 2
     refused = user.delete_objects(Bucket="private", Delete={"Objects": [{"Key": f"{OTHER_ID}/theirs.txt"}]})
     assert [e["Code"] for e in refused["Errors"]] == ["AccessDenied"], refused
     wrong = client(access_key="any-project-ref", secret="not-the-anon-key", token=USER_TOKEN)
-    assert error_code(lambda: wrong.list_objects_v2(Bucket="private")) == "SignatureDoesNotMatch"
-    assert error_code(lambda: user.create_multipart_upload(Bucket="private", Key=f"{OTHER_ID}/big.bin")) == "AccessDenied"
+    fails_with("SignatureDoesNotMatch", lambda: wrong.list_objects_v2(Bucket="private"))
+    fails_with("AccessDenied", lambda: user.create_multipart_upload(Bucket="private", Key=f"{OTHER_ID}/big.bin"))
     own = user.create_multipart_upload(Bucket="private", Key=f"{USER_ID}/big.bin")["UploadId"]
     assert [u["UploadId"] for u in user.list_multipart_uploads(Bucket="private")["Uploads"]] == [own]
-    assert error_code(lambda: client(access_key="any", secret=ANON_KEY, token=os.environ["OTHER_TOKEN"]).list_parts(
-        Bucket="private", Key=f"{USER_ID}/big.bin", UploadId=own)) == "NoSuchUpload"
+    fails_with("NoSuchUpload", lambda: client(access_key="any", secret=ANON_KEY, token=os.environ["OTHER_TOKEN"]).list_parts(
+        Bucket="private", Key=f"{USER_ID}/big.bin", UploadId=own))
     user.abort_multipart_upload(Bucket="private", Key=f"{USER_ID}/big.bin", UploadId=own)
     report["user_written"] = {"bucket": "private", "key": mine}
 

@@ -11,7 +11,8 @@
 //! (the bucket's, once the handler knows it, see [`DrainLimit`]) and for at
 //! most [`DRAIN_TIMEOUT`], before the answer goes out. A body announced larger
 //! than that limit is not waited for: it is refused unread, as before; nor is
-//! one that already timed out.
+//! one that already timed out. A refusal whose body was not read whole says
+//! `Connection: close`.
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +22,8 @@ use std::time::Duration;
 
 use axum::body::{Body, BodyDataStream, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::CONTENT_LENGTH;
+use axum::http::HeaderValue;
+use axum::http::header::{CONNECTION, CONTENT_LENGTH};
 use axum::middleware::Next;
 use axum::response::Response;
 use futures::{Stream, StreamExt, future::poll_fn};
@@ -76,23 +78,42 @@ pub async fn unread_body_on_refusal(
     let limit = DrainLimit(Arc::new(AtomicU64::new(state.config.file_size_limit)));
     parts.extensions.insert(limit.clone());
     let shared = Shared(Arc::new(Mutex::new(body.into_data_stream())));
-    let response = next.run(Request::from_parts(parts, Body::from_stream(shared.clone()))).await;
+    let mut response = next.run(Request::from_parts(parts, Body::from_stream(shared.clone()))).await;
     let refused = response.status().is_client_error() || response.status().is_server_error();
+    if !refused {
+        return response;
+    }
     // A body that stopped coming (408, `gateway_core::body::pace`) is not waited for again.
     let stalled = response.status() == axum::http::StatusCode::REQUEST_TIMEOUT;
-    if refused && !stalled && declared.is_none_or(|n| n <= limit.get()) {
-        let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain(&shared, limit.get())).await;
+    let drained = !stalled
+        && declared.is_none_or(|n| n <= limit.get())
+        && tokio::time::timeout(DRAIN_TIMEOUT, drain(&shared, limit.get())).await.unwrap_or(false);
+    if !drained {
+        // The connection cannot be used again: the rest of this body may
+        // still come, or, after `Expect: 100-continue`, never will (boto3
+        // sends that on every PutObject), and the client's next request would
+        // be read as this body. hyper closes the connection but only says so
+        // when told: said, no client sends another request on it (RFC 9112
+        // section 9.6).
+        response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
     }
     response
 }
 
-/// Reads and drops the rest of the body, up to `limit` bytes.
-async fn drain(body: &Shared, limit: u64) {
+/// Reads and drops the rest of the body, up to `limit` bytes: whether it
+/// ended within the limit.
+async fn drain(body: &Shared, limit: u64) -> bool {
     let mut read = 0u64;
-    while let Some(Ok(chunk)) = poll_fn(|cx| body.poll_next(cx)).await {
-        read += chunk.len() as u64;
-        if read > limit {
-            return;
+    loop {
+        match poll_fn(|cx| body.poll_next(cx)).await {
+            None => return true,
+            Some(Err(_)) => return false,
+            Some(Ok(chunk)) => {
+                read += chunk.len() as u64;
+                if read > limit {
+                    return false;
+                }
+            }
         }
     }
 }
