@@ -85,7 +85,8 @@ async fn prepare(cluster: &Cluster) -> Result<(Router, Tokens), BoxError> {
     let _ = connection.await;
 
     let config = config(&root)?;
-    let state = gateway::startup::state(config, cluster.pg_config("authenticator"), &Secret::new(SECRET))?;
+    let state =
+        gateway::startup::state(config, cluster.pg_config("authenticator"), None, &Secret::new(SECRET))?;
     let (anon, _) = gateway::startup::api_keys(&state.credentials.jwt)?;
     let exp = gateway::jwt::now() + 86_400;
     let user = state.credentials.jwt.sign(&serde_json::json!({

@@ -570,10 +570,7 @@ async fn serve_on(
         None => None,
     };
     let seed = config.seed;
-    let mut state = startup::state(config, database.api.clone(), secret)?;
-    if let Some(admin) = &database.admin {
-        state.db = state.db.clone().with_owner(admin.clone());
-    }
+    let state = startup::state(config, database.api.clone(), database.admin.clone(), secret)?;
     let secret_for_backups = secret.clone();
     let staff = match (&database.admin, seed) {
         (Some(admin), true) => Some(startup::seed(admin, sql_root, &state).await?),
@@ -1261,10 +1258,7 @@ async fn add_operator(config: Config, email: &str, password: &crate::config::Sec
         if let (Some(admin), Some(root)) = (&database.admin, &sql_root) {
             startup::migrate(admin, root).await?;
         }
-        let mut state = startup::state(config, database.api.clone(), &secret)?;
-        if let Some(admin) = &database.admin {
-            state.db = state.db.clone().with_owner(admin.clone());
-        }
+        let state = startup::state(config, database.api.clone(), database.admin.clone(), &secret)?;
         crate::console::access::add_operator(&state.db, email, password.expose()).await.map_err(
             |e| match e {
                 crate::console::ConsoleError::BadRequest(message) => message,
@@ -1291,7 +1285,7 @@ async fn users(command: UsersCommand) -> Result<(), BoxError> {
         if let (Some(admin), Some(root)) = (&database.admin, &sql_root) {
             startup::migrate(admin, root).await?;
         }
-        let state = startup::state(config, database.api.clone(), &secret)?;
+        let state = startup::state(config, database.api.clone(), database.admin.clone(), &secret)?;
         match command {
             UsersCommand::Add { email, password, name, .. } => {
                 let user = crate::auth::users::add(
@@ -1331,7 +1325,7 @@ async fn sweep(config: Config, dry_run: bool, bucket: Option<String>) -> Result<
     let database = startup::open_database(&config).await?;
     let result = async {
         let grace = config.storage.sweep_grace.0;
-        let state = startup::state(config, database.api.clone(), &secret)?;
+        let state = startup::state(config, database.api.clone(), database.admin.clone(), &secret)?;
         let _lock = sweep::try_lock(&state.db).await?.ok_or("another sweep is running; try again later")?;
         let sweep = Sweep { db: &state.db, store: &state.store, grace, dry_run };
         let mut print = |event: &sweep::Event| {

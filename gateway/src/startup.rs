@@ -275,7 +275,12 @@ pub async fn seed(admin: &tokio_postgres::Config, root: &Path, state: &AppState)
 }
 
 /// The application state over a database reached through `api`.
-pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Result<AppState, BoxError> {
+pub fn state(
+    config: Config,
+    api: tokio_postgres::Config,
+    owner: Option<tokio_postgres::Config>,
+    secret: &Secret,
+) -> Result<AppState, BoxError> {
     let jwt = JwtKeys::hs256(secret, config.jwt_aud.as_deref())?;
     let pool = PoolSettings {
         size: config.pool_size,
@@ -283,6 +288,10 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         statement_timeout: config.statement_timeout,
     };
     let db = Db::new(api, pool)?;
+    let db = match owner {
+        Some(owner) => db.with_owner(owner),
+        None => db,
+    };
     let credentials = Arc::new(Credentials {
         jwt,
         api_keys: Default::default(),
@@ -301,7 +310,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
         config.storage.image_max_pixels,
     );
     let realtime = Arc::new(crate::realtime::Realtime::default());
-    realtime.changes.attach(db.clone());
+    realtime.changes.attach(db.clone(), config.realtime.change_feed);
     let functions =
         Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir, db.clone())?);
     let recent = Arc::new(crate::console::observe::Recent::new(&config.console.console_path));

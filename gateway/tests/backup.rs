@@ -151,7 +151,7 @@ async fn serve_restored(restored: &Restored) -> TestApp {
     config.storage_root = Some(restored.data_dir.join("storage"));
     config.data_dir = restored.data_dir.clone();
     let api = restored.cluster.pg_config("authenticator");
-    spawn_app_with(Options { config, api: Some(api), routes: None }).await
+    spawn_app_with(Options { config, api: Some(api), routes: None, owner: None }).await
 }
 
 async fn rows(client: &tokio_postgres::Client, sql: &str) -> Vec<String> {

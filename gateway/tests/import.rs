@@ -94,7 +94,7 @@ async fn serve(database: &str, data_dir: &Path) -> TestApp {
     config.storage_root = Some(data_dir.join("storage"));
     let mut api = cluster().cluster.pg_config("authenticator");
     api.dbname(database);
-    spawn_app_with(Options { config, api: Some(api), routes: None }).await
+    spawn_app_with(Options { config, api: Some(api), routes: None, owner: None }).await
 }
 
 /// A token as the hosted project's GoTrue signed it: HS256 with its JWT

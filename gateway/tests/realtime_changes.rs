@@ -6,9 +6,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{TestApp, spawn_app, spawn_app_with};
+use common::{TestApp, spawn_app_with};
 use gateway::jwt::Claims;
 use gateway::realtime::changes::{Binding, QUEUE, Subscription};
+use gateway::realtime::config::ChangeFeed;
 use gateway::role::Role;
 use serde_json::{Map, Value, json};
 
@@ -21,7 +22,11 @@ const STAFF_B: &str = "00000000-0000-0000-0000-0000000000b1";
 /// companies (RLS: each staff member reads their own), with two companies
 /// and one staff member in each.
 async fn feed() -> TestApp {
-    let app = spawn_app().await;
+    feed_with(common::Options::default()).await
+}
+
+async fn feed_with(options: common::Options) -> TestApp {
+    let app = spawn_app_with(options).await;
     app.admin()
         .await
         .batch_execute(&format!(
@@ -325,13 +330,101 @@ async fn bindings_the_feed_cannot_serve_are_refused_with_realtimes_reason() {
     assert_eq!(app.state.realtime.changes.subscriptions(), 0);
 }
 
-/// A second gateway over the first one's database.
+/// A second gateway over the first one's database; without the schema
+/// owner's login its reader can only poll.
 async fn second_gateway(first: &TestApp) -> TestApp {
-    let mut api = common::cluster().cluster.pg_config("authenticator");
-    api.dbname(&first.database);
-    let mut other = spawn_app_with(common::Options { api: Some(api), ..Default::default() }).await;
+    second_gateway_with(first, false).await
+}
+
+async fn second_gateway_with(first: &TestApp, owner: bool) -> TestApp {
+    let login = |role: &str| {
+        let mut config = common::cluster().cluster.pg_config(role);
+        config.dbname(&first.database);
+        config
+    };
+    let options = common::Options {
+        api: Some(login("authenticator")),
+        owner: owner.then(|| login(gateway::embedded::SUPERUSER)),
+        ..Default::default()
+    };
+    let mut other = spawn_app_with(options).await;
     other.database = first.database.clone();
     other
+}
+
+/// Replication connections the change reader holds open on the database.
+async fn streaming_readers(app: &TestApp) -> i64 {
+    app.admin()
+        .await
+        .query_one(
+            "select count(*) from pg_stat_replication r join pg_replication_slots s on s.active_pid = r.pid \
+             where s.database = current_database() and r.application_name = 'gateway realtime'",
+            &[],
+        )
+        .await
+        .expect("pg_stat_replication")
+        .get(0)
+}
+
+#[tokio::test]
+async fn both_ways_of_reading_the_slot_deliver_every_change_in_commit_order() {
+    let cases = [(ChangeFeed::Stream, 1), (ChangeFeed::Poll, 0)];
+    for (feed, replication_connections) in cases {
+        let mut config = common::test_config();
+        config.realtime.change_feed = feed;
+        let app = feed_with(common::Options { config, ..Default::default() }).await;
+        let mut changes = subscribe(&app, vec![binding(1, "*", Some("notes"), None)], anon()).await;
+
+        run(&app, "insert into public.notes (id) values (1)").await;
+        run(&app, "insert into public.notes (id) select generate_series(2, 40)").await;
+        run(&app, "begin; update public.notes set body = 'x' where id = 1; delete from public.notes where id = 2; commit").await;
+
+        let mut seen = Vec::new();
+        for _ in 0..42 {
+            let change = next(&mut changes).await;
+            let data = &change["data"];
+            let id = data["record"]["id"].as_i64().or(data["old_record"]["id"].as_i64()).expect("id");
+            seen.push((data["type"].as_str().expect("type").to_owned(), id));
+        }
+        let mut expected: Vec<(String, i64)> = (1..=40).map(|id| ("INSERT".to_owned(), id)).collect();
+        expected.extend([("UPDATE".to_owned(), 1), ("DELETE".to_owned(), 2)]);
+        assert_eq!(seen, expected, "{feed:?}");
+        nothing_more(&mut changes).await;
+        assert_eq!(streaming_readers(&app).await, replication_connections, "{feed:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_streamed_slot_moves_past_published_changes_and_unpublished_writes() {
+    let app = feed().await;
+    let mut changes = subscribe(&app, vec![binding(1, "INSERT", Some("notes"), None)], anon()).await;
+    run(&app, "insert into public.notes (id) values (1)").await;
+    assert_eq!(next(&mut changes).await["data"]["record"]["id"], 1);
+    assert_eq!(streaming_readers(&app).await, 1);
+
+    // Writes to a table outside the publication, then the WAL's end.
+    run(&app, "insert into public.hidden (id) select generate_series(1, 1000)").await;
+    let admin = app.admin().await;
+    let written: String =
+        admin.query_one("select pg_current_wal_lsn()::text", &[]).await.expect("lsn").get(0);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let behind: bool = admin
+            .query_one(
+                "select confirmed_flush_lsn < $1::text::pg_lsn from pg_replication_slots \
+                 where database = current_database()",
+                &[&written],
+            )
+            .await
+            .expect("slot")
+            .get(0);
+        if !behind {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the slot stayed behind {written}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    nothing_more(&mut changes).await;
 }
 
 #[tokio::test]
@@ -356,13 +449,20 @@ async fn two_gateways_on_one_database_each_deliver_every_change_once() {
 
 #[tokio::test]
 async fn the_reader_moves_to_another_gateway_without_losing_a_change_or_leaving_a_slot() {
+    // The successor streams the slot as the first did, or can only poll it.
+    for successor_streams in [true, false] {
+        the_reader_moves_to(successor_streams).await;
+    }
+}
+
+async fn the_reader_moves_to(successor_streams: bool) {
     let first = feed().await;
     let notes = || vec![binding(1, "INSERT", Some("notes"), None)];
     let mut on_first = subscribe(&first, notes(), anon()).await;
     run(&first, "insert into public.notes (id) values (1)").await;
     // The first gateway reads: its subscriber got the change.
     assert_eq!(next(&mut on_first).await["data"]["record"]["id"], 1);
-    let second = second_gateway(&first).await;
+    let second = second_gateway_with(&first, successor_streams).await;
     let mut on_second = subscribe(&second, notes(), anon()).await;
 
     // The reader's gateway stops; changes committed right then still arrive.
@@ -376,6 +476,7 @@ async fn the_reader_moves_to_another_gateway_without_losing_a_change_or_leaving_
     }
     assert_eq!(ids, (2..=11).collect::<Vec<_>>());
     nothing_more(&mut on_second).await;
+    assert_eq!(streaming_readers(&second).await, i64::from(successor_streams));
     let slots: i64 = first
         .admin()
         .await

@@ -140,7 +140,13 @@ async fn uploads_left(app: &TestApp) -> i64 {
 async fn second_gateway(app: &TestApp) -> TestApp {
     let mut api = common::cluster().cluster.pg_config("authenticator");
     api.dbname(&app.database);
-    spawn_app_with(Options { config: app.state.config.as_ref().clone(), api: Some(api), routes: None }).await
+    spawn_app_with(Options {
+        config: app.state.config.as_ref().clone(),
+        api: Some(api),
+        routes: None,
+        owner: None,
+    })
+    .await
 }
 
 /// A file of several S3 parts (5 MiB each), sent in requests that do not

@@ -163,11 +163,14 @@ pub struct Options {
     pub api: Option<tokio_postgres::Config>,
     /// Extra routes, for tests that exercise the request machinery directly.
     pub routes: Option<Router<AppState>>,
+    /// The schema owner's login, with `api`: a fresh database has its
+    /// superuser's.
+    pub owner: Option<tokio_postgres::Config>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Self { config: test_config(), api: None, routes: None }
+        Self { config: test_config(), api: None, routes: None, owner: None }
     }
 }
 
@@ -200,14 +203,16 @@ pub async fn spawn_app_with(mut options: Options) -> TestApp {
         }
     };
     let secret = options.config.jwt_secret.clone().expect("test secret");
-    let mut state = gateway::startup::state(options.config, api, &secret).expect("state");
     // The schema owner, as `gateway serve` logs in with `--database-admin-url`
-    // (the operator console's connection).
-    if reachable {
-        let mut owner = cluster().cluster.pg_config(SUPERUSER);
-        owner.dbname(&database);
-        state.db = state.db.clone().with_owner(owner);
-    }
+    // (the operator console's connection, Realtime's replication connection).
+    let owner = options.owner.or_else(|| {
+        reachable.then(|| {
+            let mut owner = cluster().cluster.pg_config(SUPERUSER);
+            owner.dbname(&database);
+            owner
+        })
+    });
+    let state = gateway::startup::state(options.config, api, owner, &secret).expect("state");
     // The keys a first start makes (an ES256 signing key, the JWT secret as a
     // previous key, one publishable and one secret key), as `gateway serve`
     // makes them. A gateway over an unreachable database keeps the JWT secret
@@ -332,7 +337,7 @@ pub async fn spawn_counted_shop() -> (TestApp, wire::WireCounter) {
         .ssl_mode(tokio_postgres::config::SslMode::Disable);
     let mut config = test_config();
     config.pool_size = 1;
-    let mut app = spawn_app_with(Options { config, api: Some(api), routes: None }).await;
+    let mut app = spawn_app_with(Options { config, api: Some(api), routes: None, owner: None }).await;
     app.database = database;
     app.admin().await.batch_execute(include_str!("../fixtures/shop.sql")).await.expect("fixture");
     (app, wire)

@@ -70,4 +70,27 @@ pub struct RealtimeConfig {
         default_value = "60s"
     )]
     pub idle_timeout: Span,
+
+    /// How the gateway that reads the database's changes (one at a time per
+    /// database) gets them from the replication slot: `stream`, over the
+    /// replication protocol as Realtime does, each transaction as it commits,
+    /// logging in as the schema owner (`--database-admin-url`, which needs the
+    /// REPLICATION attribute and a `replication` line in `pg_hba.conf`); or
+    /// `poll`, peeking at the slot through SQL every 25 ms. `stream` falls
+    /// back to `poll` when the server refuses the replication connection.
+    #[arg(
+        long = "realtime-change-feed",
+        id = "realtime_change_feed",
+        env = "REALTIME_CHANGE_FEED",
+        value_enum,
+        default_value = "stream"
+    )]
+    pub change_feed: ChangeFeed,
+}
+
+/// How the change reader reads the replication slot (`--realtime-change-feed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChangeFeed {
+    Stream,
+    Poll,
 }

@@ -41,7 +41,8 @@ pub struct Db {
     /// Round trips sessions have waited for, for tests and diagnostics.
     round_trips: Arc<AtomicU64>,
     /// How to log in as the role that owns the schemas (`--database-admin-url`),
-    /// for the operator console alone ([`Db::as_schema_owner`]).
+    /// for the operator console ([`Db::as_schema_owner`]) and Realtime's
+    /// replication connection ([`Db::replication_login`]).
     owner: Option<Arc<tokio_postgres::Config>>,
 }
 
@@ -118,7 +119,7 @@ impl Db {
     }
 
     /// The same pool, with the login of the role that owns the schemas, which
-    /// only [`Db::as_schema_owner`] uses.
+    /// only [`Db::as_schema_owner`] and [`Db::replication_login`] use.
     pub fn with_owner(mut self, mut owner: tokio_postgres::Config) -> Self {
         owner.connect_timeout(CONNECT_TIMEOUT);
         if owner.get_application_name().is_none() {
@@ -186,6 +187,15 @@ impl Db {
     /// Connection settings for a dedicated connection (`LISTEN`).
     pub fn pg_config(&self) -> &tokio_postgres::Config {
         &self.pg
+    }
+
+    /// The login of the role that owns the schemas, for Realtime's
+    /// replication connection alone: streaming a slot needs the REPLICATION
+    /// attribute, which the API's login role has not. It reads the
+    /// publication's changes, which the change feed then checks per
+    /// subscriber under row-level security.
+    pub fn replication_login(&self) -> Option<&tokio_postgres::Config> {
+        self.owner.as_deref()
     }
 
     /// After the schema changed: forget the role settings and every prepared

@@ -41,6 +41,7 @@ use tokio::sync::{Notify, mpsc};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use self::filter::{Matcher, inspect_list, inspect_string};
+use crate::config::ChangeFeed;
 use gateway_core::caller::Caller;
 use gateway_core::db::{Access, Db};
 use gateway_core::error::ApiError;
@@ -80,6 +81,7 @@ pub struct Changes {
 #[derive(Default)]
 struct Inner {
     db: OnceLock<Db>,
+    feed: OnceLock<ChangeFeed>,
     /// Whether the database can feed changes, asked once.
     available: tokio::sync::OnceCell<Result<(), String>>,
     /// The replication slot exists.
@@ -118,9 +120,11 @@ impl Changes {
         *self.inner.lag.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Gives the feed its database; `crate::startup::state` calls it.
-    pub fn attach(&self, db: Db) {
+    /// Gives the feed its database and the way to read its slot;
+    /// `crate::startup::state` calls it.
+    pub fn attach(&self, db: Db, feed: ChangeFeed) {
         let _ = self.inner.db.set(db);
+        let _ = self.inner.feed.set(feed);
     }
 
     /// Starts delivering the changes `bindings` match to a caller with
@@ -205,7 +209,10 @@ impl Changes {
             return;
         }
         *tasks = Some(vec![
-            tokio::spawn(reader::run(db.clone())),
+            tokio::spawn(reader::run(
+                db.clone(),
+                self.inner.feed.get().copied().unwrap_or(ChangeFeed::Stream),
+            )),
             tokio::spawn(tail(self.inner.clone(), db.clone(), after)),
         ]);
     }

@@ -1,5 +1,6 @@
 //! Decoding PostgreSQL's built-in `pgoutput` plugin (protocol version 1), as
-//! `pg_logical_slot_peek_binary_changes` returns it: one message per row.
+//! `pg_logical_slot_peek_binary_changes` returns it (one message per row) or
+//! the replication protocol streams it (Begin and Commit arrive decoded).
 //! The message formats are PostgreSQL's
 //! <https://www.postgresql.org/docs/15/protocol-logicalrep-message-formats.html>.
 //! Values come as text (the type's output function), which is what the
@@ -85,18 +86,14 @@ impl Decoder {
         match r.u8()? {
             b'B' => {
                 let _final_lsn = r.u64()?;
-                let commit_time = r.i64()?;
-                self.current = Some(Transaction { commit_time, end_lsn: 0, changes: Vec::new() });
+                self.begin(r.i64()?);
             }
             b'C' => {
                 let _flags = r.u8()?;
                 let _commit_lsn = r.u64()?;
                 let end_lsn = r.u64()?;
                 let commit_time = r.i64()?;
-                let mut transaction = self.current.take().ok_or("Commit without Begin")?;
-                transaction.end_lsn = end_lsn;
-                transaction.commit_time = commit_time;
-                return Ok(Some(transaction));
+                return self.commit(end_lsn, commit_time).map(Some);
             }
             b'R' => {
                 let id = r.u32()?;
@@ -149,6 +146,26 @@ impl Decoder {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A Begin message, or the streaming protocol's Begin event (which
+    /// arrives decoded).
+    pub fn begin(&mut self, commit_time: i64) {
+        self.current = Some(Transaction { commit_time, end_lsn: 0, changes: Vec::new() });
+    }
+
+    /// A Commit message, or the streaming protocol's Commit event: the
+    /// transaction begun last, now whole.
+    pub fn commit(&mut self, end_lsn: u64, commit_time: i64) -> Result<Transaction, String> {
+        let mut transaction = self.current.take().ok_or("Commit without Begin")?;
+        transaction.end_lsn = end_lsn;
+        transaction.commit_time = commit_time;
+        Ok(transaction)
+    }
+
+    /// Whether a transaction has begun and not yet committed.
+    pub fn in_transaction(&self) -> bool {
+        self.current.is_some()
     }
 
     fn push(&mut self, change: RowChange) -> Result<(), String> {

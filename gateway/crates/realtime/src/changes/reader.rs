@@ -1,39 +1,64 @@
 //! The decoding reader: one per database at a time, whichever gateway holds
-//! the advisory lock. It peeks the slot's next transactions, decodes them into
-//! the `data` of Realtime's `postgres_changes` message, publishes them to
-//! `_gateway.realtime_changes` for every gateway to tail, and only then moves
-//! the slot on (`sql/031_realtime_changes.sql`).
+//! the advisory lock. It reads the slot's transactions, decodes them into the
+//! `data` of Realtime's `postgres_changes` message, publishes them to
+//! `_gateway.realtime_changes` for every gateway to tail, and only then lets
+//! the slot move on (`sql/031_realtime_changes.sql`).
+//!
+//! It streams the slot over the replication protocol (`START_REPLICATION ...
+//! LOGICAL` with `pgoutput`, as Realtime's own replication connection does):
+//! each transaction arrives once, as it commits, and the slot moves with the
+//! standby status updates sent after publishing. A server that refuses the
+//! replication connection (no REPLICATION attribute for the schema owner's
+//! login, no `replication` line in `pg_hba.conf`) is read by polling instead:
+//! peeking at the slot through SQL every [`IDLE_POLL`], as
+//! `--realtime-change-feed poll` asks.
 //!
 //! The lock is session-level on the reader's own connection: when a gateway
-//! dies its connection closes, PostgreSQL releases the lock, and another
-//! gateway's reader, retrying every [`ELECTION_RETRY`], takes over from the
-//! slot's position, so nothing committed meanwhile is lost.
+//! dies its connections close, PostgreSQL releases the lock and the slot, and
+//! another gateway's reader, retrying every [`ELECTION_RETRY`], takes over from
+//! the slot's position, so nothing committed meanwhile is lost (what was
+//! published but not yet acknowledged is published again, and
+//! `_gateway.realtime_publish` skips it).
 
 use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use futures::FutureExt;
+use pgwire_replication::{Lsn, PgWireError, ReplicationClient, ReplicationConfig, ReplicationEvent};
 use serde_json::{Map, Value, json};
+use tokio_postgres::config::Host;
 use tokio_postgres::{Client, NoTls};
 
 use super::pgoutput::{Datum, Decoder, Kind, Relation, RowChange, Transaction};
+use crate::config::ChangeFeed;
 use gateway_core::db::Db;
 
 /// The advisory lock whose holder is the reader (migrations use 7243190528).
 const READER_LOCK: i64 = 7243190529;
 /// How often a gateway that is not the reader asks for the lock.
 pub const ELECTION_RETRY: Duration = Duration::from_millis(500);
-/// How long the reader waits before peeking again at an idle slot: the floor
-/// of the feed's latency at a low rate (docs/services/realtime.md).
+/// How long the polling reader waits before peeking again at an idle slot:
+/// the floor of the feed's latency at a low rate (docs/services/realtime.md).
 const IDLE_POLL: Duration = Duration::from_millis(25);
 /// Changes decoded per peek (whole transactions: a larger one comes whole).
 const PEEK_CHANGES: i32 = 5000;
+/// Transactions the streaming reader publishes in one statement at most:
+/// what has arrived is published together, up to this many.
+const STREAM_BATCH: usize = 500;
+/// How often the streaming reader tells the server how far it has published:
+/// what a successor reads again after a failover.
+const STATUS_INTERVAL: Duration = Duration::from_secs(1);
+/// The publication Realtime reads (`supabase_realtime`).
+const PUBLICATION: &str = "supabase_realtime";
 
 /// Runs for as long as the gateway serves: competes for the lock, and reads
 /// while it holds it.
-pub async fn run(db: Db) {
+pub async fn run(db: Db, feed: ChangeFeed) {
+    let mut feed = feed;
     loop {
-        match lead(&db).await {
+        match lead(&db, &mut feed).await {
             Ok(()) => {}
             Err(e) => tracing::warn!(error = %e, "realtime change reader stopped; retrying"),
         }
@@ -41,8 +66,9 @@ pub async fn run(db: Db) {
     }
 }
 
-/// One connection's attempt: `Ok` when another gateway holds the lock.
-async fn lead(db: &Db) -> Result<(), String> {
+/// One connection's attempt: `Ok` when another gateway holds the lock. A
+/// refused replication connection turns `feed` to polling for good.
+async fn lead(db: &Db, feed: &mut ChangeFeed) -> Result<(), String> {
     let (client, connection) = db.pg_config().connect(NoTls).await.map_err(|e| e.to_string())?;
     let connection = tokio::spawn(connection);
     let result = async {
@@ -54,7 +80,6 @@ async fn lead(db: &Db) -> Result<(), String> {
         if !won {
             return Ok(());
         }
-        tracing::info!("this gateway reads the database's changes for Realtime");
         // A backlog may take longer than a request's statement timeout.
         client.batch_execute("set statement_timeout = 0").await.map_err(|e| e.to_string())?;
         if client
@@ -66,6 +91,21 @@ async fn lead(db: &Db) -> Result<(), String> {
             tracing::info!("created the logical replication slot for Realtime's changes");
         }
         let mut catalog = Catalog::default();
+        if *feed == ChangeFeed::Stream {
+            let refused = match db.replication_login() {
+                None => "the gateway has no login of the schema owner (--database-admin-url)".to_owned(),
+                Some(login) => match stream(&client, login, &mut catalog).await {
+                    Err(Stop::Refused(reason)) => reason,
+                    Err(Stop::Failed(e)) => return Err(e),
+                },
+            };
+            tracing::warn!(
+                reason = %refused,
+                "Realtime's change reader cannot stream the replication slot; it polls the slot instead"
+            );
+            *feed = ChangeFeed::Poll;
+        }
+        tracing::info!("this gateway reads the database's changes for Realtime, polling the slot");
         let mut advanced = String::new();
         loop {
             if read_once(&client, &mut catalog, &mut advanced).await? == 0 {
@@ -77,6 +117,124 @@ async fn lead(db: &Db) -> Result<(), String> {
     drop(client);
     connection.abort();
     result
+}
+
+/// Why streaming stopped: the server refuses replication connections
+/// (polling may still work), or something that a new attempt may not meet.
+enum Stop {
+    Refused(String),
+    Failed(String),
+}
+
+impl From<PgWireError> for Stop {
+    fn from(e: PgWireError) -> Self {
+        let text = e.to_string();
+        // 42501: no REPLICATION attribute; 28000: no `replication` line in
+        // pg_hba.conf; 28P01 and other authentication failures: the login.
+        let refused = e.is_auth()
+            || ["SQLSTATE 42501", "SQLSTATE 28000", "SQLSTATE 28P01"].iter().any(|c| text.contains(c));
+        if refused { Stop::Refused(text) } else { Stop::Failed(text) }
+    }
+}
+
+/// The replication connection's settings: the schema owner's login, on the
+/// slot and the publication Realtime reads.
+fn replication_config(login: &tokio_postgres::Config, slot: &str) -> Result<ReplicationConfig, Stop> {
+    let port = login.get_ports().first().copied().unwrap_or(5432);
+    let user =
+        login.get_user().ok_or_else(|| Stop::Refused("the schema owner's login names no user".into()))?;
+    let password = login.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
+    let database = login.get_dbname().unwrap_or(user);
+    let config = match login.get_hosts().first() {
+        Some(Host::Unix(dir)) => {
+            ReplicationConfig::unix(dir.to_string_lossy(), port, user, password, database, slot, PUBLICATION)
+        }
+        Some(Host::Tcp(host)) => {
+            ReplicationConfig::new(host.as_str(), user, password, database, slot, PUBLICATION).with_port(port)
+        }
+        None => return Err(Stop::Refused("the schema owner's login names no host".into())),
+    };
+    Ok(config.with_status_interval(STATUS_INTERVAL).with_application_name("gateway realtime"))
+}
+
+/// Streams the slot until something fails: each transaction is decoded as it
+/// arrives; what arrived together is published in one statement, and only
+/// then acknowledged, so the slot never moves past an unpublished change.
+async fn stream(
+    client: &Client,
+    login: &tokio_postgres::Config,
+    catalog: &mut Catalog,
+) -> Result<Infallible, Stop> {
+    let failed = |e: tokio_postgres::Error| Stop::Failed(e.to_string());
+    let slot: String = client.query_one("select _gateway.realtime_slot()", &[]).await.map_err(failed)?.get(0);
+    let mut replication = match ReplicationClient::connect(replication_config(login, &slot)?).await {
+        Ok(replication) => replication,
+        Err(e) if invalidated(&e) => {
+            tracing::error!(
+                error = %e,
+                "the replication slot of Realtime's changes was invalidated (no gateway read it for too long); \
+                 changes committed meanwhile are lost, and a new slot starts now"
+            );
+            client
+                .batch_execute("select _gateway.realtime_drop_slot(); select _gateway.realtime_ensure_slot()")
+                .await
+                .map_err(failed)?;
+            return Err(Stop::Failed("the replication slot was made anew".into()));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    tracing::info!("this gateway reads the database's changes for Realtime, streaming the slot");
+    let mut decoder = Decoder::default();
+    let mut batch: Vec<Transaction> = Vec::new();
+    // Where the slot may move once the batch is published.
+    let mut reached: Option<u64> = None;
+    loop {
+        let mut next = replication.recv().await;
+        loop {
+            match next?.ok_or_else(|| Stop::Failed("the replication stream ended".into()))? {
+                ReplicationEvent::Begin { commit_time_micros, .. } => decoder.begin(commit_time_micros),
+                ReplicationEvent::XLogData { data, .. } => {
+                    decoder.message(&data).map_err(Stop::Failed)?;
+                }
+                ReplicationEvent::Commit { end_lsn, commit_time_micros, .. } => {
+                    let transaction =
+                        decoder.commit(end_lsn.as_u64(), commit_time_micros).map_err(Stop::Failed)?;
+                    reached = reached.max(Some(transaction.end_lsn));
+                    if !transaction.changes.is_empty() {
+                        batch.push(transaction);
+                    }
+                }
+                // Between transactions, everything before the server's
+                // position has arrived: the slot may move there, past WAL
+                // of tables outside the publication.
+                ReplicationEvent::KeepAlive { wal_end, .. } if !decoder.in_transaction() => {
+                    reached = reached.max(Some(wal_end.as_u64()));
+                }
+                _ => {}
+            }
+            if batch.len() >= STREAM_BATCH {
+                break;
+            }
+            match replication.recv().now_or_never() {
+                Some(event) => next = event,
+                None => break,
+            }
+        }
+        if !batch.is_empty() {
+            publish(client, catalog, &decoder, &batch).await.map_err(Stop::Failed)?;
+            batch.clear();
+        }
+        if let Some(lsn) = reached.take() {
+            replication.update_applied_lsn(Lsn::from_u64(lsn));
+        }
+    }
+}
+
+/// The server can no longer decode the slot (it held more WAL than
+/// `max_slot_wal_keep_size`).
+fn invalidated(e: &PgWireError) -> bool {
+    let text = e.to_string();
+    text.contains("invalidated") || text.contains("can no longer get changes")
 }
 
 /// Peeks, publishes and advances once; the number of transactions read.
@@ -137,13 +295,27 @@ async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String
     }
     let Some(last) = transactions.last().map(|t| t.end_lsn) else { return Ok(0) };
     let to = if complete { until } else { lsn_text(last) };
-    catalog.learn(client, &decoder).await?;
+    publish(client, catalog, &decoder, &transactions).await?;
+    client.execute("select _gateway.realtime_advance($1)", &[&to]).await.map_err(|e| e.to_string())?;
+    *advanced = to;
+    Ok(transactions.len())
+}
+
+/// Decodes `transactions` into `postgres_changes` data and publishes them to
+/// `_gateway.realtime_changes`, where every gateway's tail finds them.
+async fn publish(
+    client: &Client,
+    catalog: &mut Catalog,
+    decoder: &Decoder,
+    transactions: &[Transaction],
+) -> Result<(), String> {
+    catalog.learn(client, decoder).await?;
     let mut lsns = Vec::new();
     let mut changes = Vec::new();
     let mut casts = Vec::new();
-    for transaction in &transactions {
+    for transaction in transactions {
         for change in &transaction.changes {
-            if let Some(value) = catalog.describe(&decoder, transaction, change, changes.len(), &mut casts) {
+            if let Some(value) = catalog.describe(decoder, transaction, change, changes.len(), &mut casts) {
                 lsns.push(lsn_text(transaction.end_lsn));
                 changes.push(value);
             }
@@ -154,9 +326,7 @@ async fn read_once(client: &Client, catalog: &mut Catalog, advanced: &mut String
         .execute("select _gateway.realtime_publish($1, $2)", &[&lsns, &changes])
         .await
         .map_err(|e| e.to_string())?;
-    client.execute("select _gateway.realtime_advance($1)", &[&to]).await.map_err(|e| e.to_string())?;
-    *advanced = to;
-    Ok(transactions.len())
+    Ok(())
 }
 
 /// A value [`typed`] cannot give as `to_jsonb` would: PostgreSQL casts it.
