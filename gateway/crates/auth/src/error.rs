@@ -248,7 +248,11 @@ impl AuthError {
     }
 
     pub fn webauthn_challenge_not_found() -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "webauthn_challenge_not_found", "Challenge not found or already used")
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "webauthn_challenge_not_found",
+            "Challenge not found or already used",
+        )
     }
 
     pub fn webauthn_challenge_expired() -> Self {

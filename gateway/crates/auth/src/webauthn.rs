@@ -55,7 +55,8 @@ fn misconfigured(why: &str) -> ApiError {
 /// choice to the authenticator; its verification is the same either way.
 pub fn discoverable(options: &CreationChallengeResponse) -> Result<Value, ApiError> {
     let mut value = serde_json::to_value(options).map_err(ApiError::internal)?;
-    if let Some(selection) = value.pointer_mut("/publicKey/authenticatorSelection").and_then(Value::as_object_mut)
+    if let Some(selection) =
+        value.pointer_mut("/publicKey/authenticatorSelection").and_then(Value::as_object_mut)
     {
         selection.insert("residentKey".to_owned(), Value::from("required"));
         selection.insert("requireResidentKey".to_owned(), Value::from(true));
@@ -177,7 +178,9 @@ mod tests {
     }
 
     fn config(args: &[&str]) -> AuthConfig {
-        Settings::try_parse_from(std::iter::once("gateway").chain(args.iter().copied())).expect("settings").auth
+        Settings::try_parse_from(std::iter::once("gateway").chain(args.iter().copied()))
+            .expect("settings")
+            .auth
     }
 
     #[test]
@@ -186,7 +189,12 @@ mod tests {
             (&[], "https://shop.example/app", Some("https://shop.example")),
             (&[], "http://localhost:5173", Some("http://localhost:5173")),
             (
-                &["--auth-webauthn-rp-id", "example.com", "--auth-webauthn-rp-origins", "https://a.example.com"],
+                &[
+                    "--auth-webauthn-rp-id",
+                    "example.com",
+                    "--auth-webauthn-rp-origins",
+                    "https://a.example.com",
+                ],
                 "https://shop.example",
                 Some("https://a.example.com"),
             ),

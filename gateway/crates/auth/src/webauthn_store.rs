@@ -54,7 +54,8 @@ pub async fn begin(
     session.query(SWEEP, &[]).await?;
     let rows = session.query(INSERT, &[&id, &user_id, &ceremony.name(), state, &expiry]).await?;
     session.commit().await?;
-    let expires_at = rows.first().map(|row| row.get(0)).ok_or_else(|| ApiError::internal("no challenge row"))?;
+    let expires_at =
+        rows.first().map(|row| row.get(0)).ok_or_else(|| ApiError::internal("no challenge row"))?;
     Ok((id, expires_at))
 }
 
@@ -84,7 +85,8 @@ pub async fn consume(
 
 /// The ids of a user's passkeys, which a new registration excludes.
 pub async fn credential_ids(db: &Db, user_id: Uuid) -> Result<Vec<Vec<u8>>, ApiError> {
-    const SQL: &str = "select credential_id from auth.webauthn_credentials where user_id = $1 order by created_at";
+    const SQL: &str =
+        "select credential_id from auth.webauthn_credentials where user_id = $1 order by created_at";
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query(SQL, &[&user_id]).await?;
     session.commit().await?;
@@ -238,7 +240,11 @@ pub async fn delete(db: &Db, user_id: Uuid, id: Uuid) -> Result<bool, ApiError> 
 
 /// A `webauthn` factor of the user: whether it is verified and its
 /// credential once it is. Another user's factor is not found.
-pub async fn factor(db: &Db, user_id: Uuid, factor_id: Uuid) -> Result<Option<(bool, Option<Value>)>, ApiError> {
+pub async fn factor(
+    db: &Db,
+    user_id: Uuid,
+    factor_id: Uuid,
+) -> Result<Option<(bool, Option<Value>)>, ApiError> {
     const SQL: &str = "select status = 'verified', web_authn_credential from auth.mfa_factors \
         where id = $1 and user_id = $2 and factor_type = 'webauthn'";
     let mut session = db.as_service_role(Access::ReadOnly).await?;
@@ -367,10 +373,7 @@ pub async fn accept_factor(db: &Db, v: &FactorVerified<'_>) -> Result<(Started, 
     let digest = tokens::digest(&refresh_token);
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     let rows = session
-        .query(
-            ACCEPT,
-            &[&v.session_id, &v.factor_id, v.credential, v.last_challenge, &v.user_id, &digest],
-        )
+        .query(ACCEPT, &[&v.session_id, &v.factor_id, v.credential, v.last_challenge, &v.user_id, &digest])
         .await?;
     if rows.is_empty() {
         session.rollback().await?;

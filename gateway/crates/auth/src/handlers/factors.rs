@@ -28,8 +28,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::{disabled, webauthn_factor};
 use super::user::current_user;
+use super::{disabled, webauthn_factor};
 use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;

@@ -200,8 +200,7 @@ pub async fn authentication_verify(
     let columns = Columns::of(&passkey)?;
     let refresh_token = tokens::generate()?;
     let digest = tokens::digest(&refresh_token);
-    let started =
-        store::sign_in(&state.db, owner, &columns, &digest, user_agent.as_deref(), ip).await?;
+    let started = store::sign_in(&state.db, owner, &columns, &digest, user_agent.as_deref(), ip).await?;
     let grant = Grant::of(started, &refresh_token);
     Ok(Json(session_response(&state, grant).await?))
 }

@@ -39,7 +39,11 @@ pub struct Params {
     credential_response: Option<Value>,
 }
 
-pub async fn enroll(state: &AuthState, signed_in: &SignedIn, friendly_name: &str) -> Result<Json<Value>, ApiError> {
+pub async fn enroll(
+    state: &AuthState,
+    signed_in: &SignedIn,
+    friendly_name: &str,
+) -> Result<Json<Value>, ApiError> {
     let (aal, _) = mfa_store::assurance(&state.db, signed_in.user_id, signed_in.session_id).await?;
     let id = Uuid::new_v4();
     let factor = NewFactor {
@@ -136,7 +140,8 @@ pub async fn verify(
         return Err(AuthError::mfa_factor_not_found().into());
     };
     let (kind, ceremony) =
-        store::consume_factor_challenge(&state.db, &state.config, factor_id, challenge_id, address(ip)).await?;
+        store::consume_factor_challenge(&state.db, &state.config, factor_id, challenge_id, address(ip))
+            .await?;
     if kind != params.kind {
         return Err(AuthError::mfa_webauthn_verification_failed().into());
     }
@@ -149,7 +154,8 @@ pub async fn verify(
     let passkey = match (kind.as_str(), credential.filter(|_| verified)) {
         ("create", None) => {
             let response: RegisterPublicKeyCredential = serde_json::from_value(response).map_err(invalid)?;
-            let ceremony: PasskeyRegistration = serde_json::from_value(ceremony).map_err(ApiError::internal)?;
+            let ceremony: PasskeyRegistration =
+                serde_json::from_value(ceremony).map_err(ApiError::internal)?;
             party.finish_passkey_registration(&response, &ceremony).map_err(refused)?
         }
         ("request", Some(credential)) => {
