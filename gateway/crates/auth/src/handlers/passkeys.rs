@@ -91,7 +91,7 @@ pub async fn registration_options(
     }
     let party = webauthn::relying_party(&state.config, crate::site_url(&state))?;
     let (name, display) = user_names(&user);
-    let exclude = Some(existing.into_iter().map(Into::into).collect());
+    let exclude = Some(existing);
     let (options, ceremony) = party
         .start_passkey_registration(signed_in.user_id, &name, &display, exclude)
         .map_err(ApiError::internal)?;

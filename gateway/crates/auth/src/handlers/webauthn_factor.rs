@@ -82,7 +82,7 @@ pub async fn challenge(
             let user = current_user(state, signed_in).await?;
             let (name, display) = user_names(&user);
             let existing = store::factor_credential_ids(&state.db, signed_in.user_id).await?;
-            let exclude = Some(existing.into_iter().map(Into::into).collect());
+            let exclude = Some(existing);
             let (options, ceremony) = party
                 .start_passkey_registration(signed_in.user_id, &name, &display, exclude)
                 .map_err(ApiError::internal)?;
