@@ -178,6 +178,54 @@ pub struct AuthConfig {
         action = ArgAction::Set
     )]
     pub manual_linking_enabled: bool,
+    /// Whether `/passkeys/*` serve: users register passkeys and sign in
+    /// with them (GoTrue's `PASSKEY_ENABLED`); off answers 404
+    /// `passkey_disabled`.
+    #[arg(long = "auth-passkey-enabled", env = "AUTH_PASSKEY_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub passkey_enabled: bool,
+
+    /// Most passkeys one user may register (GoTrue's `PASSKEY_MAX_PASSKEYS_PER_USER`).
+    #[arg(
+        long = "auth-passkey-max-passkeys-per-user",
+        env = "AUTH_PASSKEY_MAX_PASSKEYS_PER_USER",
+        default_value_t = 10
+    )]
+    pub passkey_max_passkeys_per_user: u32,
+
+    /// Whether WebAuthn MFA factors can be enrolled and verified (GoTrue's
+    /// `MFA_WEB_AUTHN_ENROLL_ENABLED` and `MFA_WEB_AUTHN_VERIFY_ENABLED`).
+    #[arg(long = "auth-mfa-webauthn-enabled", env = "AUTH_MFA_WEBAUTHN_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub mfa_webauthn_enabled: bool,
+
+    /// The WebAuthn relying party's id, a registrable domain the origins are
+    /// on (GoTrue's `WEBAUTHN_RP_ID`). Passkeys are bound to it: changing it
+    /// makes every registered one unusable. Unset: the site URL's host.
+    #[arg(long = "auth-webauthn-rp-id", env = "AUTH_WEBAUTHN_RP_ID")]
+    pub webauthn_rp_id: Option<String>,
+
+    /// Origins WebAuthn ceremonies may come from, comma-separated
+    /// (GoTrue's `WEBAUTHN_RP_ORIGINS`), each on the relying party's domain.
+    /// Unset: the site URL's origin.
+    #[arg(long = "auth-webauthn-rp-origins", env = "AUTH_WEBAUTHN_RP_ORIGINS", value_delimiter = ',')]
+    pub webauthn_rp_origins: Vec<String>,
+
+    /// The relying party's name browsers show (GoTrue's
+    /// `WEBAUTHN_RP_DISPLAY_NAME`). Unset: the relying party's id.
+    #[arg(long = "auth-webauthn-rp-display-name", env = "AUTH_WEBAUTHN_RP_DISPLAY_NAME")]
+    pub webauthn_rp_display_name: Option<String>,
+
+    /// Seconds a passkey registration or sign-in may take between its
+    /// options and its verification (GoTrue's
+    /// `WEBAUTHN_CHALLENGE_EXPIRY_DURATION`). WebAuthn MFA challenges use
+    /// `AUTH_MFA_CHALLENGE_EXPIRY`, as TOTP's.
+    #[arg(
+        long = "auth-webauthn-challenge-expiry",
+        env = "AUTH_WEBAUTHN_CHALLENGE_EXPIRY",
+        default_value_t = 300
+    )]
+    pub webauthn_challenge_expiry: u64,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
 }

@@ -233,6 +233,51 @@ impl AuthError {
         Self::unprocessable("mfa_verification_failed", "Invalid TOTP code entered")
     }
 
+    /// Passkeys and WebAuthn (`passkey_*.go`, `middleware.go`
+    /// `requirePasskeyEnabled`).
+    pub fn passkey_disabled() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "passkey_disabled", "Passkeys are disabled")
+    }
+
+    pub fn too_many_passkeys() -> Self {
+        Self::unprocessable("too_many_passkeys", "Maximum number of passkeys reached")
+    }
+
+    pub fn passkey_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "validation_failed", "Passkey not found")
+    }
+
+    pub fn webauthn_challenge_not_found() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "webauthn_challenge_not_found",
+            "Challenge not found or already used",
+        )
+    }
+
+    pub fn webauthn_challenge_expired() -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "webauthn_challenge_expired", "Challenge has expired")
+    }
+
+    pub fn webauthn_invalid_response() -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "webauthn_verification_failed", "Invalid credential response")
+    }
+
+    pub fn webauthn_verification_failed() -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "webauthn_verification_failed", "Credential verification failed")
+    }
+
+    pub fn webauthn_credential_exists() -> Self {
+        Self::unprocessable("webauthn_credential_exists", "This credential is already registered")
+    }
+
+    /// A `webauthn` factor's ceremony that did not verify. GoTrue answers 500
+    /// for a failed assertion; a client's mistake is a 422 here, as a wrong
+    /// TOTP code is.
+    pub fn mfa_webauthn_verification_failed() -> Self {
+        Self::unprocessable("mfa_verification_failed", "WebAuthn verification failed")
+    }
+
     /// An error a custom access-token hook returned (`hooks`), with its
     /// status; GoTrue codes it `unexpected_failure` when 500, else `unknown`.
     pub fn hook_error(status: StatusCode, message: String) -> Self {

@@ -15,7 +15,8 @@
 //! | `GET /settings`, `GET /health` | anyone with the key | what is enabled |
 //! | `/admin/users[/{id}]` | service_role | user CRUD |
 //! | `GET /admin/users/{id}/factors`, `DELETE …/factors/{factor_id}` | service_role | a user's MFA factors |
-//! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP MFA (`handlers::factors`) |
+//! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP and WebAuthn MFA (`handlers::factors`) |
+//! | `/passkeys/registration/*`, `/passkeys/authentication/*`, `/passkeys[/{id}]` | as GoTrue | passkeys (`handlers::passkeys`) |
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
@@ -42,10 +43,12 @@ pub mod redirect;
 pub mod store;
 pub mod tokens;
 pub mod users;
+pub mod webauthn;
+pub mod webauthn_store;
 
 use axum::{
     Router, middleware,
-    routing::{delete, get, post},
+    routing::{delete, get, patch, post},
 };
 
 pub use config::AuthConfig;
@@ -57,7 +60,7 @@ use gateway_core::body::Limits;
 use gateway_core::caller::{Credentials, require_apikey};
 use gateway_core::db::Db;
 use gateway_core::error::{ApiError, shaped};
-use handlers::{admin, disabled, factors, info, logout, oauth, signup, token, user};
+use handlers::{admin, disabled, factors, info, logout, oauth, passkeys, signup, token, user};
 use handlers::{mail as mail_flows, verify};
 
 /// What the auth API's handlers see.
@@ -100,6 +103,12 @@ pub fn router(state: AuthState) -> Router {
         .route("/factors/{id}", delete(factors::unenroll))
         .route("/factors/{id}/challenge", post(factors::challenge))
         .route("/factors/{id}/verify", post(factors::verify))
+        .route("/passkeys", get(passkeys::list))
+        .route("/passkeys/{id}", patch(passkeys::update).delete(passkeys::delete))
+        .route("/passkeys/registration/options", post(passkeys::registration_options))
+        .route("/passkeys/registration/verify", post(passkeys::registration_verify))
+        .route("/passkeys/authentication/options", post(passkeys::authentication_options))
+        .route("/passkeys/authentication/verify", post(passkeys::authentication_verify))
         .route("/user/identities/authorize", get(oauth::link_identity))
         .route("/user/identities/{id}", delete(oauth::unlink_identity))
         .route("/sso", post(disabled::sso))

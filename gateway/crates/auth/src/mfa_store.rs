@@ -28,12 +28,14 @@ pub async fn assurance(db: &Db, user_id: Uuid, session_id: Option<Uuid>) -> Resu
     Ok((row.get(0), row.get(1)))
 }
 
-/// A new unverified TOTP factor.
+/// A new unverified factor: `totp` with its sealed secret, or `webauthn`,
+/// whose credential comes with its first verification.
 pub struct NewFactor<'a> {
     pub user_id: Uuid,
     pub id: Uuid,
+    pub factor_type: &'a str,
     pub friendly_name: &'a str,
-    pub sealed_secret: &'a str,
+    pub sealed_secret: Option<&'a str>,
     pub session_aal: &'a str,
 }
 
@@ -50,7 +52,7 @@ pub async fn enroll(db: &Db, config: &AuthConfig, factor: &NewFactor<'_>) -> Res
         coalesce(bool_or(friendly_name = $2), false) from auth.mfa_factors where user_id = $1";
     const INSERT: &str = "insert into auth.mfa_factors \
         (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret) \
-        values ($1, $2, $3, 'totp', 'unverified', now(), now(), $4)";
+        values ($1, $2, $3, $5::text::auth.factor_type, 'unverified', now(), now(), $4)";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     session.query(LOCK, &[&factor.user_id]).await?;
     session.query(EXPIRED, &[&factor.user_id, &(config.mfa_challenge_expiry as f64)]).await?;
@@ -74,7 +76,10 @@ pub async fn enroll(db: &Db, config: &AuthConfig, factor: &NewFactor<'_>) -> Res
         return Err(refusal.into());
     }
     session
-        .query(INSERT, &[&factor.id, &factor.user_id, &factor.friendly_name, &factor.sealed_secret])
+        .query(
+            INSERT,
+            &[&factor.id, &factor.user_id, &factor.friendly_name, &factor.sealed_secret, &factor.factor_type],
+        )
         .await?;
     session.commit().await
 }
@@ -250,11 +255,12 @@ pub async fn unenroll(db: &Db, user_id: Uuid, factor_id: Uuid, session_aal: &str
 }
 
 /// Deletes a factor, and takes the sessions it raised back to `aal1`
-/// without their `totp` amr entry (GoTrue's `DowngradeSessionsToAAL1`).
+/// without their `totp` or `mfa/webauthn` amr entry (GoTrue's
+/// `DowngradeSessionsToAAL1`).
 const DELETE_FACTOR: &str = "\
     with d as (update auth.sessions set aal = 'aal1', factor_id = null where factor_id = $1 returning id), \
     a as (delete from auth.mfa_amr_claims where session_id in (select id from d) \
-          and authentication_method = 'totp') \
+          and authentication_method in ('totp', 'mfa/webauthn')) \
     delete from auth.mfa_factors where id = $1";
 
 /// A user's factors as GoTrue's admin API lists them (`adminUserGetFactors`):

@@ -99,6 +99,8 @@ pub mod method {
     pub const ANONYMOUS: &str = "anonymous";
     pub const TOTP: &str = "totp";
     pub const ID_TOKEN: &str = "id_token";
+    pub const PASSKEY: &str = "passkey";
+    pub const MFA_WEBAUTHN: &str = "mfa/webauthn";
 }
 
 /// How a session is being started: the identity's provider whose

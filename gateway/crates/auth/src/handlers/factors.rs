@@ -1,18 +1,24 @@
-//! MFA with TOTP factors (supabase/auth `internal/api/mfa.go`; supabase-js
-//! `auth.mfa.*`):
+//! MFA with TOTP and WebAuthn factors (supabase/auth `internal/api/mfa.go`;
+//! supabase-js `auth.mfa.*`):
 //!
 //! | route | supabase-js | answer |
 //! |---|---|---|
 //! | `POST /factors` | `mfa.enroll({factorType: 'totp'})` | `{id, type, friendly_name, totp: {qr_code, secret, uri}}` |
-//! | `POST /factors/{id}/challenge` | `mfa.challenge` | `{id, type, expires_at}` |
+//! | `POST /factors` | `mfa.enroll({factorType: 'webauthn'})` | `{id, type, friendly_name}` |
+//! | `POST /factors/{id}/challenge` | `mfa.challenge` | `{id, type, expires_at}`, and for WebAuthn `webauthn: {type, credential_options}` |
 //! | `POST /factors/{id}/verify` | `mfa.verify` | an `aal2` session, new refresh token |
 //! | `DELETE /factors/{id}` | `mfa.unenroll` | `{id}` |
 //!
 //! `listFactors` and `getAuthenticatorAssuranceLevel` are computed by
 //! supabase-js from the user's `factors` and the token's `aal` and `amr`.
-//! Anonymous users are refused, as GoTrue's `requireNotAnonymous`. Phone and
-//! WebAuthn factors stay refused as GoTrue refuses them when off
-//! (`disabled.rs`), and so does TOTP with `AUTH_MFA_TOTP_ENABLED=false`.
+//! Anonymous users are refused, as GoTrue's `requireNotAnonymous`. Phone
+//! factors stay refused as GoTrue refuses them when off (`disabled.rs`), and
+//! so do TOTP with `AUTH_MFA_TOTP_ENABLED=false` and WebAuthn with
+//! `AUTH_MFA_WEBAUTHN_ENABLED=false`.
+//!
+//! A WebAuthn factor's first challenge registers a credential (`create`),
+//! later ones assert it (`request`); the challenge keeps the ceremony's
+//! state and is used once, whatever the outcome.
 
 use axum::{
     Json,
@@ -22,8 +28,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::disabled;
 use super::user::current_user;
+use super::{disabled, webauthn_factor};
 use crate::AuthState;
 use crate::claims::{Grant, session_response};
 use crate::error::AuthError;
@@ -71,6 +77,9 @@ pub async fn enroll(
 ) -> Result<Json<Value>, ApiError> {
     let config = &state.config;
     let user = permanent_user(&state, &signed_in).await?;
+    if body.factor_type == "webauthn" && config.mfa_webauthn_enabled {
+        return webauthn_factor::enroll(&state, &signed_in, body.friendly_name.trim()).await;
+    }
     if body.factor_type != "totp" || !config.mfa_totp_enabled {
         return Err(disabled::enroll_refusal(&body.factor_type).into());
     }
@@ -85,8 +94,9 @@ pub async fn enroll(
     let factor = NewFactor {
         user_id: signed_in.user_id,
         id,
+        factor_type: "totp",
         friendly_name,
-        sealed_secret: &sealed,
+        sealed_secret: Some(&sealed),
         session_aal: &aal,
     };
     factors::enroll(&state.db, config, &factor).await?;
@@ -100,16 +110,24 @@ pub async fn enroll(
     })))
 }
 
-/// A factor of the signed-in user that TOTP may challenge or verify.
-async fn totp_factor(state: &AuthState, signed_in: &SignedIn, id: &str) -> Result<Uuid, ApiError> {
+/// The kinds of factor this gateway challenges and verifies.
+enum Kind {
+    Totp,
+    WebAuthn,
+}
+
+/// A factor of the signed-in user that may be challenged or verified, and
+/// its kind.
+async fn usable_factor(state: &AuthState, signed_in: &SignedIn, id: &str) -> Result<(Uuid, Kind), ApiError> {
     let id = factor_id(id)?;
     permanent_user(state, signed_in).await?;
     let Some((factor_type, _)) = factors::find(&state.db, signed_in.user_id, id).await? else {
         return Err(AuthError::mfa_factor_not_found().into());
     };
     match factor_type.as_str() {
-        "totp" if state.config.mfa_totp_enabled => Ok(id),
+        "totp" if state.config.mfa_totp_enabled => Ok((id, Kind::Totp)),
         "totp" => Err(disabled::verify_refusal("mfa_totp_verify_not_enabled", "TOTP").into()),
+        "webauthn" if state.config.mfa_webauthn_enabled => Ok((id, Kind::WebAuthn)),
         "phone" => Err(disabled::verify_refusal("mfa_phone_verify_not_enabled", "Phone").into()),
         _ => Err(disabled::verify_refusal("mfa_webauthn_verify_not_enabled", "WebAuthn").into()),
     }
@@ -121,8 +139,11 @@ pub async fn challenge(
     ClientIp(ip): ClientIp,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let id = totp_factor(&state, &signed_in, &id).await?;
+    let (id, kind) = usable_factor(&state, &signed_in, &id).await?;
     ratelimit::take(&state, Bucket::MfaChallengeVerify, ip).await?;
+    if let Kind::WebAuthn = kind {
+        return webauthn_factor::challenge(&state, &signed_in, id, ip).await;
+    }
     let config = &state.config;
     let Some((challenge_id, expires_at)) =
         factors::challenge(&state.db, config, signed_in.user_id, id, ip).await?
@@ -137,6 +158,7 @@ pub async fn challenge(
 pub struct VerifyBody {
     challenge_id: String,
     code: String,
+    webauthn: Option<webauthn_factor::Params>,
 }
 
 pub async fn verify(
@@ -146,10 +168,13 @@ pub async fn verify(
     Path(id): Path<String>,
     Body(body): Body<VerifyBody>,
 ) -> Result<Json<Value>, ApiError> {
-    let id = totp_factor(&state, &signed_in, &id).await?;
+    let (id, kind) = usable_factor(&state, &signed_in, &id).await?;
     ratelimit::take(&state, Bucket::MfaChallengeVerify, ip).await?;
     let challenge_id = Uuid::parse_str(body.challenge_id.trim())
         .map_err(|_| AuthError::validation_failed("challenge_id must be an UUID"))?;
+    if let Kind::WebAuthn = kind {
+        return webauthn_factor::verify(&state, &signed_in, ip, id, challenge_id, body.webauthn).await;
+    }
     if body.code.trim().is_empty() {
         return Err(AuthError::validation_failed("Code needs to be non-empty").into());
     }

@@ -8,10 +8,12 @@ pub mod info;
 pub mod logout;
 pub mod mail;
 pub mod oauth;
+pub mod passkeys;
 pub mod signup;
 pub mod token;
 pub mod user;
 pub mod verify;
+pub mod webauthn_factor;
 
 use serde_json::Value;
 
