@@ -18,6 +18,7 @@
 //! | `POST /factors`, `/factors/{id}[/challenge\|/verify]` | signed in, not anonymous | TOTP MFA (`handlers::factors`) |
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
+//! | `POST /token?grant_type=web3` | anyone with the key | signed Ethereum or Solana sign-in message → session (`handlers::web3`) |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
 //! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
 //! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
@@ -42,6 +43,7 @@ pub mod redirect;
 pub mod store;
 pub mod tokens;
 pub mod users;
+pub mod web3;
 
 use axum::{
     Router, middleware,

@@ -99,6 +99,7 @@ pub mod method {
     pub const ANONYMOUS: &str = "anonymous";
     pub const TOTP: &str = "totp";
     pub const ID_TOKEN: &str = "id_token";
+    pub const WEB3: &str = "web3";
 }
 
 /// How a session is being started: the identity's provider whose

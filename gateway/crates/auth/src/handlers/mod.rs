@@ -12,6 +12,7 @@ pub mod signup;
 pub mod token;
 pub mod user;
 pub mod verify;
+pub mod web3;
 
 use serde_json::Value;
 
