@@ -226,6 +226,44 @@ pub struct AuthConfig {
         default_value_t = 300
     )]
     pub webauthn_challenge_expiry: u64,
+    /// Whether `signInWithWeb3({ chain: 'ethereum' })` signs in: a Sign-In with
+    /// Ethereum (EIP-4361) message and its personal_sign signature
+    /// (GoTrue's `EXTERNAL_WEB3_ETHEREUM_ENABLED`; `crate::web3`).
+    #[arg(long = "auth-web3-ethereum-enabled", env = "AUTH_WEB3_ETHEREUM_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub web3_ethereum_enabled: bool,
+
+    /// Seconds a signed Ethereum message stays usable after its `Issued At`,
+    /// and how far ahead that may be (GoTrue's
+    /// `EXTERNAL_WEB3_ETHEREUM_MAXIMUM_VALIDITY_DURATION`, 10 minutes).
+    #[arg(
+        long = "auth-web3-ethereum-maximum-validity",
+        env = "AUTH_WEB3_ETHEREUM_MAXIMUM_VALIDITY",
+        default_value_t = 600
+    )]
+    pub web3_ethereum_maximum_validity: u64,
+
+    /// Whether `signInWithWeb3({ chain: 'solana' })` signs in: a Sign-In with
+    /// Solana message and its ed25519 signature (GoTrue's
+    /// `EXTERNAL_WEB3_SOLANA_ENABLED`; `crate::web3`).
+    #[arg(long = "auth-web3-solana-enabled", env = "AUTH_WEB3_SOLANA_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub web3_solana_enabled: bool,
+
+    /// Seconds a signed Solana message stays usable after its `Issued At`, and
+    /// how far ahead that may be (GoTrue's
+    /// `EXTERNAL_WEB3_SOLANA_MAXIMUM_VALIDITY_DURATION`, 10 minutes).
+    #[arg(
+        long = "auth-web3-solana-maximum-validity",
+        env = "AUTH_WEB3_SOLANA_MAXIMUM_VALIDITY",
+        default_value_t = 600
+    )]
+    pub web3_solana_maximum_validity: u64,
+
+    /// Web3 sign-ins allowed per client address in 5 minutes (GoTrue's
+    /// `RATE_LIMIT_WEB3`; `0` turns the limit off).
+    #[arg(long = "auth-rate-limit-web3", env = "AUTH_RATE_LIMIT_WEB3", default_value_t = 30)]
+    pub rate_limit_web3: u32,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
 }

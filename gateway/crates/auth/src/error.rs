@@ -151,14 +151,24 @@ impl AuthError {
         Self::validation_failed(format!("Bad Pagination Parameters: {reason}"))
     }
 
-    /// What GoTrue answers for what is switched off, which here is what is
-    /// not built yet (`api.go`, `web3.go`, `middleware.go`, `mfa.go`).
+    /// What GoTrue answers for what is switched off (`api.go`, `web3.go`,
+    /// `middleware.go`, `mfa.go`).
     pub fn anonymous_provider_disabled() -> Self {
         Self::unprocessable("anonymous_provider_disabled", "Anonymous sign-ins are disabled")
     }
 
+    /// Both Web3 chains are off.
     pub fn web3_provider_disabled() -> Self {
         Self::unprocessable("web3_provider_disabled", "Web3 provider is disabled")
+    }
+
+    /// The chain asked for is off, the other on; `chain` as GoTrue capitalises it.
+    pub fn web3_chain_disabled(chain: &str) -> Self {
+        Self::unprocessable("web3_provider_disabled", format!("{chain} Web3 provider is disabled"))
+    }
+
+    pub fn web3_unsupported_chain() -> Self {
+        Self::bad_request("web3_unsupported_chain", "Unsupported chain")
     }
 
     pub fn saml_provider_disabled() -> Self {

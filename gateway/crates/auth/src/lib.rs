@@ -19,6 +19,7 @@
 //! | `/passkeys/registration/*`, `/passkeys/authentication/*`, `/passkeys[/{id}]` | as GoTrue | passkeys (`handlers::passkeys`) |
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
+//! | `POST /token?grant_type=web3` | anyone with the key | signed Ethereum or Solana sign-in message → session (`handlers::web3`) |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
 //! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
 //! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
@@ -45,6 +46,7 @@ pub mod tokens;
 pub mod users;
 pub mod webauthn;
 pub mod webauthn_store;
+pub mod web3;
 
 use axum::{
     Router, middleware,

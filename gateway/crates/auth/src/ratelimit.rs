@@ -41,6 +41,8 @@ pub enum Bucket {
     MfaChallengeVerify,
     /// `/otp` and `/recover` (GoTrue's `RATE_LIMIT_OTP`).
     Otp,
+    /// `grant_type=web3` (GoTrue's `RATE_LIMIT_WEB3`).
+    Web3,
     /// `/verify` (GoTrue's `RATE_LIMIT_VERIFY`).
     Verify,
     /// Every mail sent, per hour and for all addresses together (GoTrue's
@@ -56,6 +58,7 @@ impl Bucket {
             Bucket::AnonymousSignIn => "anonymous_users",
             Bucket::MfaChallengeVerify => "mfa_challenge_verify",
             Bucket::Otp => "otp",
+            Bucket::Web3 => "web3",
             Bucket::Verify => "verify",
             Bucket::EmailSent => "email_sent",
         }
@@ -64,7 +67,9 @@ impl Bucket {
     /// The window `per_window` counts in.
     fn window_secs(self) -> f64 {
         match self {
-            Bucket::SignInSignUp | Bucket::TokenRefresh | Bucket::Otp | Bucket::Verify => WINDOW_SECS,
+            Bucket::SignInSignUp | Bucket::TokenRefresh | Bucket::Otp | Bucket::Verify | Bucket::Web3 => {
+                WINDOW_SECS
+            }
             Bucket::AnonymousSignIn | Bucket::EmailSent => 3600.0,
             Bucket::MfaChallengeVerify => 60.0,
         }
@@ -77,6 +82,7 @@ impl Bucket {
             Bucket::AnonymousSignIn => config.rate_limit_anonymous_users,
             Bucket::MfaChallengeVerify => config.mfa_rate_limit_challenge_and_verify,
             Bucket::Otp => config.mail.rate_limit_otp,
+            Bucket::Web3 => config.rate_limit_web3,
             Bucket::Verify => config.mail.rate_limit_verify,
             Bucket::EmailSent => config.mail.rate_limit_email_sent,
         }

@@ -101,6 +101,7 @@ pub mod method {
     pub const ID_TOKEN: &str = "id_token";
     pub const PASSKEY: &str = "passkey";
     pub const MFA_WEBAUTHN: &str = "mfa/webauthn";
+    pub const WEB3: &str = "web3";
 }
 
 /// How a session is being started: the identity's provider whose

@@ -14,6 +14,7 @@ pub mod token;
 pub mod user;
 pub mod verify;
 pub mod webauthn_factor;
+pub mod web3;
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! `POST /token?grant_type=password|refresh_token` (`pkce` and `id_token`
-//! are in `oauth.rs`) (supabase/auth
+//! are in `oauth.rs`, `web3` in `web3.rs`) (supabase/auth
 //! `internal/api/token.go`, `token_refresh.go`; wire-protocol.md §3.2, §3.4).
 
 use axum::{
@@ -34,6 +34,9 @@ pub struct TokenBody {
     nonce: Option<String>,
     access_token: Option<String>,
     link_identity: bool,
+    chain: Option<String>,
+    message: Option<String>,
+    signature: Option<String>,
 }
 
 pub async fn token(
@@ -100,8 +103,11 @@ async fn issue(
             };
             super::oauth::id_token_grant(&state, ip, user_agent.as_deref(), params).await
         }
-        // No Web3 provider is built, as GoTrue with both turned off.
-        Some("web3") => Err(AuthError::web3_provider_disabled().into()),
+        Some("web3") => {
+            let params =
+                super::web3::Web3Params { chain: body.chain, message: body.message, signature: body.signature };
+            Ok(Json(super::web3::web3_grant(&state, ip, user_agent.as_deref(), params).await?))
+        }
         _ => Err(AuthError::unsupported_grant_type().into()),
     }
 }
