@@ -265,7 +265,9 @@ pub async fn refresh(
     let issued_to: Option<Uuid> = row.get(3);
     let wrong_client = match (issued_to, client) {
         (Some(_), None) => Some("Client authentication required for OAuth session"),
-        (Some(issued), Some(client)) if issued != client => Some("Client does not match the session's OAuth client"),
+        (Some(issued), Some(client)) if issued != client => {
+            Some("Client does not match the session's OAuth client")
+        }
         (None, Some(_)) => Some("Client authentication not allowed for non-OAuth session"),
         _ => None,
     };

@@ -33,10 +33,14 @@ use gateway_core::error::ApiError;
 
 /// `GET /oauth/authorize`: 302 to the consent screen, or to the client with
 /// an error.
-pub async fn authorize(State(state): State<AuthState>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+pub async fn authorize(
+    State(state): State<AuthState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
     enabled(&state)?;
     let param = |name: &str| query_param(query.as_deref(), name).filter(|v| !v.is_empty());
-    let client_id = param("client_id").ok_or_else(|| AuthError::validation_failed("client_id is required"))?;
+    let client_id =
+        param("client_id").ok_or_else(|| AuthError::validation_failed("client_id is required"))?;
     let redirect_uri =
         param("redirect_uri").ok_or_else(|| AuthError::validation_failed("redirect_uri is required"))?;
     let client_id = uuid::Uuid::parse_str(&client_id)
@@ -164,7 +168,8 @@ pub async fn details(
     let approved_code = match authorization.user_id {
         None => {
             store::set_authorization_user(&mut session, authorization.id, signed_in.user_id).await?;
-            let consent = store::active_consent(&mut session, signed_in.user_id, authorization.client_id).await?;
+            let consent =
+                store::active_consent(&mut session, signed_in.user_id, authorization.client_id).await?;
             let covered = consent.is_some_and(|granted| {
                 let granted = scopes(&granted);
                 scopes(&authorization.scope).iter().all(|s| granted.contains(s))
@@ -289,8 +294,22 @@ mod tests {
     fn requests_are_checked_as_gotrue_checks_them_with_s256_required() {
         let cases: [(Option<&str>, &str, Option<&str>, Option<&str>, Option<&str>, Result<(), &str>); 10] = [
             (None, "email", None, Some(CHALLENGE), Some("S256"), Ok(())),
-            (Some("code"), "openid email profile", Some("https://api.example/"), Some(CHALLENGE), Some("s256"), Ok(())),
-            (Some("token"), "email", None, Some(CHALLENGE), Some("S256"), Err("only response_type=code is supported")),
+            (
+                Some("code"),
+                "openid email profile",
+                Some("https://api.example/"),
+                Some(CHALLENGE),
+                Some("s256"),
+                Ok(()),
+            ),
+            (
+                Some("token"),
+                "email",
+                None,
+                Some(CHALLENGE),
+                Some("S256"),
+                Err("only response_type=code is supported"),
+            ),
             (None, "email admin", None, Some(CHALLENGE), Some("S256"), Err("unsupported scope: admin")),
             (None, "  ", None, Some(CHALLENGE), Some("S256"), Err("scope parameter cannot be empty")),
             (
@@ -301,14 +320,46 @@ mod tests {
                 Some("S256"),
                 Err("resource must not include a query component"),
             ),
-            (None, "email", None, None, None, Err("PKCE flow requires both code_challenge and code_challenge_method")),
-            (None, "email", None, Some(CHALLENGE), None, Err("PKCE flow requires both code_challenge and code_challenge_method")),
-            (None, "email", None, Some(CHALLENGE), Some("plain"), Err("code_challenge_method must be 'S256'")),
-            (None, "email", None, Some("short"), Some("S256"), Err("code_challenge must be between 43 and 128 characters")),
+            (
+                None,
+                "email",
+                None,
+                None,
+                None,
+                Err("PKCE flow requires both code_challenge and code_challenge_method"),
+            ),
+            (
+                None,
+                "email",
+                None,
+                Some(CHALLENGE),
+                None,
+                Err("PKCE flow requires both code_challenge and code_challenge_method"),
+            ),
+            (
+                None,
+                "email",
+                None,
+                Some(CHALLENGE),
+                Some("plain"),
+                Err("code_challenge_method must be 'S256'"),
+            ),
+            (
+                None,
+                "email",
+                None,
+                Some("short"),
+                Some("S256"),
+                Err("code_challenge must be between 43 and 128 characters"),
+            ),
         ];
         for (response_type, scope, resource, challenge, method, expected) in cases {
             let got = request_problem(response_type, scope, resource, challenge, method);
-            assert_eq!(got.as_ref().map_err(String::as_str), expected.as_ref().map_err(|e| *e), "{scope} {method:?}");
+            assert_eq!(
+                got.as_ref().map_err(String::as_str),
+                expected.as_ref().map_err(|e| *e),
+                "{scope} {method:?}"
+            );
         }
     }
 }

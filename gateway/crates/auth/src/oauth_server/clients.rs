@@ -307,7 +307,11 @@ fn check_update(client: &Client, params: &UpdateParams) -> Result<(), AuthError>
     Ok(())
 }
 
-async fn register(state: &AuthState, params: RegisterParams, registration_type: &str) -> Result<Value, ApiError> {
+async fn register(
+    state: &AuthState,
+    params: RegisterParams,
+    registration_type: &str,
+) -> Result<Value, ApiError> {
     let new = checked(params)?;
     let secret = if new.client_type == "confidential" { Some(new_secret()?) } else { None };
     let hash = secret.as_ref().map(|(_, hash)| hash.as_str());
@@ -459,11 +463,17 @@ mod tests {
             (params(&[], "", ""), "redirect_uris is required"),
             (params(&["https://a.example/cb"; 11], "", ""), "redirect_uris cannot exceed 10 items"),
             (
-                RegisterParams { grant_types: vec!["password".to_owned()], ..params(&["https://a.example/cb"], "", "") },
+                RegisterParams {
+                    grant_types: vec!["password".to_owned()],
+                    ..params(&["https://a.example/cb"], "", "")
+                },
                 "grant_types must only contain 'authorization_code' and/or 'refresh_token'",
             ),
             (
-                RegisterParams { client_uri: "not a url".to_owned(), ..params(&["https://a.example/cb"], "", "") },
+                RegisterParams {
+                    client_uri: "not a url".to_owned(),
+                    ..params(&["https://a.example/cb"], "", "")
+                },
                 "client_uri must be a valid URL",
             ),
         ];

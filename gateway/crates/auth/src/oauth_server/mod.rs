@@ -124,8 +124,16 @@ mod tests {
     #[test]
     fn redirects_keep_their_query_and_gain_the_answer() {
         let cases = [
-            ("https://app.example/cb", &[("code", "c"), ("state", "s")][..], "https://app.example/cb?code=c&state=s"),
-            ("https://app.example/cb?x=1", &[("code", "c"), ("state", "")][..], "https://app.example/cb?x=1&code=c"),
+            (
+                "https://app.example/cb",
+                &[("code", "c"), ("state", "s")][..],
+                "https://app.example/cb?code=c&state=s",
+            ),
+            (
+                "https://app.example/cb?x=1",
+                &[("code", "c"), ("state", "")][..],
+                "https://app.example/cb?x=1&code=c",
+            ),
             (
                 "http://localhost:3000/cb",
                 &[("error", "access_denied"), ("error_description", "User denied the request")][..],

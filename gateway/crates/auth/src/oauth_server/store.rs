@@ -36,7 +36,11 @@ fn client_of(row: &Row) -> Client {
     }
 }
 
-async fn one_client(db: &Db, sql: &str, params: &[&(dyn tokio_postgres::types::ToSql + Sync)]) -> Result<Option<Client>, ApiError> {
+async fn one_client(
+    db: &Db,
+    sql: &str,
+    params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+) -> Result<Option<Client>, ApiError> {
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     let rows = session.query(sql, params).await?;
     session.commit().await?;
@@ -84,8 +88,9 @@ pub async fn find_client(db: &Db, id: Uuid) -> Result<Option<Client>, ApiError> 
 }
 
 pub async fn list_clients(db: &Db) -> Result<Vec<Client>, ApiError> {
-    let sql =
-        format!("select {CLIENT_COLUMNS} from auth.oauth_clients where deleted_at is null order by created_at desc");
+    let sql = format!(
+        "select {CLIENT_COLUMNS} from auth.oauth_clients where deleted_at is null order by created_at desc"
+    );
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query(&sql, &[]).await?;
     session.commit().await?;
@@ -218,7 +223,9 @@ pub async fn mark_expired(session: &mut Session, id: Uuid) -> Result<(), ApiErro
 }
 
 pub async fn set_authorization_user(session: &mut Session, id: Uuid, user_id: Uuid) -> Result<(), ApiError> {
-    session.query("update auth.oauth_authorizations set user_id = $2 where id = $1", &[&id, &user_id]).await?;
+    session
+        .query("update auth.oauth_authorizations set user_id = $2 where id = $1", &[&id, &user_id])
+        .await?;
     Ok(())
 }
 
@@ -237,7 +244,11 @@ pub async fn deny(session: &mut Session, id: Uuid) -> Result<(), ApiError> {
 }
 
 /// The scopes the user has consented to for the client, if the consent stands.
-pub async fn active_consent(session: &mut Session, user_id: Uuid, client_id: Uuid) -> Result<Option<String>, ApiError> {
+pub async fn active_consent(
+    session: &mut Session,
+    user_id: Uuid,
+    client_id: Uuid,
+) -> Result<Option<String>, ApiError> {
     const CONSENT: &str = "select scopes from auth.oauth_consents \
         where user_id = $1 and client_id = $2 and revoked_at is null";
     let rows = session.query(CONSENT, &[&user_id, &client_id]).await?;
@@ -247,7 +258,12 @@ pub async fn active_consent(session: &mut Session, user_id: Uuid, client_id: Uui
 /// Records the consent, widening a standing one to the union of its scopes
 /// and the new ones, or granting a revoked one anew (GoTrue's
 /// `UpsertOAuthServerConsent`).
-pub async fn upsert_consent(session: &mut Session, user_id: Uuid, client_id: Uuid, scope: &str) -> Result<(), ApiError> {
+pub async fn upsert_consent(
+    session: &mut Session,
+    user_id: Uuid,
+    client_id: Uuid,
+    scope: &str,
+) -> Result<(), ApiError> {
     const UPSERT: &str = "insert into auth.oauth_consents (id, user_id, client_id, scopes, granted_at) \
         values ($1, $2, $3, $4, now()) \
         on conflict (user_id, client_id) do update set \
@@ -340,7 +356,10 @@ pub async fn user_and_scopes(
 }
 
 /// The user's standing consents with their clients, newest first.
-pub async fn grants(db: &Db, user_id: Uuid) -> Result<Vec<(Client, String, chrono::DateTime<chrono::Utc>)>, ApiError> {
+pub async fn grants(
+    db: &Db,
+    user_id: Uuid,
+) -> Result<Vec<(Client, String, chrono::DateTime<chrono::Utc>)>, ApiError> {
     let columns = CLIENT_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
     let sql = format!(
         "select {columns}, g.scopes, g.granted_at from auth.oauth_consents g \

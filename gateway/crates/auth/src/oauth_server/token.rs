@@ -53,7 +53,8 @@ fn params_of(headers: &HeaderMap, body: &[u8]) -> Result<TokenParams, AuthError>
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/json"));
     if json {
-        return serde_json::from_slice(body).map_err(|_| AuthError::oauth("invalid_request", "Invalid JSON body"));
+        return serde_json::from_slice(body)
+            .map_err(|_| AuthError::oauth("invalid_request", "Invalid JSON body"));
     }
     let mut params = TokenParams::default();
     for (key, value) in form_urlencoded::parse(body) {
@@ -76,13 +77,18 @@ fn params_of(headers: &HeaderMap, body: &[u8]) -> Result<TokenParams, AuthError>
 }
 
 /// The client's id, secret and the method they came by.
-fn credentials(headers: &HeaderMap, params: &TokenParams) -> Result<(String, String, &'static str), AuthError> {
+fn credentials(
+    headers: &HeaderMap,
+    params: &TokenParams,
+) -> Result<(String, String, &'static str), AuthError> {
     let basic = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Basic "));
     if let Some(encoded) = basic {
-        let invalid = |what: &str| AuthError::invalid_client_credentials(&format!("Invalid client credentials: {what}"));
+        let invalid = |what: &str| {
+            AuthError::invalid_client_credentials(&format!("Invalid client credentials: {what}"))
+        };
         let decoded = STANDARD.decode(encoded.trim()).map_err(|_| invalid("invalid basic auth encoding"))?;
         let decoded = String::from_utf8(decoded).map_err(|_| invalid("invalid basic auth encoding"))?;
         let (id, secret) = decoded.split_once(':').ok_or_else(|| invalid("invalid basic auth format"))?;
@@ -103,7 +109,8 @@ async fn authenticated_client(
     if id.is_empty() {
         return Ok(None);
     }
-    let id = Uuid::parse_str(&id).map_err(|_| AuthError::invalid_client_credentials("Invalid client_id format"))?;
+    let id = Uuid::parse_str(&id)
+        .map_err(|_| AuthError::invalid_client_credentials("Invalid client_id format"))?;
     let client = store::find_client(&state.db, id)
         .await?
         .ok_or_else(|| AuthError::invalid_client_credentials("Invalid client credentials"))?;
@@ -170,7 +177,9 @@ async fn code_grant(
     params: &TokenParams,
 ) -> Result<Value, ApiError> {
     if params.code.is_empty() {
-        return Err(AuthError::oauth("invalid_request", "code is required for authorization_code grant").into());
+        return Err(
+            AuthError::oauth("invalid_request", "code is required for authorization_code grant").into()
+        );
     }
     let invalid = |description: &str| -> ApiError { AuthError::oauth("invalid_grant", description).into() };
     let mut session = state.db.as_service_role(Access::ReadWrite).await?;
@@ -189,7 +198,10 @@ async fn code_grant(
     } else if params.code_verifier.is_empty() {
         Some("PKCE verification failed: code_verifier is required when PKCE challenge is present".to_owned())
     } else if !issued.code_challenge.as_deref().is_some_and(|c| verifier_matches(c, &params.code_verifier)) {
-        Some("PKCE verification failed: code challenge does not match previously saved code verifier".to_owned())
+        Some(
+            "PKCE verification failed: code challenge does not match previously saved code verifier"
+                .to_owned(),
+        )
     } else {
         None
     };
@@ -203,7 +215,8 @@ async fn code_grant(
     };
     let refresh_token = tokens::generate()?;
     let digest = tokens::digest(&refresh_token);
-    let started = store::start_client_session(&mut session, &issued, user_id, &digest, user_agent, ip).await?;
+    let started =
+        store::start_client_session(&mut session, &issued, user_id, &digest, user_agent, ip).await?;
     let Some(started) = started else {
         session.rollback().await?;
         return Err(AuthError::oauth("access_denied", "User is banned").into());
@@ -220,14 +233,17 @@ async fn refresh_grant(
     params: &TokenParams,
 ) -> Result<Value, ApiError> {
     if params.refresh_token.is_empty() {
-        return Err(AuthError::oauth("invalid_request", "refresh_token is required for refresh_token grant").into());
+        return Err(
+            AuthError::oauth("invalid_request", "refresh_token is required for refresh_token grant").into()
+        );
     }
     ratelimit::take(state, Bucket::TokenRefresh, ip).await?;
     if !tokens::well_formed(&params.refresh_token) {
         return Err(AuthError::refresh_token_not_found().into());
     }
     let interval = state.config.refresh_token_reuse_interval;
-    let refreshed = crate::store::refresh(&state.db, &params.refresh_token, interval, Some(client.id)).await?;
+    let refreshed =
+        crate::store::refresh(&state.db, &params.refresh_token, interval, Some(client.id)).await?;
     let (started, refresh_token) = match refreshed {
         Refreshed::Issued { started, refresh_token } => (started, refresh_token),
         Refreshed::NotFound => return Err(AuthError::refresh_token_not_found().into()),
@@ -325,7 +341,10 @@ mod tests {
     #[test]
     fn clients_authenticate_by_basic_by_post_or_by_id_alone() {
         let mut basic = HeaderMap::new();
-        basic.insert(header::AUTHORIZATION, format!("Basic {}", STANDARD.encode("id:s3cret")).parse().expect("h"));
+        basic.insert(
+            header::AUTHORIZATION,
+            format!("Basic {}", STANDARD.encode("id:s3cret")).parse().expect("h"),
+        );
         let with = |id: &str, secret: &str| TokenParams {
             client_id: id.to_owned(),
             client_secret: secret.to_owned(),
