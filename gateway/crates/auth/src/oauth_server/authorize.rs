@@ -288,7 +288,7 @@ pub async fn consent(
 mod tests {
     use super::*;
 
-    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCQaoSWCnr4WgsZjWDyIyQ0M";
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
     #[test]
     fn requests_are_checked_as_gotrue_checks_them_with_s256_required() {

@@ -102,7 +102,7 @@ mod tests {
     fn only_the_s256_challenge_of_the_verifier_matches() {
         // RFC 7636 appendix B.
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-        let challenge = "E9Melhoa2OwvFrEMTJguCQaoSWCnr4WgsZjWDyIyQ0M";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         let cases = [
             (challenge, verifier, true),
             (challenge, "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXl", false),
