@@ -288,11 +288,21 @@ pub async fn consent(
 mod tests {
     use super::*;
 
+    /// (response_type, scope, resource, code_challenge, method, expected)
+    type Case = (
+        Option<&'static str>,
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+        Result<(), &'static str>,
+    );
+
     const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
     #[test]
     fn requests_are_checked_as_gotrue_checks_them_with_s256_required() {
-        let cases: [(Option<&str>, &str, Option<&str>, Option<&str>, Option<&str>, Result<(), &str>); 10] = [
+        let cases: [Case; 10] = [
             (None, "email", None, Some(CHALLENGE), Some("S256"), Ok(())),
             (
                 Some("code"),

@@ -325,7 +325,8 @@ pub async fn start_client_session(
     const CLIENT: &str = "update auth.sessions set oauth_client_id = $2, scopes = $3 where id = $1";
     const USED: &str = "delete from auth.oauth_authorizations where id = $1";
     let rows = session.query(USABLE, &[&user_id]).await?;
-    if !rows.first().is_some_and(|row| !row.get::<_, bool>(0)) {
+    let usable = rows.first().is_some_and(|row| !row.get::<_, bool>(0));
+    if !usable {
         return Ok(None);
     }
     let sign_in = SignIn { provider: "email", method: OAUTH_PROVIDER_AUTHORIZATION_CODE };
@@ -355,11 +356,11 @@ pub async fn user_and_scopes(
     Ok(rows.first().map(|row| (row.get(0), row.get(1))))
 }
 
+/// A standing consent: the client, the scopes granted, when.
+pub type GrantRow = (Client, String, chrono::DateTime<chrono::Utc>);
+
 /// The user's standing consents with their clients, newest first.
-pub async fn grants(
-    db: &Db,
-    user_id: Uuid,
-) -> Result<Vec<(Client, String, chrono::DateTime<chrono::Utc>)>, ApiError> {
+pub async fn grants(db: &Db, user_id: Uuid) -> Result<Vec<GrantRow>, ApiError> {
     let columns = CLIENT_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
     let sql = format!(
         "select {columns}, g.scopes, g.granted_at from auth.oauth_consents g \

@@ -197,7 +197,7 @@ async fn code_grant(
         Some("Invalid redirect_uri".to_owned())
     } else if params.code_verifier.is_empty() {
         Some("PKCE verification failed: code_verifier is required when PKCE challenge is present".to_owned())
-    } else if !issued.code_challenge.as_deref().is_some_and(|c| verifier_matches(c, &params.code_verifier)) {
+    } else if issued.code_challenge.as_deref().is_none_or(|c| !verifier_matches(c, &params.code_verifier)) {
         Some(
             "PKCE verification failed: code challenge does not match previously saved code verifier"
                 .to_owned(),
