@@ -249,7 +249,9 @@ fn carry(schema: &str, table: &str) -> Carry {
         ("auth", "saml_providers" | "saml_relay_states" | "sso_providers" | "sso_domains") => {
             "SAML single sign-on is not built here: its users cannot sign in with it"
         }
-        ("auth", t) if t.starts_with("oauth_") => "Supabase Auth's OAuth 2.1 server is not built here",
+        ("auth", t) if t.starts_with("oauth_") => {
+            "OAuth clients and their grants are not carried over: register the clients again"
+        }
         ("storage", "s3_multipart_uploads" | "s3_multipart_uploads_parts") => {
             "unfinished S3 multipart uploads: clients start them again"
         }

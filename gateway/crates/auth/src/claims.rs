@@ -36,6 +36,9 @@ pub struct Grant<'a> {
     /// How the session was authenticated, newest first.
     pub amr: Vec<Amr>,
     pub refresh_token: &'a str,
+    /// The OAuth client the session was issued to (`crate::oauth_server`):
+    /// GoTrue then adds a `client_id` claim.
+    pub client_id: Option<Uuid>,
 }
 
 impl<'a> Grant<'a> {
@@ -49,6 +52,7 @@ impl<'a> Grant<'a> {
             aal: started.aal,
             amr: started.amr,
             refresh_token,
+            client_id: None,
         }
     }
 
@@ -112,7 +116,7 @@ fn access_claims(config: &AuthConfig, grant: &Grant<'_>, iat: u64, exp: u64) -> 
     // none) gets GoTrue's default.
     let role = Role::parse(&text("role")).unwrap_or(Role::Authenticated);
     let aud = Some(text("aud")).filter(|a| !a.is_empty()).unwrap_or_else(|| "authenticated".to_owned());
-    json!({
+    let mut claims = json!({
         "iss": config.jwt_issuer,
         "sub": text("id"),
         "aud": aud,
@@ -127,7 +131,11 @@ fn access_claims(config: &AuthConfig, grant: &Grant<'_>, iat: u64, exp: u64) -> 
         "amr": grant.amr.iter().map(|a| json!({ "method": a.method, "timestamp": a.timestamp })).collect::<Vec<_>>(),
         "session_id": grant.session_id.to_string(),
         "is_anonymous": user.get("is_anonymous").and_then(Value::as_bool).unwrap_or(false),
-    })
+    });
+    if let (Some(client_id), Some(map)) = (grant.client_id, claims.as_object_mut()) {
+        map.insert("client_id".to_owned(), json!(client_id.to_string()));
+    }
+    claims
 }
 
 #[cfg(test)]
@@ -161,6 +169,7 @@ mod tests {
             aal: "aal1".to_owned(),
             amr: vec![Amr { method: "password".to_owned(), timestamp: 1_700_000_000 }],
             refresh_token: "rt",
+            client_id: None,
         };
         let now = jwt::now();
         let claims = access_claims(&config, &grant, now, now + config.jwt_expiry);

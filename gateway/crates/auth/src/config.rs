@@ -264,6 +264,40 @@ pub struct AuthConfig {
     /// `RATE_LIMIT_WEB3`; `0` turns the limit off).
     #[arg(long = "auth-rate-limit-web3", env = "AUTH_RATE_LIMIT_WEB3", default_value_t = 30)]
     pub rate_limit_web3: u32,
+
+    /// Whether `/auth/v1` acts as an OAuth 2.1 authorization server for
+    /// third-party apps (GoTrue's `OAUTH_SERVER_ENABLED`): `/oauth/authorize`,
+    /// `/oauth/token`, the consent and client routes (`crate::oauth_server`).
+    /// Off, they answer 404 `feature_disabled`.
+    #[arg(long = "auth-oauth-server-enabled", env = "AUTH_OAUTH_SERVER_ENABLED", default_value_t = false,
+          action = ArgAction::Set)]
+    pub oauth_server_enabled: bool,
+
+    /// Path on the site (`AUTH_SITE_URL`) of the app's consent screen, where
+    /// `/oauth/authorize` sends the browser with `?authorization_id=`
+    /// (GoTrue's `OAUTH_SERVER_AUTHORIZATION_PATH`). Unset, the client is sent
+    /// back with `error=server_error`.
+    #[arg(long = "auth-oauth-server-authorization-path", env = "AUTH_OAUTH_SERVER_AUTHORIZATION_PATH")]
+    pub oauth_server_authorization_path: Option<String>,
+
+    /// Whether anyone may register a client at `/oauth/clients/register`
+    /// (RFC 7591; GoTrue's `OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION`).
+    #[arg(
+        long = "auth-oauth-server-allow-dynamic-registration",
+        env = "AUTH_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION",
+        default_value_t = false,
+        action = ArgAction::Set
+    )]
+    pub oauth_server_allow_dynamic_registration: bool,
+
+    /// Seconds an authorization request, and the code its approval gives,
+    /// stay usable (GoTrue's `OAUTH_SERVER_AUTHORIZATION_TTL`, 10 minutes).
+    #[arg(
+        long = "auth-oauth-server-authorization-ttl",
+        env = "AUTH_OAUTH_SERVER_AUTHORIZATION_TTL",
+        default_value_t = 600
+    )]
+    pub oauth_server_authorization_ttl: u64,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
 }

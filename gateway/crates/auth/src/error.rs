@@ -369,6 +369,44 @@ impl AuthError {
         )
     }
 
+    /// The OAuth 2.1 server's routes while it is off (GoTrue's
+    /// `requireOAuthServerEnabled`).
+    pub fn oauth_server_disabled() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "feature_disabled", "OAuth server is disabled")
+    }
+
+    pub fn oauth_dynamic_client_registration_disabled() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "oauth_dynamic_client_registration_disabled",
+            "Dynamic client registration is not enabled",
+        )
+    }
+
+    /// `/admin/oauth/clients/{id}` for a client that does not exist.
+    pub fn oauth_client_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "oauth_client_not_found", "OAuth client not found")
+    }
+
+    /// `/oauth/authorize` for an unknown client: 400, as GoTrue answers it.
+    pub fn oauth_client_unknown(message: &str) -> Self {
+        Self::bad_request("oauth_client_not_found", message)
+    }
+
+    pub fn oauth_authorization_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "oauth_authorization_not_found", "authorization not found")
+    }
+
+    pub fn oauth_consent_not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "oauth_consent_not_found", "No active grant found for this client")
+    }
+
+    /// The client authentication of `/oauth/token` failed (GoTrue's
+    /// `requireOAuthClientAuth`).
+    pub fn invalid_client_credentials(reason: &str) -> Self {
+        Self::bad_request("invalid_credentials", reason)
+    }
+
     pub fn not_implemented(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_IMPLEMENTED,

@@ -24,6 +24,7 @@
 //! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
 //! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
 //! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
+//! | `/oauth/*`, `/admin/oauth/clients`, `/user/oauth/grants`, `/.well-known/openid-configuration` | as GoTrue | the OAuth 2.1 server, when `AUTH_OAUTH_SERVER_ENABLED` (`oauth_server`) |
 //! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
 
 pub mod claims;
@@ -37,6 +38,7 @@ pub mod hooks;
 pub mod mail;
 pub mod mfa;
 pub mod mfa_store;
+pub mod oauth_server;
 pub mod oidc;
 pub mod password;
 pub mod ratelimit;
@@ -64,6 +66,7 @@ use gateway_core::db::Db;
 use gateway_core::error::{ApiError, shaped};
 use handlers::{admin, disabled, factors, info, logout, oauth, passkeys, signup, token, user};
 use handlers::{mail as mail_flows, verify};
+use oauth_server::{authorize, clients, discovery, grants, token as oauth_token};
 
 /// What the auth API's handlers see.
 #[derive(Clone)]
@@ -122,6 +125,15 @@ pub fn router(state: AuthState) -> Router {
         .route("/reauthenticate", get(mail_flows::reauthenticate))
         .route("/invite", post(mail_flows::invite))
         .route("/admin/generate_link", post(mail_flows::generate_link))
+        .route("/admin/oauth/clients", get(clients::admin_list).post(clients::admin_create))
+        .route(
+            "/admin/oauth/clients/{id}",
+            get(clients::admin_get).put(clients::admin_update).delete(clients::admin_delete),
+        )
+        .route("/admin/oauth/clients/{id}/regenerate_secret", post(clients::admin_regenerate_secret))
+        .route("/oauth/authorizations/{id}", get(authorize::details))
+        .route("/oauth/authorizations/{id}/consent", post(authorize::consent))
+        .route("/user/oauth/grants", get(grants::list).delete(grants::revoke))
         .fallback(|| async { ApiError::NotFound })
         .layer(middleware::from_fn_with_state(state.credentials.clone(), require_apikey));
     let open = Router::new()
@@ -129,6 +141,13 @@ pub fn router(state: AuthState) -> Router {
         .route("/verify", get(verify::verify_get).post(verify::verify_post))
         .route("/callback", get(oauth::callback).post(oauth::callback))
         .route("/authorize", get(oauth::authorize))
+        // A third-party app holds no API key: as the hosted gateway opens them.
+        .route("/oauth/authorize", get(authorize::authorize))
+        .route("/oauth/token", post(oauth_token::token))
+        .route("/oauth/userinfo", get(oauth_token::userinfo))
+        .route("/oauth/clients/register", post(clients::dynamic_register))
+        .route("/.well-known/openid-configuration", get(discovery::openid_configuration))
+        .route("/.well-known/oauth-authorization-server", get(discovery::authorization_server))
         // Called by an identity provider, which holds no API key.
         .route("/sso/saml/metadata", get(disabled::sso))
         .route("/sso/saml/acs", post(disabled::sso));

@@ -212,6 +212,10 @@ pub enum Refreshed {
     Banned,
     /// An old token came back after the reuse window: the session was deleted.
     Reused,
+    /// A session issued to an OAuth client refreshed without that client, or
+    /// another session refreshed by a client (GoTrue's `RefreshTokenGrant`):
+    /// the reason, as GoTrue words it.
+    WrongClient(&'static str),
 }
 
 /// The refresh-token grant, serialised per session by locking its row
@@ -226,8 +230,17 @@ pub enum Refreshed {
 ///    reuse window, gets that child again (no new row);
 /// 5. any other revoked token is reuse: the session and with it every token is
 ///    deleted, and the deletion is committed with the error.
-pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Result<Refreshed, ApiError> {
-    const LOCK: &str = "select s.id, s.user_id, s.refresh_token_hmac_key \
+///
+/// `client` is the OAuth client that authenticated (`/oauth/token`), which
+/// must be the one the session was issued to; `None` at `/token`, which only
+/// refreshes sessions issued to no client.
+pub async fn refresh(
+    db: &Db,
+    presented: &str,
+    reuse_interval_secs: u64,
+    client: Option<Uuid>,
+) -> Result<Refreshed, ApiError> {
+    const LOCK: &str = "select s.id, s.user_id, s.refresh_token_hmac_key, s.oauth_client_id \
         from auth.sessions s \
         where s.id = (select session_id from auth.refresh_tokens where token = $1) \
         for update of s";
@@ -252,6 +265,19 @@ pub async fn refresh(db: &Db, presented: &str, reuse_interval_secs: u64) -> Resu
     };
     let (session_id, user_id): (Uuid, Uuid) = (row.get(0), row.get(1));
     let key: Option<String> = row.get(2);
+    let issued_to: Option<Uuid> = row.get(3);
+    let wrong_client = match (issued_to, client) {
+        (Some(_), None) => Some("Client authentication required for OAuth session"),
+        (Some(issued), Some(client)) if issued != client => {
+            Some("Client does not match the session's OAuth client")
+        }
+        (None, Some(_)) => Some("Client authentication not allowed for non-OAuth session"),
+        _ => None,
+    };
+    if let Some(reason) = wrong_client {
+        session.rollback().await?;
+        return Ok(Refreshed::WrongClient(reason));
+    }
     let Some(child) = key.and_then(|key| tokens::child_of(&key, presented)) else {
         session.rollback().await?;
         return Ok(Refreshed::NotFound);

@@ -173,10 +173,11 @@ async fn refresh_grant(
         return Err(AuthError::refresh_token_not_found().into());
     }
     let interval = state.config.refresh_token_reuse_interval;
-    let (started, refresh_token) = match store::refresh(&state.db, &presented, interval).await? {
+    let (started, refresh_token) = match store::refresh(&state.db, &presented, interval, None).await? {
         Refreshed::Issued { started, refresh_token } => (started, refresh_token),
         Refreshed::NotFound => return Err(AuthError::refresh_token_not_found().into()),
         Refreshed::Banned => return Err(AuthError::user_banned().into()),
+        Refreshed::WrongClient(reason) => return Err(AuthError::oauth("invalid_client", reason).into()),
         Refreshed::Reused => {
             tracing::warn!("a revoked refresh token was reused; its session was revoked");
             return Err(AuthError::refresh_token_already_used().into());
