@@ -302,6 +302,7 @@ pub fn state(config: Config, api: tokio_postgres::Config, secret: &Secret) -> Re
     );
     let realtime = Arc::new(crate::realtime::Realtime::default());
     realtime.changes.attach(db.clone());
+    realtime.configure(&config.realtime);
     let functions =
         Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir, db.clone())?);
     let recent = Arc::new(crate::console::observe::Recent::new(&config.console.console_path));
