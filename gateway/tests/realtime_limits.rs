@@ -141,19 +141,29 @@ async fn a_broadcast_over_the_payload_limit_is_dropped_and_refused_to_a_channel_
     let mut member = Client::connect(&app, "1.0.0").await;
     let (join_ref, _) = sender.join("realtime:room", json!({"config": {"broadcast": {"ack": true}}})).await;
     member.join("realtime:room", json!({})).await;
-    let cases = [("a small one", 100, "ok", json!({})), ("one too large", 2000, "error", json!("payload_size_exceeded"))];
+    let cases = [
+        ("a small one", 100, "ok", json!({})),
+        ("one too large", 2000, "error", json!("payload_size_exceeded")),
+    ];
     for (case, size, status, response) in cases {
         let message = json!({"type": "broadcast", "event": "e", "payload": {"text": "x".repeat(size)}});
         let reference = sender.push(Some(&join_ref), "realtime:room", "broadcast", message).await;
         let reply = sender.until(|m| m.reference == json!(reference)).await;
-        assert_eq!((&reply.payload["status"], &reply.payload["response"]), (&json!(status), &response), "{case}");
+        assert_eq!(
+            (&reply.payload["status"], &reply.payload["response"]),
+            (&json!(status), &response),
+            "{case}"
+        );
     }
     let got = member.until(|m| m.event == "broadcast").await;
     assert_eq!(got.payload["payload"]["text"].as_str().map(str::len), Some(100));
     member.quiet().await;
 
     let refusals = [
-        ("/realtime/v1/api/broadcast", json!({"messages": [{"topic": "room", "event": "e", "payload": {"text": "x".repeat(2000)}}]})),
+        (
+            "/realtime/v1/api/broadcast",
+            json!({"messages": [{"topic": "room", "event": "e", "payload": {"text": "x".repeat(2000)}}]}),
+        ),
         ("/realtime/v1/api/broadcast/room/events/e", json!({"text": "x".repeat(2000)})),
     ];
     for (path, body) in refusals {
@@ -189,7 +199,8 @@ async fn a_broadcast_over_the_payload_limit_is_dropped_and_refused_to_a_channel_
 async fn a_track_over_the_payload_limit_closes_its_channel() {
     let app = small_payloads().await;
     let mut client = Client::connect(&app, "1.0.0").await;
-    let (join_ref, _) = client.join("realtime:lobby", json!({"config": {"presence": {"enabled": true}}})).await;
+    let (join_ref, _) =
+        client.join("realtime:lobby", json!({"config": {"presence": {"enabled": true}}})).await;
     let track = json!({"type": "presence", "event": "track", "payload": {"text": "x".repeat(2000)}});
     client.push(Some(&join_ref), "realtime:lobby", "presence", track).await;
     let system = client.until(|m| m.event == "system").await;
@@ -216,8 +227,22 @@ async fn a_change_over_the_record_limit_keeps_only_its_short_values_and_says_413
     client.join("realtime:notes", json!({"config": {"postgres_changes": [binding]}})).await;
     client.until(|m| m.event == "system").await;
     let cases = [
-        ("within the limit", 1, "short", "y".repeat(100), json!({"id": 1, "title": "short", "body": "y".repeat(100)}), json!(null)),
-        ("over it", 2, "short", "y".repeat(1000), json!({"id": 2, "title": "short"}), json!(["Error 413: Payload Too Large"])),
+        (
+            "within the limit",
+            1,
+            "short",
+            "y".repeat(100),
+            json!({"id": 1, "title": "short", "body": "y".repeat(100)}),
+            json!(null),
+        ),
+        (
+            "over it",
+            2,
+            "short",
+            "y".repeat(1000),
+            json!({"id": 2, "title": "short"}),
+            json!(["Error 413: Payload Too Large"]),
+        ),
     ];
     for (case, id, title, body, record, errors) in cases {
         app.admin()
@@ -249,7 +274,10 @@ async fn send_binary_reaches_two_point_oh_members_on_every_gateway_as_bytes() {
     for client in [&mut a, &mut b_v2] {
         let got = client.until(|m| m.event == "broadcast").await;
         assert!(got.binary, "a binary frame");
-        assert_eq!(got.payload, json!({"type": "broadcast", "event": "bytes", "payload": {"binary": [0, 255, 1]}}));
+        assert_eq!(
+            got.payload,
+            json!({"type": "broadcast", "event": "bytes", "payload": {"binary": [0, 255, 1]}})
+        );
     }
     // A 1.0.0 socket cannot carry bytes: nothing.
     for client in [&mut a_v1, &mut b] {

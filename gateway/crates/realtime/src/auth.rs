@@ -158,5 +158,8 @@ pub async fn replay(db: &Db, topic: &str, since_ms: i64, limit: i64) -> Result<V
     let since = since_ms as f64;
     let session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query_and_end(REPLAY, &[&topic, &since, &limit], false).await?;
-    Ok(rows.iter().map(|row| Replayed { id: row.get(0), event: row.get(1), payload: row.get(2), binary: row.get(3) }).collect())
+    Ok(rows
+        .iter()
+        .map(|row| Replayed { id: row.get(0), event: row.get(1), payload: row.get(2), binary: row.get(3) })
+        .collect())
 }

@@ -202,7 +202,8 @@ impl Hub {
             Payload::Binary(_) => None,
         };
         for (id, member) in &topic.members {
-            if Some(id) == except || replayed_id.as_ref().is_some_and(|known| member.replayed.contains(known)) {
+            if Some(id) == except || replayed_id.as_ref().is_some_and(|known| member.replayed.contains(known))
+            {
                 continue;
             }
             member.outbox.send(message.clone());

@@ -218,16 +218,18 @@ mod tests {
     #[test]
     fn counts_are_told_while_not_zero_and_zero_once() {
         let limits = Limits::default();
-        let cases: &[(&str, Option<Counts>)] = &[
-            ("nothing yet: zeros once", Some(Counts::default())),
-            ("still nothing", None),
-        ];
+        let cases: &[(&str, Option<Counts>)] =
+            &[("nothing yet: zeros once", Some(Counts::default())), ("still nothing", None)];
         for (case, expected) in cases {
             assert_eq!(limits.report(), *expected, "{case}");
         }
         limits.user_joined();
         assert_eq!(limits.report(), Some(Counts { users: 1, ..Counts::default() }));
-        assert_eq!(limits.report(), Some(Counts { users: 1, ..Counts::default() }), "repeated while not zero");
+        assert_eq!(
+            limits.report(),
+            Some(Counts { users: 1, ..Counts::default() }),
+            "repeated while not zero"
+        );
         limits.user_left();
         assert_eq!(limits.report(), Some(Counts::default()));
         assert_eq!(limits.report(), None);

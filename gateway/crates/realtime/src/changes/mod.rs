@@ -662,7 +662,11 @@ fn cut_oversized(data: &Value, max: u64) -> Option<Value> {
             let kept: serde_json::Map<String, Value> = record
                 .as_object()
                 .map(|values| {
-                    values.iter().filter(|(_, v)| v.to_string().len() <= 64).map(|(k, v)| (k.clone(), v.clone())).collect()
+                    values
+                        .iter()
+                        .filter(|(_, v)| v.to_string().len() <= 64)
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
                 })
                 .unwrap_or_default();
             *record = if kept.is_empty() { Value::Null } else { Value::Object(kept) };
