@@ -81,7 +81,7 @@ echo "== PostgreSQL alone: $WRITERS connections inserting one row per transactio
 writer -c "$WRITERS" -j 2 -T "$DURATION" | awk '/^tps = / {printf "   %d commits/s\n", $3}'
 
 echo "== gateway on 127.0.0.1:$gw_port"
-RUST_LOG=${RUST_LOG:-warn} REALTIME_MAX_JOINS_PER_SECOND=10000 REALTIME_MAX_QUEUED_MESSAGES=$QUEUED "$gateway" serve \
+RUST_LOG=${RUST_LOG:-warn} REALTIME_MAX_JOINS_PER_SECOND=10000 REALTIME_MAX_CONCURRENT_USERS=100000 REALTIME_MAX_QUEUED_MESSAGES=$QUEUED "$gateway" serve \
   --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
   --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --sql-root "$root" >"$work/gateway.log" 2>&1 &
 pids+=($!)

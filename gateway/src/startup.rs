@@ -311,6 +311,7 @@ pub fn state(
     );
     let realtime = Arc::new(crate::realtime::Realtime::default());
     realtime.changes.attach(db.clone(), config.realtime.change_feed);
+    realtime.configure(&config.realtime);
     let functions =
         Arc::new(crate::functions::Workers::new(config.functions.clone(), &config.data_dir, db.clone())?);
     let recent = Arc::new(crate::console::observe::Recent::new(&config.console.console_path));

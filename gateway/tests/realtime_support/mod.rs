@@ -193,9 +193,14 @@ fn decode_kind_four(bytes: &[u8]) -> In {
 
 /// A second gateway over the first one's database.
 pub async fn beside(first: &TestApp) -> TestApp {
+    beside_with(first, crate::common::test_config()).await
+}
+
+/// A second gateway over the first one's database, with `config`.
+pub async fn beside_with(first: &TestApp, config: gateway::config::Config) -> TestApp {
     let mut api = cluster().cluster.pg_config("authenticator");
     api.dbname(&first.database);
-    let mut second = spawn_app_with(Options { api: Some(api), ..Default::default() }).await;
+    let mut second = spawn_app_with(Options { config, api: Some(api), ..Default::default() }).await;
     second.database = first.database.clone();
     second
 }

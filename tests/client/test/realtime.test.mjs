@@ -2,7 +2,7 @@
 // broadcast (self, ack, two clients, serializers 1.0.0 and 2.0.0 together,
 // the REST fallback of send(), httpSend()), presence (track, sync, leave), private
 // channels under RLS (tests/client/fixtures/realtime.sql), broadcast from the
-// database (realtime.send), token refresh and expiry, and two gateways on one
+// database (realtime.send, realtime.send_binary), token refresh and expiry, and two gateways on one
 // database.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -203,6 +203,23 @@ test('realtime.send from the database reaches both serializers, a private messag
   assert.deepEqual(message.payload, { n: 1, text: 'ñandú' })
   assert.equal(message.meta.replayed, true)
   assert.equal(typeof message.meta.id, 'string')
+})
+
+test('realtime.send_binary from the database reaches a 2.0.0 client as bytes and no 1.0.0 client', async () => {
+  const topic = `client-binary-db-${run}`
+  const v2 = realtimeClient({ vsn: '2.0.0' }).channel(topic)
+  const got = nextBroadcast(v2, 'bytes')
+  await subscribed(v2)
+  const v1 = realtimeClient({ vsn: '1.0.0' }).channel(topic)
+  let leaked = null
+  v1.on('broadcast', { event: 'bytes' }, ({ payload }) => (leaked = payload))
+  await subscribed(v1)
+  psql(`select realtime.send_binary('\\x00ff01'::bytea, 'bytes', '${topic}', false)`)
+  const payload = await within(3000, got, 'bytes')
+  assert.ok(payload instanceof ArrayBuffer, 'a binary payload')
+  assert.deepEqual([...new Uint8Array(payload)], [0, 255, 1])
+  await sleep(300)
+  assert.equal(leaked, null, 'a 1.0.0 client was sent bytes')
 })
 
 // A token signed with the gateway's JWT secret, as GoTrue would mint it.

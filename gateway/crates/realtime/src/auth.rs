@@ -133,11 +133,13 @@ pub async fn can_write(db: &Db, claims: &Claims, topic: &str, extension: &str) -
 /// Most messages a join may have replayed (Realtime's `@hard_limit`).
 pub const REPLAY_MOST: i64 = 25;
 
-/// One message of `realtime.messages` to replay: its id, event and payload.
+/// One message of `realtime.messages` to replay: its id, event and payload
+/// (or its bytes, from `realtime.send_binary`).
 pub struct Replayed {
     pub id: String,
     pub event: String,
     pub payload: Value,
+    pub binary: Option<Vec<u8>>,
 }
 
 /// Realtime's `Messages.replay`: the last `limit` (1 to [`REPLAY_MOST`])
@@ -146,8 +148,8 @@ pub struct Replayed {
 /// row-level security, as Realtime reads them with its own connection: the
 /// caller has passed the topic's read check before this is asked.
 pub async fn replay(db: &Db, topic: &str, since_ms: i64, limit: i64) -> Result<Vec<Replayed>, ApiError> {
-    const REPLAY: &str = "select id::text, coalesce(event, ''), coalesce(payload, '{}'::jsonb) from ( \
-          select id, event, payload, inserted_at from realtime.messages \
+    const REPLAY: &str = "select id::text, coalesce(event, ''), coalesce(payload, '{}'::jsonb), binary_payload from ( \
+          select id, event, payload, binary_payload, inserted_at from realtime.messages \
           where topic = $1 and private and extension = 'broadcast' \
             and inserted_at >= (to_timestamp($2::float8 / 1000) at time zone 'UTC') \
           order by inserted_at desc, id desc limit $3) as m \
@@ -156,5 +158,8 @@ pub async fn replay(db: &Db, topic: &str, since_ms: i64, limit: i64) -> Result<V
     let since = since_ms as f64;
     let session = db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query_and_end(REPLAY, &[&topic, &since, &limit], false).await?;
-    Ok(rows.iter().map(|row| Replayed { id: row.get(0), event: row.get(1), payload: row.get(2) }).collect())
+    Ok(rows
+        .iter()
+        .map(|row| Replayed { id: row.get(0), event: row.get(1), payload: row.get(2), binary: row.get(3) })
+        .collect())
 }

@@ -15,6 +15,11 @@
 //! alive every [`ALIVE_EVERY`], and one silent for [`SILENT_AFTER`] (it
 //! died) has its presences leave.
 //!
+//! Limits: each gateway tells the others its counts of joins, messages,
+//! presence events and connected users every [`limits::SYNC_EVERY`] (while
+//! they are not zero), so that Realtime's tenant limits hold for the whole
+//! project ([`super::limits`]).
+//!
 //! Broadcasts from the database (`realtime.send`,
 //! `sql/034_realtime_broadcast_from_database.sql`) arrive here too, sent at
 //! commit by a trigger on `realtime.messages` under the origin `database`.
@@ -34,10 +39,13 @@ use tokio::sync::mpsc;
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use super::hub::{Hub, PresenceChange, TopicKey};
+use super::limits::{self, Counts, Limits};
 use super::wire::{Message, Payload, UserBroadcast};
 use gateway_core::db::Db;
 
 const CHANNEL: &str = "gateway_realtime";
+/// The origin of broadcasts from the database (`realtime.messages_to_bus`).
+const DATABASE: &str = "database";
 /// Below `NOTIFY`'s 8,000-byte limit, with room for the envelope.
 const MAX_INLINE: usize = 7_000;
 pub const ALIVE_EVERY: Duration = Duration::from_secs(5);
@@ -59,6 +67,8 @@ pub enum Event {
     /// "Tell me your presences."
     Sync,
     Alive,
+    /// This gateway's counts for the project's limits.
+    Counts(Counts),
 }
 
 pub struct Bus {
@@ -67,9 +77,9 @@ pub struct Bus {
 
 impl Bus {
     /// Starts the bus's connection task for `hub`.
-    pub fn start(db: Db, hub: Arc<Hub>) -> Self {
+    pub fn start(db: Db, hub: Arc<Hub>, limits: Arc<Limits>) -> Self {
         let (sender, receiver) = mpsc::channel(QUEUE);
-        tokio::spawn(run(db, hub, receiver));
+        tokio::spawn(run(db, hub, limits, receiver));
         Self { sender }
     }
 
@@ -80,10 +90,10 @@ impl Bus {
     }
 }
 
-async fn run(db: Db, hub: Arc<Hub>, mut outgoing: mpsc::Receiver<Event>) {
+async fn run(db: Db, hub: Arc<Hub>, limits: Arc<Limits>, mut outgoing: mpsc::Receiver<Event>) {
     let mut backoff = Duration::from_secs(1);
     loop {
-        match connected(&db, &hub, &mut outgoing).await {
+        match connected(&db, &hub, &limits, &mut outgoing).await {
             Ok(()) => return,
             Err(e) => tracing::warn!(error = %e, retry_in = ?backoff, "realtime bus lost the database"),
         }
@@ -96,6 +106,7 @@ async fn run(db: Db, hub: Arc<Hub>, mut outgoing: mpsc::Receiver<Event>) {
 async fn connected(
     db: &Db,
     hub: &Hub,
+    limits: &Limits,
     outgoing: &mut mpsc::Receiver<Event>,
 ) -> Result<(), tokio_postgres::Error> {
     let (client, mut connection) = db.pg_config().connect(NoTls).await?;
@@ -118,6 +129,7 @@ async fn connected(
         send(&client, hub, &Event::Alive).await?;
         let mut seen: HashMap<String, Instant> = HashMap::new();
         let mut alive = tokio::time::interval(ALIVE_EVERY);
+        let mut sync = tokio::time::interval(limits::SYNC_EVERY);
         let mut maintained: Option<Instant> = None;
         loop {
             tokio::select! {
@@ -126,9 +138,14 @@ async fn connected(
                     None => return Ok(()),
                 },
                 text = notifications.recv() => match text {
-                    Some(text) => receive(&client, hub, &mut seen, &text).await?,
+                    Some(text) => receive(&client, hub, limits, &mut seen, &text).await?,
                     None => return client.batch_execute("select 1").await,
                 },
+                _ = sync.tick() => {
+                    if let Some(counts) = limits.report() {
+                        send(&client, hub, &Event::Counts(counts)).await?;
+                    }
+                }
                 _ = alive.tick() => {
                     send(&client, hub, &Event::Alive).await?;
                     if maintained.is_none_or(|at| at.elapsed() >= MAINTAIN_EVERY) {
@@ -143,6 +160,7 @@ async fn connected(
                         let silent = now.duration_since(*at) > SILENT_AFTER;
                         if silent {
                             hub.forget_origin(origin);
+                            limits.forget(origin);
                         }
                         !silent
                     });
@@ -175,6 +193,7 @@ async fn send(
 async fn receive(
     client: &tokio_postgres::Client,
     hub: &Hub,
+    limits: &Limits,
     seen: &mut HashMap<String, Instant>,
     text: &str,
 ) -> Result<(), tokio_postgres::Error> {
@@ -191,7 +210,15 @@ async fn receive(
         body = spilled;
     }
     match decode(&body) {
+        // Realtime drops a broadcast from the database over the payload limit
+        // (its `ReplicationConnection` logs `UnableToBroadcastChanges`).
+        Some(Event::Broadcast { message, .. })
+            if origin == DATABASE && super::socket::payload_size(&message.payload) > limits.max_payload() =>
+        {
+            tracing::warn!("UnableToBroadcastChanges: :payload_size_exceeded");
+        }
         Some(Event::Broadcast { topic, message }) => hub.broadcast(&topic, &message, None),
+        Some(Event::Counts(counts)) => limits.apply_remote(&origin, counts),
         Some(Event::Presence(change)) => hub.apply_remote(&origin, &change),
         Some(Event::Sync) => {
             for change in hub.local_presences() {
@@ -230,6 +257,7 @@ fn encode(event: &Event) -> Value {
             body["l"] = json!(change.leaves);
             body
         }
+        Event::Counts(c) => json!({"k": "c", "c": [c.joins, c.events, c.presence, c.users]}),
         Event::Sync => json!({"k": "s"}),
         Event::Alive => json!({"k": "a"}),
     }
@@ -264,6 +292,16 @@ fn decode(body: &Value) -> Option<Event> {
                 serde_json::from_value(body.get(name)?.clone()).ok()
             };
             Some(Event::Presence(PresenceChange { topic: topic()?, joins: pairs("j")?, leaves: pairs("l")? }))
+        }
+        "c" => {
+            let [joins, events, presence, users] =
+                <[Value; 4]>::try_from(body.get("c")?.as_array()?.clone()).ok()?;
+            Some(Event::Counts(Counts {
+                joins: joins.as_u64()?,
+                events: events.as_u64()?,
+                presence: presence.as_u64()?,
+                users: users.as_u64()?,
+            }))
         }
         "s" => Some(Event::Sync),
         "a" => Some(Event::Alive),
@@ -303,5 +341,8 @@ mod tests {
         };
         let Some(Event::Presence(back)) = decode(&encode(&Event::Presence(change.clone()))) else { panic!() };
         assert_eq!((back.topic, back.joins, back.leaves), (change.topic, change.joins, change.leaves));
+        let counts = Counts { joins: 1, events: 2, presence: 3, users: 4 };
+        let Some(Event::Counts(back)) = decode(&encode(&Event::Counts(counts))) else { panic!() };
+        assert_eq!(back, counts);
     }
 }

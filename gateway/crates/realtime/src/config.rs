@@ -1,7 +1,11 @@
-//! Realtime's section of the gateway's configuration. The limits
-//! are Supabase Realtime's tenant limits (`max_channels_per_client`,
-//! `max_joins_per_second`, `max_events_per_second`), applied per connection
-//! here since this gateway serves one project.
+//! Realtime's section of the gateway's configuration. The limits are
+//! Supabase Realtime's tenant limits (`max_concurrent_users`,
+//! `max_joins_per_second`, `max_events_per_second`,
+//! `max_presence_events_per_second`, `max_channels_per_client`,
+//! `max_payload_size_in_kb`, and `postgres_cdc_rls`'s `max_record_bytes`):
+//! the rates and the users hold for the whole project, summed over every
+//! gateway on its database ([`crate::limits`]); channels are per socket, as
+//! in Realtime.
 
 use gateway_core::config::Span;
 use gateway_core::config::parse_size;
@@ -20,10 +24,11 @@ pub struct RealtimeConfig {
     )]
     pub max_channels_per_client: usize,
 
-    /// Most `phx_join`s one WebSocket may send per second; beyond it the join
-    /// is refused ("ClientJoinRateLimitReached: Too many joins per second") and
-    /// the socket closed, as Realtime does. Realtime's default is 100 per
-    /// second for a whole project.
+    /// Most `phx_join`s per second for the whole project (every gateway on
+    /// the database); beyond it the join is refused
+    /// ("ClientJoinRateLimitReached: Too many joins per second") and the socket
+    /// closed, and a new WebSocket is refused (429, "Too many joins per
+    /// second"), as Realtime does. Realtime's default is 100.
     #[arg(
         long = "realtime-max-joins-per-second",
         id = "realtime_max_joins_per_second",
@@ -32,10 +37,10 @@ pub struct RealtimeConfig {
     )]
     pub max_joins_per_second: u32,
 
-    /// Broadcast and presence messages one WebSocket may send per second;
-    /// beyond it the channel that sent the next one is closed with Realtime's
-    /// "Too many messages per second" (its `max_events_per_second`, 100 per
-    /// project by default there).
+    /// Broadcast messages clients may send per second, for the whole project;
+    /// beyond it the channel that sends the next one is closed with Realtime's
+    /// "Too many messages per second" (its `max_events_per_second`, 100 by
+    /// default there).
     #[arg(
         long = "realtime-max-events-per-second",
         id = "realtime_max_events_per_second",
@@ -43,6 +48,45 @@ pub struct RealtimeConfig {
         default_value_t = 100
     )]
     pub max_events_per_second: u32,
+
+    /// Presence `track` and `untrack` events per second, for the whole
+    /// project; beyond it the channel that sends the next one is closed with
+    /// Realtime's "Too many presence messages per second" (its
+    /// `max_presence_events_per_second`).
+    #[arg(
+        long = "realtime-max-presence-events-per-second",
+        id = "realtime_max_presence_events_per_second",
+        env = "REALTIME_MAX_PRESENCE_EVENTS_PER_SECOND",
+        default_value_t = 1000
+    )]
+    pub max_presence_events_per_second: u32,
+
+    /// Sockets that have joined a channel, open at once in the whole project
+    /// (Realtime's `max_concurrent_users`); beyond it a join is refused
+    /// ("ConnectionRateLimitReached: Too many connected users") and a new
+    /// WebSocket too (429, "Too many connected users").
+    #[arg(
+        long = "realtime-max-concurrent-users",
+        id = "realtime_max_concurrent_users",
+        env = "REALTIME_MAX_CONCURRENT_USERS",
+        default_value_t = 200
+    )]
+    pub max_concurrent_users: u64,
+
+    /// Largest broadcast or presence payload, in bytes or with a unit
+    /// (Realtime's `max_payload_size_in_kb`): a larger broadcast is dropped
+    /// (answered `payload_size_exceeded` when the channel asked for acks), a
+    /// larger `track` closes the channel ("Track message size exceeded"), a
+    /// larger REST broadcast is refused (422) and a larger broadcast from the
+    /// database is dropped.
+    #[arg(long = "realtime-max-payload-size", id = "realtime_max_payload_size", env = "REALTIME_MAX_PAYLOAD_SIZE", default_value = "256KB", value_parser = parse_size)]
+    pub max_payload_size: u64,
+
+    /// Largest `postgres_changes` row, in bytes or with a unit (Realtime's
+    /// `max_record_bytes`): a larger change is sent with only the values of
+    /// 64 bytes or less and the error "Error 413: Payload Too Large".
+    #[arg(long = "realtime-max-record-size", id = "realtime_max_record_size", env = "REALTIME_MAX_RECORD_SIZE", default_value = "1MiB", value_parser = parse_size)]
+    pub max_record_size: u64,
 
     /// Largest WebSocket message (text or binary) a client may send, in bytes
     /// or with a unit; a larger one closes the socket (1009, "message too big").

@@ -12,11 +12,20 @@ use serde_json::json;
 pub struct RealtimeError {
     pub status: StatusCode,
     pub message: String,
+    /// The body's one key: `message` for the HTTP API, `error` for a
+    /// WebSocket refused before its upgrade (Realtime's
+    /// `UserSocket.handle_error`).
+    pub key: &'static str,
 }
 
 impl RealtimeError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Self { status, message: message.into() }
+        Self { status, message: message.into(), key: "message" }
+    }
+
+    /// A WebSocket refused before its upgrade: `{"error": message}`.
+    pub fn socket(status: StatusCode, message: impl Into<String>) -> Self {
+        Self { status, message: message.into(), key: "error" }
     }
 }
 
@@ -32,7 +41,9 @@ impl ServiceFault for RealtimeError {
     }
 
     fn render(&self) -> Response {
-        json_response(self.status, json!({ "message": self.message }))
+        let mut body = serde_json::Map::new();
+        body.insert(self.key.to_owned(), self.message.clone().into());
+        json_response(self.status, body.into())
     }
 }
 

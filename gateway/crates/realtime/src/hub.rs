@@ -195,11 +195,15 @@ impl Hub {
         let topics = self.topics();
         let Some(topic) = topics.get(key) else { return };
         let replayed_id = match &message.payload {
-            Payload::Json(value) => value.pointer("/meta/id").and_then(Value::as_str),
+            Payload::Json(value) => value.pointer("/meta/id").and_then(Value::as_str).map(str::to_owned),
+            Payload::Binary(user) if !user.meta.is_empty() => serde_json::from_str::<Value>(&user.meta)
+                .ok()
+                .and_then(|meta| meta.get("id").and_then(Value::as_str).map(str::to_owned)),
             Payload::Binary(_) => None,
         };
         for (id, member) in &topic.members {
-            if Some(id) == except || replayed_id.is_some_and(|known| member.replayed.contains(known)) {
+            if Some(id) == except || replayed_id.as_ref().is_some_and(|known| member.replayed.contains(known))
+            {
                 continue;
             }
             member.outbox.send(message.clone());

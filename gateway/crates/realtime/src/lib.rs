@@ -6,7 +6,8 @@
 //!   broadcast, presence and private channels ([`auth`]).
 //! - [`wire`]: Phoenix's serializers 1.0.0 and 2.0.0.
 //! - [`hub`]: the channels joined on this gateway; [`bus`]: the other
-//!   gateways on the same database.
+//!   gateways on the same database; [`limits`]: Realtime's tenant limits,
+//!   held for the whole project across them.
 //! - [`changes`]: `postgres_changes`, read from PostgreSQL's logical decoding,
 //!   checked against RLS as each subscriber, delivered to the channels that
 //!   bound them.
@@ -21,6 +22,7 @@ pub mod changes;
 pub mod config;
 pub mod error;
 pub mod hub;
+pub mod limits;
 pub mod socket;
 pub mod wire;
 
@@ -67,6 +69,7 @@ impl FromRef<RealtimeState> for Arc<Credentials> {
 pub struct Realtime {
     pub changes: changes::Changes,
     pub hub: Arc<hub::Hub>,
+    pub limits: Arc<limits::Limits>,
     bus: OnceLock<bus::Bus>,
     sockets: AtomicU64,
     /// Sockets open now, for the operator console.
@@ -74,9 +77,17 @@ pub struct Realtime {
 }
 
 impl Realtime {
+    /// Takes the limits of `config` that are applied away from a socket
+    /// (broadcasts from the database, `postgres_changes`);
+    /// `crate::startup::state` calls it.
+    pub fn configure(&self, config: &RealtimeConfig) {
+        self.limits.set_max_payload(config.max_payload_size);
+        self.changes.set_max_record_size(config.max_record_size);
+    }
+
     /// Starts listening to the other gateways, once, when first needed.
     pub fn start_bus(&self, db: &Db) -> &bus::Bus {
-        self.bus.get_or_init(|| bus::Bus::start(db.clone(), self.hub.clone()))
+        self.bus.get_or_init(|| bus::Bus::start(db.clone(), self.hub.clone(), self.limits.clone()))
     }
 
     /// Tells the other gateways.
@@ -125,6 +136,14 @@ async fn websocket(
     let Some(vsn) = wire::Vsn::parse(query.get("vsn").map(String::as_str)) else {
         return Err(RealtimeError::new(StatusCode::BAD_REQUEST, "Unsupported serializer version").into());
     };
+    // Realtime's `TenantRateLimiters.check_tenant` at connect, for the whole project.
+    let limits = &state.realtime.limits;
+    if limits.users() >= state.config.max_concurrent_users {
+        return Err(RealtimeError::socket(StatusCode::TOO_MANY_REQUESTS, "Too many connected users").into());
+    }
+    if limits.at(limits::Rate::Joins, state.config.max_joins_per_second) {
+        return Err(RealtimeError::socket(StatusCode::TOO_MANY_REQUESTS, "Too many joins per second").into());
+    }
     let max = usize::try_from(state.config.max_frame_size).unwrap_or(usize::MAX);
     let claims = caller.claims;
     // The socket outlives the upgrade request; its log lines stay in that
@@ -160,6 +179,9 @@ async fn broadcast(
             return Err(invalid("topic and event are required"));
         };
         let payload = message.get("payload").cloned().ok_or_else(|| invalid("payload is required"))?;
+        if payload.to_string().len() as u64 > state.realtime.limits.max_payload() {
+            return Err(invalid("Payload size exceeds tenant limit"));
+        }
         let private = message.get("private").and_then(Value::as_bool).unwrap_or(false);
         if private {
             let allowed = match checked.get(topic) {
@@ -209,6 +231,9 @@ async fn broadcast_one(
     let invalid = |why: &str| ApiError::from(RealtimeError::new(StatusCode::UNPROCESSABLE_ENTITY, why));
     if body.is_empty() {
         return Err(invalid("payload can't be blank"));
+    }
+    if body.len() as u64 > state.realtime.limits.max_payload() {
+        return Err(invalid("Payload size exceeds tenant limit"));
     }
     let full = format!("realtime:{topic}");
     let payload = if binary {

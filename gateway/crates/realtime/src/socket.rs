@@ -9,7 +9,7 @@
 //! without a frame from the client, and with a close frame (1001) when the
 //! gateway shuts down.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message as WsMessage, Utf8Bytes, WebSocket, close_code};
@@ -23,6 +23,7 @@ use super::bus::Event;
 use super::changes::Binding;
 use super::config::RealtimeConfig;
 use super::hub::{MemberId, Outbox, Overflow, TopicKey};
+use super::limits::Rate;
 use super::wire::{self, Frame, Message, Payload, Vsn};
 use crate::RealtimeState;
 use gateway_core::jwt::Claims;
@@ -38,9 +39,9 @@ pub struct Socket {
     /// The claims of the URL's `apikey`: a channel's caller until it sends a token.
     key_claims: Claims,
     channels: HashMap<String, Channel>,
-    joins: VecDeque<Instant>,
-    /// Broadcast and presence messages in the current second.
-    events: (Instant, u32),
+    /// Counted among the project's connected users (it joined a channel),
+    /// as Realtime's `UsersCounter` counts a socket.
+    counted: bool,
 }
 
 struct Channel {
@@ -91,8 +92,7 @@ pub async fn run(
         outbox,
         key_claims,
         channels: HashMap::new(),
-        joins: VecDeque::new(),
-        events: (Instant::now(), 0),
+        counted: false,
     };
     metrics::gauge!("gateway_realtime_sockets").increment(1.0);
     tracing::debug!(socket = me.id, "realtime socket opened");
@@ -266,8 +266,17 @@ impl Socket {
             self.send(Message::reply(&message, "error", reason("unmatched topic")));
             return Next::Continue;
         }
-        if matches!(message.event.as_str(), "broadcast" | "presence") && self.too_many_events() {
-            self.shut_down(&message.topic, "Too many messages per second");
+        // Realtime's rate counters, for the whole project ([`crate::limits`]).
+        let limits = &self.state.realtime.limits;
+        let over = match message.event.as_str() {
+            "broadcast" => (!limits.admit(Rate::Events, self.config().max_events_per_second))
+                .then_some("Too many messages per second"),
+            "presence" => (!limits.admit(Rate::Presence, self.config().max_presence_events_per_second))
+                .then_some("Too many presence messages per second"),
+            _ => None,
+        };
+        if let Some(why) = over {
+            self.shut_down(&message.topic, why);
             return Next::Continue;
         }
         match message.event.as_str() {
@@ -281,16 +290,6 @@ impl Socket {
             other => tracing::debug!(event = other, "unexpected realtime message"),
         }
         Next::Continue
-    }
-
-    /// Counts one event; whether the socket is over its rate.
-    fn too_many_events(&mut self) -> bool {
-        let now = Instant::now();
-        if now.duration_since(self.events.0) >= Duration::from_secs(1) {
-            self.events = (now, 0);
-        }
-        self.events.1 += 1;
-        self.events.1 > self.config().max_events_per_second
     }
 
     /// `config.broadcast.replay: {since, limit}` of a join, as Realtime's
@@ -340,16 +339,19 @@ impl Socket {
             self.leave(&topic);
             self.send(close_message(&topic, &join_ref));
         }
-        let now = Instant::now();
-        while self.joins.front().is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(1)) {
-            self.joins.pop_front();
+        // Realtime's order: connected users, joins per second (both for the
+        // whole project), then channels per socket.
+        let limits = self.state.realtime.limits.clone();
+        if !self.counted && limits.users() >= self.config().max_concurrent_users {
+            let why = "ConnectionRateLimitReached: Too many connected users";
+            self.send(Message::reply(&message, "error", reason(why)));
+            return Next::Continue;
         }
-        if self.joins.len() >= self.config().max_joins_per_second as usize {
+        if !limits.admit(Rate::Joins, self.config().max_joins_per_second) {
             let why = "ClientJoinRateLimitReached: Too many joins per second";
             self.send(Message::reply(&message, "error", reason(why)));
             return Next::Disconnect;
         }
-        self.joins.push_back(now);
         if self.channels.len() >= self.config().max_channels_per_client {
             let why = "ChannelRateLimitReached: Too many channels";
             self.send(Message::reply(&message, "error", reason(why)));
@@ -441,21 +443,37 @@ impl Socket {
             .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
         let presence_enabled = flag("/presence/enabled");
         self.send(Message::reply(&message, "ok", json!({ "postgres_changes": answered })));
+        if !self.counted {
+            self.counted = true;
+            limits.user_joined();
+        }
         // Replayed before the channel is in the hub, so before any live
         // message; a live one that was replayed is not sent again.
         let mut replayed_ids = std::collections::HashSet::with_capacity(replayed.len());
         for replayed in replayed {
+            let meta = json!({"replayed": true, "id": replayed.id.clone()});
+            // Bytes go as a binary broadcast, which a 1.0.0 client is not
+            // sent (Realtime's `replay` skips them for it).
+            let payload = match replayed.binary {
+                Some(bytes) => Payload::Binary(wire::UserBroadcast {
+                    event: replayed.event,
+                    json: false,
+                    payload: bytes.into(),
+                    meta: meta.to_string(),
+                }),
+                None => Payload::Json(json!({
+                    "type": "broadcast",
+                    "event": replayed.event,
+                    "payload": replayed.payload,
+                    "meta": meta,
+                })),
+            };
             self.send(Message {
                 join_ref: None,
                 reference: None,
                 topic: topic.clone(),
                 event: "broadcast".to_owned(),
-                payload: Payload::Json(json!({
-                    "type": "broadcast",
-                    "event": replayed.event,
-                    "payload": replayed.payload,
-                    "meta": {"replayed": true, "id": replayed.id},
-                })),
+                payload,
             });
             replayed_ids.insert(replayed.id);
         }
@@ -531,6 +549,14 @@ impl Socket {
         if key.private && !self.may_write(&message.topic, "broadcast").await {
             return;
         }
+        // Realtime's `validate_payload_size`: dropped, and told only to a
+        // channel that asked for acks.
+        if payload_size(&message.payload) > self.state.realtime.limits.max_payload() {
+            if ack {
+                self.send(Message::reply(&message, "error", json!("payload_size_exceeded")));
+            }
+            return;
+        }
         let outgoing = Message {
             join_ref: None,
             reference: None,
@@ -554,6 +580,9 @@ impl Socket {
         if channel.key.private && !self.may_write(&message.topic, "presence").await {
             self.send(Message::reply(&message, "error", json!({})));
             return;
+        }
+        if payload_size(&message.payload) > self.state.realtime.limits.max_payload() {
+            return self.shut_down(&message.topic, "Track message size exceeded");
         }
         let Some(channel) = self.channels.get_mut(&message.topic) else { return };
         let hub = self.state.realtime.hub.clone();
@@ -697,6 +726,16 @@ fn close_message(topic: &str, join_ref: &str) -> Message {
     }
 }
 
+/// A broadcast's or presence message's size as the payload limit counts it:
+/// its JSON text, or the bytes of a binary one.
+pub fn payload_size(payload: &Payload) -> u64 {
+    let bytes = match payload {
+        Payload::Json(value) => value.to_string().len(),
+        Payload::Binary(user) => user.payload.len(),
+    };
+    bytes as u64
+}
+
 /// A boolean as Realtime's `FlexibleBoolean` reads one: `true` or `"true"`.
 fn flexible(value: Option<&Value>) -> bool {
     match value {
@@ -755,5 +794,8 @@ fn forward(
 impl Drop for Socket {
     fn drop(&mut self) {
         self.leave_all();
+        if self.counted {
+            self.state.realtime.limits.user_left();
+        }
     }
 }

@@ -92,6 +92,8 @@ struct Inner {
     lag: Mutex<Option<f64>>,
     /// The reader and the tail, once started.
     tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
+    /// Realtime's `max_record_bytes`; none until configured.
+    max_record: OnceLock<u64>,
 }
 
 /// A subscription as the tail sees it.
@@ -118,6 +120,12 @@ impl Changes {
     /// (`gateway_realtime_changes_lag_seconds`); none before the first.
     pub fn lag(&self) -> Option<f64> {
         *self.inner.lag.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A change larger than `bytes` (its `data` as JSON) is sent cut
+    /// ([`cut_oversized`]).
+    pub fn set_max_record_size(&self, bytes: u64) {
+        let _ = self.inner.max_record.set(bytes);
     }
 
     /// Gives the feed its database and the way to read its slot;
@@ -606,6 +614,9 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
             candidates[member].visible = visible.contains(&candidates[member].change);
         }
     }
+    let max_record = inner.max_record.get().copied().unwrap_or(u64::MAX);
+    // By change: its data cut to size, for the changes over it.
+    let mut cut: HashMap<usize, Option<Value>> = HashMap::new();
     for candidate in candidates {
         let subscriber = &candidate.subscriber;
         if !candidate.visible || subscriber.dropped.load(Ordering::Relaxed) {
@@ -617,10 +628,13 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
             continue;
         }
         let change = &changes[candidate.change].1;
+        let whole = &change["data"];
+        let sized = cut.entry(candidate.change).or_insert_with(|| cut_oversized(whole, max_record));
+        let sized = sized.as_ref().unwrap_or(whole);
         for (select, ids) in &candidate.groups {
             let data = match select {
-                Some(columns) => only(&change["data"], columns, &change["pk"]),
-                None => change["data"].clone(),
+                Some(columns) => only(sized, columns, &change["pk"]),
+                None => sized.clone(),
             };
             let payload = json!({"ids": ids, "data": data});
             match subscriber.sender.try_send((candidate.version, payload)) {
@@ -638,6 +652,35 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
             }
         }
     }
+}
+
+/// Realtime's `apply_rls` for a change larger than `max_record_bytes` (its
+/// `data` as JSON here, the WAL record's JSON there): the record and old
+/// record keep only the values whose JSON is 64 bytes or less (none left is
+/// `null`), and `errors` says `Error 413: Payload Too Large`. `None` for a
+/// change within the limit.
+fn cut_oversized(data: &Value, max: u64) -> Option<Value> {
+    if max == u64::MAX || (data.to_string().len() as u64) <= max {
+        return None;
+    }
+    let mut data = data.clone();
+    for key in ["record", "old_record"] {
+        if let Some(record) = data.get_mut(key) {
+            let kept: serde_json::Map<String, Value> = record
+                .as_object()
+                .map(|values| {
+                    values
+                        .iter()
+                        .filter(|(_, v)| v.to_string().len() <= 64)
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            *record = if kept.is_empty() { Value::Null } else { Value::Object(kept) };
+        }
+    }
+    data["errors"] = json!(["Error 413: Payload Too Large"]);
+    Some(data)
 }
 
 /// A change's `data` cut to a binding's `select` list and the primary key:
