@@ -39,6 +39,7 @@ pub mod oidc;
 pub mod password;
 pub mod ratelimit;
 pub mod redirect;
+pub mod sms;
 pub mod store;
 pub mod tokens;
 pub mod users;
