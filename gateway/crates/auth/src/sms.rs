@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 /// `AUTH_SMS_TEST_OTP` as GoTrue reads `GOTRUE_SMS_TEST_OTP`: `phone:otp,phone:otp`,
