@@ -64,11 +64,15 @@ mod tests {
         let cases: &[(&str, &[(&str, &str)])] = &[
             ("", &[]),
             ("15551234567:123456", &[("15551234567", "123456")]),
-            ("+1 5551234567:123456, 447700900000:000000", &[("15551234567", "123456"), ("447700900000", "000000")]),
+            (
+                "+1 5551234567:123456, 447700900000:000000",
+                &[("15551234567", "123456"), ("447700900000", "000000")],
+            ),
         ];
         for (text, want) in cases {
             let got = parse_test_otps(text).unwrap();
-            let want: HashMap<String, String> = want.iter().map(|(p, o)| (p.to_string(), o.to_string())).collect();
+            let want: HashMap<String, String> =
+                want.iter().map(|(p, o)| (p.to_string(), o.to_string())).collect();
             assert_eq!(got, want, "{text}");
         }
         assert!(parse_test_otps("15551234567").is_err());
