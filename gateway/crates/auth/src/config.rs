@@ -180,6 +180,8 @@ pub struct AuthConfig {
     pub manual_linking_enabled: bool,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
+    #[command(flatten)]
+    pub sms: super::sms::config::SmsConfig,
 }
 
 /// Codes one TOTP challenge accepts before it is used up (GoTrue has no such

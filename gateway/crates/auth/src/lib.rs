@@ -19,8 +19,8 @@
 //! | `GET /authorize`, `GET`/`POST /callback` | the browser | OpenID Connect sign-in (`handlers::oauth`) |
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
-//! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
-//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
+//! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`); with a phone, a code by SMS (`handlers::phone`, `sms`) |
+//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed or texted token → session (`handlers::verify`) |
 //! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
 

@@ -8,6 +8,7 @@ pub mod info;
 pub mod logout;
 pub mod mail;
 pub mod oauth;
+pub mod phone;
 pub mod signup;
 pub mod token;
 pub mod user;
