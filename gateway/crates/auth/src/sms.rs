@@ -166,7 +166,7 @@ pub async fn send_code(
 ) -> Result<String, ApiError> {
     let config = &state.config.sms;
     let wait = format!(
-        "select ceil($2 - extract(epoch from now() - {col}))::bigint from auth.users \
+        "select ceil($2 - extract(epoch from now() - {col})::float8)::bigint from auth.users \
          where id = $1 and {col} > now() - $2 * interval '1 second'",
         col = slot.sent_at()
     );
