@@ -85,7 +85,12 @@ fn answer(status: StatusCode, body: Value) -> Answer {
     (status, axum::Json(body))
 }
 
-async fn twilio(State(inbox): State<Inbox>, Path(sid): Path<String>, headers: HeaderMap, body: Bytes) -> Answer {
+async fn twilio(
+    State(inbox): State<Inbox>,
+    Path(sid): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Answer {
     let f = fields(&body);
     let authorised = sid == "AC123" && basic(&headers) == "AC123:twilio-token";
     if !authorised || !form_typed(&headers) {
@@ -94,7 +99,10 @@ async fn twilio(State(inbox): State<Inbox>, Path(sid): Path<String>, headers: He
     let to = f.get("To").cloned().unwrap_or_default();
     let from_ok = f.get("From").is_some_and(|from| from.ends_with("MG999"));
     if inbox.refusing() || !from_ok || !to.trim_start_matches("whatsapp:").starts_with('+') {
-        return answer(StatusCode::BAD_REQUEST, json!({"code": 21211, "message": "The 'To' number is not valid."}));
+        return answer(
+            StatusCode::BAD_REQUEST,
+            json!({"code": 21211, "message": "The 'To' number is not valid."}),
+        );
     }
     inbox.keep(&to, &f["Body"], &f["Channel"]);
     answer(StatusCode::CREATED, json!({"sid": "SM1", "status": "queued"}))
@@ -127,10 +135,16 @@ async fn messagebird(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes
     let f = fields(&body);
     let key = headers.get("authorization").and_then(|v| v.to_str().ok());
     if key != Some("AccessKey mb-key") || f.get("originator").map(String::as_str) != Some("Shop") {
-        return answer(StatusCode::UNAUTHORIZED, json!({"errors": [{"code": 2, "description": "Request not allowed"}]}));
+        return answer(
+            StatusCode::UNAUTHORIZED,
+            json!({"errors": [{"code": 2, "description": "Request not allowed"}]}),
+        );
     }
     if inbox.refusing() || f.get("type").map(String::as_str) != Some("sms") {
-        return answer(StatusCode::UNPROCESSABLE_ENTITY, json!({"errors": [{"code": 9, "description": "no (correct) recipients found"}]}));
+        return answer(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            json!({"errors": [{"code": 9, "description": "no (correct) recipients found"}]}),
+        );
     }
     inbox.keep(&f["recipients"], &f["body"], "sms");
     answer(StatusCode::CREATED, json!({"id": "mb1", "recipients": {"totalDeliveryFailedCount": 0}}))
@@ -138,8 +152,12 @@ async fn messagebird(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes
 
 async fn textlocal(State(inbox): State<Inbox>, body: Bytes) -> Answer {
     let f = fields(&body);
-    if inbox.refusing() || f.get("apikey").map(String::as_str) != Some("tl-key") || !f.contains_key("sender") {
-        return answer(StatusCode::OK, json!({"status": "failure", "errors": [{"code": 3, "message": "Invalid login details"}]}));
+    if inbox.refusing() || f.get("apikey").map(String::as_str) != Some("tl-key") || !f.contains_key("sender")
+    {
+        return answer(
+            StatusCode::OK,
+            json!({"status": "failure", "errors": [{"code": 3, "message": "Invalid login details"}]}),
+        );
     }
     inbox.keep(&f["numbers"], &f["message"], "sms");
     answer(StatusCode::OK, json!({"status": "success", "messages": [{"id": 1, "recipient": 1}]}))
@@ -150,7 +168,10 @@ async fn vonage(State(inbox): State<Inbox>, body: Bytes) -> Answer {
     let authorised = f.get("api_key").map(String::as_str) == Some("vn-key")
         && f.get("api_secret").map(String::as_str) == Some("vn-secret");
     if inbox.refusing() || !authorised || !f.contains_key("from") {
-        return answer(StatusCode::OK, json!({"messages": [{"status": "4", "error-text": "Bad Credentials"}]}));
+        return answer(
+            StatusCode::OK,
+            json!({"messages": [{"status": "4", "error-text": "Bad Credentials"}]}),
+        );
     }
     inbox.keep(&f["to"], &f["text"], "sms");
     answer(StatusCode::OK, json!({"message-count": "1", "messages": [{"status": "0", "message-id": "v1"}]}))
@@ -163,12 +184,20 @@ async fn http_hook(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes) 
     let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&HOOK_KEY).expect("key");
     mac.update(format!("{}.{}.", header("webhook-id"), header("webhook-timestamp")).as_bytes());
     mac.update(&body);
-    let expected = format!("v1,{}", base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes()));
+    let expected =
+        format!("v1,{}", base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes()));
     if !header("webhook-signature").split(' ').any(|s| s == expected) {
-        return answer(StatusCode::UNAUTHORIZED, json!({"error": {"http_code": 401, "message": "bad signature"}}));
+        return answer(
+            StatusCode::UNAUTHORIZED,
+            json!({"error": {"http_code": 401, "message": "bad signature"}}),
+        );
     }
     let event: Value = serde_json::from_slice(&body).expect("json event");
-    inbox.keep(event["user"]["phone"].as_str().unwrap_or(""), event["sms"]["otp"].as_str().unwrap_or(""), "hook");
+    inbox.keep(
+        event["user"]["phone"].as_str().unwrap_or(""),
+        event["sms"]["otp"].as_str().unwrap_or(""),
+        "hook",
+    );
     answer(StatusCode::OK, json!({}))
 }
 
@@ -324,7 +353,8 @@ async fn a_phone_sign_up_waits_for_its_code() {
 
     let confirmed = app.verify_phone("+15551230004", &inbox.last_code(), "sms").await;
     assert_eq!(confirmed.status, 200, "{:?}", confirmed.body);
-    let tokens = app.admin().await.query("select token_type::text, relates_to from auth.one_time_tokens", &[]).await;
+    let tokens =
+        app.admin().await.query("select token_type::text, relates_to from auth.one_time_tokens", &[]).await;
     assert!(tokens.expect("one_time_tokens").is_empty());
     let signed_in = app.send(app.auth(Method::POST, "/token?grant_type=password").json(&grant)).await;
     assert_eq!(signed_in.status, 200, "{:?}", signed_in.body);
@@ -336,14 +366,18 @@ async fn a_phone_change_is_confirmed_by_the_code_sent_to_the_new_number() {
     let (app, inbox) = phone_app(SmsProvider::Messagebird, |_| {}).await;
     app.confirmed_user("ana@example.com", "pw123456").await;
     let session = app.sign_in("ana@example.com", "pw123456").await;
-    let change = app.as_user(Method::PUT, "/user", access_token(&session)).json(&json!({"phone": "+15551230005"}));
+    let change =
+        app.as_user(Method::PUT, "/user", access_token(&session)).json(&json!({"phone": "+15551230005"}));
     let reply = app.send(change).await;
     assert_eq!(reply.status, 200, "{:?}", reply.body);
     assert_eq!(reply.body["phone"], "");
     assert_eq!(reply.body["new_phone"], "15551230005", "{:?}", reply.body);
     assert_eq!(inbox.all()[0].to, "15551230005");
-    let pending = app.admin().await.query_one(
-        "select relates_to from auth.one_time_tokens where token_type = 'phone_change_token'", &[]).await;
+    let pending = app
+        .admin()
+        .await
+        .query_one("select relates_to from auth.one_time_tokens where token_type = 'phone_change_token'", &[])
+        .await;
     assert_eq!(pending.expect("a phone change token").get::<_, String>(0), "15551230005");
 
     let verified = app.verify_phone("+15551230005", &inbox.last_code(), "phone_change").await;
@@ -356,7 +390,8 @@ async fn a_phone_change_is_confirmed_by_the_code_sent_to_the_new_number() {
     // The number is taken now.
     app.confirmed_user("bea@example.com", "pw123456").await;
     let other = app.sign_in("bea@example.com", "pw123456").await;
-    let taken = app.as_user(Method::PUT, "/user", access_token(&other)).json(&json!({"phone": "15551230005"}));
+    let taken =
+        app.as_user(Method::PUT, "/user", access_token(&other)).json(&json!({"phone": "15551230005"}));
     assert_eq!(app.send(taken).await.code(), "phone_exists");
 }
 
@@ -370,8 +405,14 @@ async fn codes_are_paced_per_user_and_counted_per_hour() {
     assert_eq!(app.otp(json!({"phone": "+15551230006"})).await.status, 200);
     let soon = app.otp(json!({"phone": "+15551230006"})).await;
     assert_eq!((soon.status, soon.code()), (429, "over_sms_send_rate_limit"));
-    assert!(soon.body["msg"].as_str().is_some_and(|m| m.starts_with("For security purposes")), "{:?}", soon.body);
-    let resend = app.send(app.auth(Method::POST, "/resend").json(&json!({"type": "sms", "phone": "+15551230006"}))).await;
+    assert!(
+        soon.body["msg"].as_str().is_some_and(|m| m.starts_with("For security purposes")),
+        "{:?}",
+        soon.body
+    );
+    let resend = app
+        .send(app.auth(Method::POST, "/resend").json(&json!({"type": "sms", "phone": "+15551230006"})))
+        .await;
     assert_eq!((resend.status, resend.code()), (429, "over_sms_send_rate_limit"));
 
     assert_eq!(app.otp(json!({"phone": "+15551230007"})).await.status, 200);
@@ -471,7 +512,11 @@ async fn a_provider_refusal_is_sms_send_failed_and_undoes_the_sign_up() {
     let signup = json!({"phone": "+15551230014", "password": "pw123456"});
     let reply = app.send(app.auth(Method::POST, "/signup").json(&signup)).await;
     assert_eq!((reply.status, reply.code()), (422, "sms_send_failed"), "{:?}", reply.body);
-    assert!(reply.body["msg"].as_str().is_some_and(|m| m.contains("The 'To' number is not valid.")), "{:?}", reply.body);
+    assert!(
+        reply.body["msg"].as_str().is_some_and(|m| m.contains("The 'To' number is not valid.")),
+        "{:?}",
+        reply.body
+    );
     let users = app.admin().await.query("select 1 from auth.users", &[]).await.expect("users");
     assert!(users.is_empty());
 }
@@ -485,7 +530,12 @@ async fn bad_numbers_and_disabled_phones_are_refused_as_gotrue_refuses_them() {
         (|_| {}, json!({"phone": "12ab5678"}), 400, "validation_failed"),
         (|a| a.sms.phone_enabled = false, json!({"phone": "+15551230015"}), 422, "phone_provider_disabled"),
         (|_| {}, json!({"phone": "+15551230015", "create_user": false}), 422, "otp_disabled"),
-        (|a| a.sms.provider = Some(SmsProvider::Vonage), json!({"phone": "+15551230015", "channel": "whatsapp"}), 400, "validation_failed"),
+        (
+            |a| a.sms.provider = Some(SmsProvider::Vonage),
+            json!({"phone": "+15551230015", "channel": "whatsapp"}),
+            400,
+            "validation_failed",
+        ),
         (|a| a.sms.provider = None, json!({"phone": "+15551230015"}), 400, "sms_send_failed"),
     ];
     for (change, body, status, code) in cases {

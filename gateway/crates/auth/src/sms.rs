@@ -21,8 +21,8 @@ use axum::http::StatusCode;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 use serde_json::{Value, json};
+use sha2::Sha256;
 use uuid::Uuid;
 
 use crate::AuthState;
@@ -79,7 +79,6 @@ pub fn webhook_signature(keys: &[Vec<u8>], id: &str, timestamp: i64, body: &[u8]
         .collect::<Vec<_>>()
         .join(" ")
 }
-
 
 /// The column a phone code is kept in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,10 +197,14 @@ pub async fn send_code(
 /// 429 "SMS rate limit exceeded".
 async fn take_sms(state: &AuthState) -> Result<(), ApiError> {
     match ratelimit::take(state, Bucket::SmsSent, None).await {
-        Err(e) if e.as_service::<AuthError>().is_some_and(|e| e.code == "over_request_rate_limit") => Err(
-            AuthError::new(StatusCode::TOO_MANY_REQUESTS, "over_sms_send_rate_limit", "SMS rate limit exceeded")
-                .into(),
-        ),
+        Err(e) if e.as_service::<AuthError>().is_some_and(|e| e.code == "over_request_rate_limit") => {
+            Err(AuthError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "over_sms_send_rate_limit",
+                "SMS rate limit exceeded",
+            )
+            .into())
+        }
         other => other,
     }
 }
@@ -281,7 +284,13 @@ async fn send_by_hook(state: &AuthState, hook: &SendSmsHook, event: &Value) -> R
 
 /// Records a code's hash and when it was sent (and, for a change, the new
 /// number), replacing any pending one of the slot.
-async fn record(state: &AuthState, user_id: Uuid, phone: &str, slot: Slot, hash: &str) -> Result<(), ApiError> {
+async fn record(
+    state: &AuthState,
+    user_id: Uuid,
+    phone: &str,
+    slot: Slot,
+    hash: &str,
+) -> Result<(), ApiError> {
     const CONFIRMATION: &str = "update auth.users set confirmation_token = $2, confirmation_sent_at = now(), \
         updated_at = now() where id = $1";
     const RECOVERY: &str = "update auth.users set recovery_token = $2, recovery_sent_at = now(), \
@@ -312,7 +321,11 @@ pub async fn by_phone(state: &AuthState, phone: &str) -> Result<Option<PhoneUser
     let mut session = state.db.as_service_role(Access::ReadOnly).await?;
     let rows = session.query(FIND, &[&phone]).await?;
     session.commit().await?;
-    Ok(rows.first().map(|row| PhoneUser { id: row.get(0), phone_confirmed: row.get(1), phone_change: row.get(2) }))
+    Ok(rows.first().map(|row| PhoneUser {
+        id: row.get(0),
+        phone_confirmed: row.get(1),
+        phone_change: row.get(2),
+    }))
 }
 
 /// Which code `/verify` is given.
@@ -369,7 +382,8 @@ pub async fn verify_code(
         where id = $1 and exists (select from inserted) \
           and not coalesce(raw_app_meta_data->'providers', '[]') ? 'phone'";
     let config = &state.config.sms;
-    let twilio_checks = config.provider == Some(SmsProvider::TwilioVerify) && test_otp(config, phone) != Some(code);
+    let twilio_checks =
+        config.provider == Some(SmsProvider::TwilioVerify) && test_otp(config, phone) != Some(code);
     let approved = if twilio_checks {
         providers::verify_with_twilio(config, phone, code).await.map_err(|error| {
             tracing::warn!(%error, "Twilio Verify could not check a code");

@@ -331,7 +331,9 @@ pub async fn otp(
 ) -> Result<Json<Value>, ApiError> {
     let given = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.is_empty());
     if given(&body.email) && given(&body.phone) {
-        return Err(AuthError::validation_failed("Only an email address or phone number should be provided").into());
+        return Err(
+            AuthError::validation_failed("Only an email address or phone number should be provided").into()
+        );
     }
     if let Some(phone) = body.phone.as_deref().filter(|_| !given(&body.email)).filter(|p| !p.is_empty()) {
         let data = metadata(body.data, "data")?;

@@ -107,7 +107,9 @@ pub async fn verify(
 ) -> Result<Value, ApiError> {
     let phone = valid_phone(phone)?;
     let code = code.trim();
-    let invalid = || AuthError::new(axum::http::StatusCode::FORBIDDEN, "otp_expired", "Token has expired or is invalid");
+    let invalid = || {
+        AuthError::new(axum::http::StatusCode::FORBIDDEN, "otp_expired", "Token has expired or is invalid")
+    };
     if code.is_empty() {
         return Err(invalid().into());
     }

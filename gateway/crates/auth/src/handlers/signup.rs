@@ -103,7 +103,8 @@ pub async fn signup(
                     // The confirmation code; a sign-up whose SMS failed is
                     // undone, as GoTrue's transaction is.
                     let channel = sms::channel(&config.sms, body.channel.as_deref())?;
-                    if let Err(error) = sms::send_code(&state, user.id, phone, channel, sms::Slot::Confirmation).await
+                    if let Err(error) =
+                        sms::send_code(&state, user.id, phone, channel, sms::Slot::Confirmation).await
                     {
                         store::delete_user(&state.db, user.id).await?;
                         return Err(error);

@@ -109,11 +109,21 @@ pub struct SmsConfig {
     pub api_url: Option<String>,
 
     /// The text sent, where `{{ .Code }}` is the code (GoTrue's `SMS_TEMPLATE`).
-    #[arg(id = "auth_sms_template", long = "auth-sms-template", env = "AUTH_SMS_TEMPLATE", default_value = "Your code is {{ .Code }}")]
+    #[arg(
+        id = "auth_sms_template",
+        long = "auth-sms-template",
+        env = "AUTH_SMS_TEMPLATE",
+        default_value = "Your code is {{ .Code }}"
+    )]
     pub template: String,
 
     /// Seconds a code stays valid (GoTrue's `SMS_OTP_EXP`).
-    #[arg(id = "auth_sms_otp_exp", long = "auth-sms-otp-exp", env = "AUTH_SMS_OTP_EXP", default_value_t = 60)]
+    #[arg(
+        id = "auth_sms_otp_exp",
+        long = "auth-sms-otp-exp",
+        env = "AUTH_SMS_OTP_EXP",
+        default_value_t = 60
+    )]
     pub otp_exp: u64,
 
     /// Digits of a code (GoTrue's `SMS_OTP_LENGTH`).
@@ -123,7 +133,12 @@ pub struct SmsConfig {
 
     /// Seconds before another code may go to the same user (GoTrue's
     /// `SMS_MAX_FREQUENCY`); sooner is 429 `over_sms_send_rate_limit`.
-    #[arg(id = "auth_sms_max_frequency", long = "auth-sms-max-frequency", env = "AUTH_SMS_MAX_FREQUENCY", default_value_t = 60)]
+    #[arg(
+        id = "auth_sms_max_frequency",
+        long = "auth-sms-max-frequency",
+        env = "AUTH_SMS_MAX_FREQUENCY",
+        default_value_t = 60
+    )]
     pub max_frequency: u64,
 
     /// Phones whose code is fixed and never sent, `phone:code,phone:code`
@@ -134,51 +149,103 @@ pub struct SmsConfig {
     /// Codes sent per hour, all phones together (GoTrue's
     /// `RATE_LIMIT_SMS_SENT`; `0` turns the limit off). Not applied while
     /// phone sign-ups are autoconfirmed, as in GoTrue.
-    #[arg(id = "auth_rate_limit_sms_sent", long = "auth-rate-limit-sms-sent", env = "AUTH_RATE_LIMIT_SMS_SENT", default_value_t = 30)]
+    #[arg(
+        id = "auth_rate_limit_sms_sent",
+        long = "auth-rate-limit-sms-sent",
+        env = "AUTH_RATE_LIMIT_SMS_SENT",
+        default_value_t = 30
+    )]
     pub rate_limit_sms_sent: u32,
 
     /// Twilio account SID (GoTrue's `SMS_TWILIO_ACCOUNT_SID`).
-    #[arg(id = "auth_sms_twilio_account_sid", long = "auth-sms-twilio-account-sid", env = "AUTH_SMS_TWILIO_ACCOUNT_SID")]
+    #[arg(
+        id = "auth_sms_twilio_account_sid",
+        long = "auth-sms-twilio-account-sid",
+        env = "AUTH_SMS_TWILIO_ACCOUNT_SID"
+    )]
     pub twilio_account_sid: Option<String>,
     /// Twilio auth token (GoTrue's `SMS_TWILIO_AUTH_TOKEN`).
-    #[arg(id = "auth_sms_twilio_auth_token", long = "auth-sms-twilio-auth-token", env = "AUTH_SMS_TWILIO_AUTH_TOKEN", hide_env_values = true)]
+    #[arg(
+        id = "auth_sms_twilio_auth_token",
+        long = "auth-sms-twilio-auth-token",
+        env = "AUTH_SMS_TWILIO_AUTH_TOKEN",
+        hide_env_values = true
+    )]
     pub twilio_auth_token: Option<Secret>,
     /// The sender: a Messaging Service SID or a number (GoTrue's
     /// `SMS_TWILIO_MESSAGE_SERVICE_SID`).
-    #[arg(id = "auth_sms_twilio_message_service_sid", long = "auth-sms-twilio-message-service-sid", env = "AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID")]
+    #[arg(
+        id = "auth_sms_twilio_message_service_sid",
+        long = "auth-sms-twilio-message-service-sid",
+        env = "AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID"
+    )]
     pub twilio_message_service_sid: Option<String>,
 
     /// Twilio Verify account SID (GoTrue's `SMS_TWILIO_VERIFY_ACCOUNT_SID`).
-    #[arg(id = "auth_sms_twilio_verify_account_sid", long = "auth-sms-twilio-verify-account-sid", env = "AUTH_SMS_TWILIO_VERIFY_ACCOUNT_SID")]
+    #[arg(
+        id = "auth_sms_twilio_verify_account_sid",
+        long = "auth-sms-twilio-verify-account-sid",
+        env = "AUTH_SMS_TWILIO_VERIFY_ACCOUNT_SID"
+    )]
     pub twilio_verify_account_sid: Option<String>,
     /// Twilio Verify auth token (GoTrue's `SMS_TWILIO_VERIFY_AUTH_TOKEN`).
-    #[arg(id = "auth_sms_twilio_verify_auth_token", long = "auth-sms-twilio-verify-auth-token", env = "AUTH_SMS_TWILIO_VERIFY_AUTH_TOKEN",
-          hide_env_values = true)]
+    #[arg(
+        id = "auth_sms_twilio_verify_auth_token",
+        long = "auth-sms-twilio-verify-auth-token",
+        env = "AUTH_SMS_TWILIO_VERIFY_AUTH_TOKEN",
+        hide_env_values = true
+    )]
     pub twilio_verify_auth_token: Option<Secret>,
     /// The Verify service SID (GoTrue's `SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID`).
-    #[arg(id = "auth_sms_twilio_verify_message_service_sid", long = "auth-sms-twilio-verify-message-service-sid", env = "AUTH_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID")]
+    #[arg(
+        id = "auth_sms_twilio_verify_message_service_sid",
+        long = "auth-sms-twilio-verify-message-service-sid",
+        env = "AUTH_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID"
+    )]
     pub twilio_verify_message_service_sid: Option<String>,
 
     /// MessageBird access key (GoTrue's `SMS_MESSAGEBIRD_ACCESS_KEY`).
-    #[arg(id = "auth_sms_messagebird_access_key", long = "auth-sms-messagebird-access-key", env = "AUTH_SMS_MESSAGEBIRD_ACCESS_KEY",
-          hide_env_values = true)]
+    #[arg(
+        id = "auth_sms_messagebird_access_key",
+        long = "auth-sms-messagebird-access-key",
+        env = "AUTH_SMS_MESSAGEBIRD_ACCESS_KEY",
+        hide_env_values = true
+    )]
     pub messagebird_access_key: Option<Secret>,
     /// MessageBird sender (GoTrue's `SMS_MESSAGEBIRD_ORIGINATOR`).
-    #[arg(id = "auth_sms_messagebird_originator", long = "auth-sms-messagebird-originator", env = "AUTH_SMS_MESSAGEBIRD_ORIGINATOR")]
+    #[arg(
+        id = "auth_sms_messagebird_originator",
+        long = "auth-sms-messagebird-originator",
+        env = "AUTH_SMS_MESSAGEBIRD_ORIGINATOR"
+    )]
     pub messagebird_originator: Option<String>,
 
     /// Textlocal API key (GoTrue's `SMS_TEXTLOCAL_API_KEY`).
-    #[arg(id = "auth_sms_textlocal_api_key", long = "auth-sms-textlocal-api-key", env = "AUTH_SMS_TEXTLOCAL_API_KEY", hide_env_values = true)]
+    #[arg(
+        id = "auth_sms_textlocal_api_key",
+        long = "auth-sms-textlocal-api-key",
+        env = "AUTH_SMS_TEXTLOCAL_API_KEY",
+        hide_env_values = true
+    )]
     pub textlocal_api_key: Option<Secret>,
     /// Textlocal sender (GoTrue's `SMS_TEXTLOCAL_SENDER`).
-    #[arg(id = "auth_sms_textlocal_sender", long = "auth-sms-textlocal-sender", env = "AUTH_SMS_TEXTLOCAL_SENDER")]
+    #[arg(
+        id = "auth_sms_textlocal_sender",
+        long = "auth-sms-textlocal-sender",
+        env = "AUTH_SMS_TEXTLOCAL_SENDER"
+    )]
     pub textlocal_sender: Option<String>,
 
     /// Vonage API key (GoTrue's `SMS_VONAGE_API_KEY`).
     #[arg(id = "auth_sms_vonage_api_key", long = "auth-sms-vonage-api-key", env = "AUTH_SMS_VONAGE_API_KEY")]
     pub vonage_api_key: Option<String>,
     /// Vonage API secret (GoTrue's `SMS_VONAGE_API_SECRET`).
-    #[arg(id = "auth_sms_vonage_api_secret", long = "auth-sms-vonage-api-secret", env = "AUTH_SMS_VONAGE_API_SECRET", hide_env_values = true)]
+    #[arg(
+        id = "auth_sms_vonage_api_secret",
+        long = "auth-sms-vonage-api-secret",
+        env = "AUTH_SMS_VONAGE_API_SECRET",
+        hide_env_values = true
+    )]
     pub vonage_api_secret: Option<Secret>,
     /// Vonage sender (GoTrue's `SMS_VONAGE_FROM`).
     #[arg(id = "auth_sms_vonage_from", long = "auth-sms-vonage-from", env = "AUTH_SMS_VONAGE_FROM")]
@@ -195,6 +262,11 @@ pub struct SmsConfig {
     pub hook_uri: Option<SendSmsHook>,
     /// Standard-webhooks secrets an HTTP hook's requests are signed with,
     /// `v1,whsec_<base64>` separated by `|` (GoTrue's `HOOK_SEND_SMS_SECRETS`).
-    #[arg(id = "auth_hook_send_sms_secrets", long = "auth-hook-send-sms-secrets", env = "AUTH_HOOK_SEND_SMS_SECRETS", hide_env_values = true)]
+    #[arg(
+        id = "auth_hook_send_sms_secrets",
+        long = "auth-hook-send-sms-secrets",
+        env = "AUTH_HOOK_SEND_SMS_SECRETS",
+        hide_env_values = true
+    )]
     pub hook_secrets: Option<Secret>,
 }

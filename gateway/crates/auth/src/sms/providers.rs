@@ -97,7 +97,11 @@ pub async fn send(
             let body = form(&[("To", &to), ("Channel", channel), ("From", &from), ("Body", message)]);
             let (status, answer) = post(client().post(url).basic_auth(sid, Some(token)), body).await?;
             if !(200..300).contains(&status) {
-                return Err(format!("twilio error: {} (code {})", text(&answer, "message"), text(&answer, "code")));
+                return Err(format!(
+                    "twilio error: {} (code {})",
+                    text(&answer, "message"),
+                    text(&answer, "code")
+                ));
             }
             // Twilio accepts and then reports a failure in the message's status.
             let state = text(&answer, "status");
@@ -136,7 +140,8 @@ pub async fn send(
                 ("type", "sms"),
                 ("datacoding", "unicode"),
             ]);
-            let request = client().post(format!("{base}/messages")).header("Authorization", format!("AccessKey {key}"));
+            let request =
+                client().post(format!("{base}/messages")).header("Authorization", format!("AccessKey {key}"));
             let (status, answer) = post(request, body).await?;
             if !(200..300).contains(&status) {
                 let first = &answer["errors"][0];
@@ -184,7 +189,11 @@ pub async fn send(
             let (status, answer) = post(client().post(format!("{base}/sms/json")), form(&pairs)).await?;
             let first = &answer["messages"][0];
             if !(200..300).contains(&status) || text(first, "status") != "0" {
-                return Err(format!("vonage error: {} (status: {})", text(first, "error-text"), text(first, "status")));
+                return Err(format!(
+                    "vonage error: {} (status: {})",
+                    text(first, "error-text"),
+                    text(first, "status")
+                ));
             }
             Ok(text(first, "message-id"))
         }
