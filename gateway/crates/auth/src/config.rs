@@ -300,6 +300,8 @@ pub struct AuthConfig {
     pub oauth_server_authorization_ttl: u64,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
+    #[command(flatten)]
+    pub sms: super::sms::config::SmsConfig,
 }
 
 /// Codes one TOTP challenge accepts before it is used up (GoTrue has no such

@@ -95,16 +95,23 @@ fn type_error(claims: &serde_json::Map<String, Value>) -> Option<String> {
         .then(|| format!("output claims do not conform to the expected schema: \n{}", problems.concat()))
 }
 
+/// A hook's `{"error": {"http_code", "message"}}`, which refuses the request
+/// with that status (500 when absent) and message; every hook answers so.
+pub fn refusal(answer: &Value) -> Option<ApiError> {
+    let error = answer.get("error").filter(|e| e.is_object())?;
+    let code = error.get("http_code").and_then(Value::as_u64).unwrap_or(500);
+    let status = u16::try_from(code)
+        .ok()
+        .and_then(|c| StatusCode::from_u16(c).ok())
+        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+    Some(AuthError::hook_error(status, message).into())
+}
+
 /// What the hook's answer means.
 fn outcome(answer: Value) -> Result<Value, ApiError> {
-    if let Some(error) = answer.get("error").filter(|e| e.is_object()) {
-        let code = error.get("http_code").and_then(Value::as_u64).unwrap_or(500);
-        let status = u16::try_from(code)
-            .ok()
-            .and_then(|c| StatusCode::from_u16(c).ok())
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
-        return Err(AuthError::hook_error(status, message).into());
+    if let Some(refused) = refusal(&answer) {
+        return Err(refused);
     }
     let Some(claims) = answer.get("claims") else {
         return Err(AuthError::hook_error(
@@ -134,19 +141,26 @@ pub async fn custom_access_token(
     claims: Value,
     authentication_method: &str,
 ) -> Result<Value, ApiError> {
-    let call = format!("select {}.{}($1::jsonb)", quote_ident(&hook.schema), quote_ident(&hook.function));
     let event =
         json!({ "user_id": user_id, "claims": claims, "authentication_method": authentication_method });
+    outcome(call_function(db, hook, &event, "custom access-token").await?)
+}
+
+/// Calls a hook function with `event` under GoTrue's 2-second timeout; its
+/// answer (`Null` when it returns null). A failing call is a bare 500 whose
+/// cause is only logged.
+pub async fn call_function(db: &Db, hook: &HookUri, event: &Value, what: &str) -> Result<Value, ApiError> {
+    let call = format!("select {}.{}($1::jsonb)", quote_ident(&hook.schema), quote_ident(&hook.function));
     let failed = |e: ApiError| {
-        tracing::error!(hook = ?hook, error = %e, "the custom access-token hook failed");
-        ApiError::internal("the custom access-token hook failed")
+        tracing::error!(hook = ?hook, error = %e, "the {what} hook failed");
+        ApiError::internal(format!("the {what} hook failed"))
     };
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     session.query("set local statement_timeout = '2s'", &[]).await.map_err(failed)?;
-    let rows = session.query(&call, &[&event]).await.map_err(failed)?;
+    let rows = session.query(&call, &[event]).await.map_err(failed)?;
     session.commit().await.map_err(failed)?;
     let answer: Option<Value> = rows.first().and_then(|row| row.try_get(0).ok());
-    outcome(answer.unwrap_or(Value::Null))
+    Ok(answer.unwrap_or(Value::Null))
 }
 
 #[cfg(test)]

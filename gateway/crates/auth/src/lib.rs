@@ -21,8 +21,8 @@
 //! | `POST /token?grant_type=pkce\|id_token` | anyone with the key | auth code or provider's ID token → session |
 //! | `POST /token?grant_type=web3` | anyone with the key | signed Ethereum or Solana sign-in message → session (`handlers::web3`) |
 //! | `/user/identities/authorize`, `/user/identities/{id}` | signed in | link / unlink, when manual linking is on |
-//! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`) |
-//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed token → session (`handlers::verify`) |
+//! | `POST /recover`, `/otp` (`/magiclink`), `/resend`, `GET /reauthenticate` | anyone with the key (reauthenticate: signed in) | mail a link and code (`handlers::mail`); with a phone, a code by SMS (`handlers::phone`, `sms`) |
+//! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed or texted token → session (`handlers::verify`) |
 //! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/oauth/*`, `/admin/oauth/clients`, `/user/oauth/grants`, `/.well-known/openid-configuration` | as GoTrue | the OAuth 2.1 server, when `AUTH_OAUTH_SERVER_ENABLED` (`oauth_server`) |
 //! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
@@ -43,6 +43,7 @@ pub mod oidc;
 pub mod password;
 pub mod ratelimit;
 pub mod redirect;
+pub mod sms;
 pub mod store;
 pub mod tokens;
 pub mod users;

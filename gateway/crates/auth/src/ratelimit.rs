@@ -48,6 +48,9 @@ pub enum Bucket {
     /// Every mail sent, per hour and for all addresses together (GoTrue's
     /// `RATE_LIMIT_EMAIL_SENT`); taken with no address.
     EmailSent,
+    /// Every SMS sent, per hour and for all phones together (GoTrue's
+    /// `RATE_LIMIT_SMS_SENT`); taken with no address.
+    SmsSent,
 }
 
 impl Bucket {
@@ -61,6 +64,7 @@ impl Bucket {
             Bucket::Web3 => "web3",
             Bucket::Verify => "verify",
             Bucket::EmailSent => "email_sent",
+            Bucket::SmsSent => "sms_sent",
         }
     }
 
@@ -70,7 +74,7 @@ impl Bucket {
             Bucket::SignInSignUp | Bucket::TokenRefresh | Bucket::Otp | Bucket::Verify | Bucket::Web3 => {
                 WINDOW_SECS
             }
-            Bucket::AnonymousSignIn | Bucket::EmailSent => 3600.0,
+            Bucket::AnonymousSignIn | Bucket::EmailSent | Bucket::SmsSent => 3600.0,
             Bucket::MfaChallengeVerify => 60.0,
         }
     }
@@ -85,6 +89,7 @@ impl Bucket {
             Bucket::Web3 => config.rate_limit_web3,
             Bucket::Verify => config.mail.rate_limit_verify,
             Bucket::EmailSent => config.mail.rate_limit_email_sent,
+            Bucket::SmsSent => config.sms.rate_limit_sms_sent,
         }
     }
 
@@ -92,6 +97,7 @@ impl Bucket {
         match self {
             // A count per hour, not a burst-limited rate.
             Bucket::EmailSent => f64::from(config.mail.rate_limit_email_sent),
+            Bucket::SmsSent => f64::from(config.sms.rate_limit_sms_sent),
             _ => f64::from(self.per_window(config).min(config.rate_limit_burst.max(1))),
         }
     }
@@ -151,7 +157,7 @@ pub async fn take_email(state: &AuthState) -> Result<(), ApiError> {
 /// ones and the mail pacing): they are full anyway.
 pub async fn forget_idle(db: &Db) -> Result<u64, ApiError> {
     const SWEEP: &str = "delete from auth.rate_limits where updated_at < now() - \
-        case when key like 'anonymous\\_users:%' or key like 'email\\_sent:%' or key like 'email\\_frequency:%' \
+        case when key like 'anonymous\\_users:%' or key like 'email\\_sent:%' or key like 'sms\\_sent:%' or key like 'email\\_frequency:%' \
         then $2::text::interval else $1::text::interval end returning 1";
     let mut session = db.as_service_role(Access::ReadWrite).await?;
     let rows = session.query(SWEEP, &[&IDLE, &IDLE_HOURLY]).await?;

@@ -41,7 +41,10 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
     ]
     .into_iter()
     .map(|provider| (provider.to_owned(), Value::Bool(false)))
-    .chain([("email".to_owned(), Value::Bool(true)), ("phone".to_owned(), Value::Bool(true))])
+    .chain([
+        ("email".to_owned(), Value::Bool(true)),
+        ("phone".to_owned(), Value::Bool(config.sms.phone_enabled)),
+    ])
     .chain([("anonymous_users".to_owned(), Value::Bool(config.anonymous_users_enabled))])
     // Configured OpenID Connect providers, by the name apps pass as `provider`.
     .chain(config.oidc_providers.iter().map(|p| (p.name.clone(), Value::Bool(true))))
@@ -50,8 +53,8 @@ pub async fn settings(State(state): State<AuthState>) -> Json<Value> {
         "external": external,
         "disable_signup": !config.signup_enabled,
         "mailer_autoconfirm": config.autoconfirm,
-        "phone_autoconfirm": config.autoconfirm,
-        "sms_provider": "",
+        "phone_autoconfirm": config.sms.autoconfirm.unwrap_or(config.autoconfirm),
+        "sms_provider": config.sms.provider.map_or("", |p| p.name()),
         "saml_enabled": false,
     }))
 }

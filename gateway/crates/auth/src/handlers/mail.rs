@@ -30,6 +30,7 @@ use crate::mail::store::{self as mail_store, MailUser, Slot};
 use crate::mail::templates::{self, Kind, Values};
 use crate::ratelimit::{self, Bucket};
 use crate::redirect;
+use crate::sms;
 use crate::store::{self, Login, NewUser, method};
 use gateway_core::db::Access;
 use gateway_core::error::ApiError;
@@ -299,6 +300,7 @@ pub struct OtpBody {
     phone: Option<String>,
     create_user: bool,
     data: Option<Value>,
+    channel: Option<String>,
     code_challenge: Option<String>,
     code_challenge_method: Option<String>,
 }
@@ -310,6 +312,7 @@ impl Default for OtpBody {
             phone: None,
             create_user: true,
             data: None,
+            channel: None,
             code_challenge: None,
             code_challenge_method: None,
         }
@@ -326,10 +329,16 @@ pub async fn otp(
     headers: HeaderMap,
     Body(body): Body<OtpBody>,
 ) -> Result<Json<Value>, ApiError> {
-    if body.email.is_none() && body.phone.as_deref().is_some_and(|p| !p.is_empty()) {
+    let given = |field: &Option<String>| field.as_deref().is_some_and(|v| !v.is_empty());
+    if given(&body.email) && given(&body.phone) {
         return Err(
-            AuthError::new(StatusCode::BAD_REQUEST, "sms_send_failed", "Unable to get SMS provider").into()
+            AuthError::validation_failed("Only an email address or phone number should be provided").into()
         );
+    }
+    if let Some(phone) = body.phone.as_deref().filter(|_| !given(&body.email)).filter(|p| !p.is_empty()) {
+        let data = metadata(body.data, "data")?;
+        ratelimit::take(&state, Bucket::Otp, ip).await?;
+        return super::phone::otp(&state, phone, body.channel.as_deref(), body.create_user, data).await;
     }
     let email = valid_email(body.email.as_deref().unwrap_or(""))?;
     let data = metadata(body.data, "data")?;
@@ -407,13 +416,16 @@ pub async fn resend(
     let verification = match body.kind.as_deref() {
         Some("signup") => Verification::Signup,
         Some("email_change") => Verification::EmailChange,
-        Some("sms" | "phone_change") => {
-            return Err(AuthError::new(
-                StatusCode::BAD_REQUEST,
-                "sms_send_failed",
-                "Unable to get SMS provider",
-            )
-            .into());
+        Some(kind @ ("sms" | "phone_change")) => {
+            if body.email.as_deref().is_some_and(|e| !e.is_empty()) {
+                return Err(AuthError::validation_failed(
+                    "Only an email address or phone number should be provided.",
+                )
+                .into());
+            }
+            let kind = if kind == "sms" { sms::Verification::Sms } else { sms::Verification::PhoneChange };
+            ratelimit::take(&state, Bucket::Otp, ip).await?;
+            return super::phone::resend(&state, kind, body.phone.as_deref().unwrap_or("")).await;
         }
         _ => {
             return Err(AuthError::validation_failed(

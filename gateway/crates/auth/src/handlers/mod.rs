@@ -9,6 +9,7 @@ pub mod logout;
 pub mod mail;
 pub mod oauth;
 pub mod passkeys;
+pub mod phone;
 pub mod signup;
 pub mod token;
 pub mod user;

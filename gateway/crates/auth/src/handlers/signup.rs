@@ -27,6 +27,7 @@ use crate::extract::{Body, ClientIp, UserAgent};
 use crate::flow_state;
 use crate::mail::store::MailUser;
 use crate::ratelimit::{self, Bucket};
+use crate::sms;
 use crate::store::{self, Login, NewUser};
 use crate::{password, tokens};
 use gateway_core::error::ApiError;
@@ -38,6 +39,7 @@ pub struct SignupBody {
     phone: Option<String>,
     password: Option<String>,
     data: Option<Value>,
+    channel: Option<String>,
     code_challenge: Option<String>,
     code_challenge_method: Option<String>,
 }
@@ -70,15 +72,21 @@ pub async fn signup(
     password::check_new(&secret, config.password_min_length)?;
     let pkce = flow_state::params(body.code_challenge.as_deref(), body.code_challenge_method.as_deref())?;
     let data = metadata(body.data, "data")?.unwrap_or_else(|| json!({}));
+    let phone = matches!(login, Login::Phone(_));
+    if phone {
+        sms::enabled(&state)?;
+    }
+    let autoconfirm = if phone { sms::autoconfirm(&state) } else { config.autoconfirm };
     if store::exists(&state.db, &login).await? {
-        return already_registered(config.autoconfirm, &login, &data);
+        return already_registered(autoconfirm, &login, &data);
     }
     let mut user = NewUser {
         id: Uuid::new_v4(),
         login,
         password_hash: Some(password::hash(&secret).await?),
-        confirmed: config.autoconfirm,
-        confirmation_sent: !config.autoconfirm,
+        confirmed: autoconfirm,
+        // A phone's code records when it was sent (`crate::sms`).
+        confirmation_sent: !autoconfirm && !phone,
         user_metadata: data,
         app_metadata: Value::Null,
         banned_until: None,
@@ -88,9 +96,22 @@ pub async fn signup(
     let identity = store::identity_data(&user);
     merge(&mut user.user_metadata, identity);
 
-    if !config.autoconfirm {
+    if !autoconfirm {
         return match store::create_user(&state.db, &user, None).await? {
             Ok((created, _)) => {
+                if let Login::Phone(phone) = &user.login {
+                    // The confirmation code; a sign-up whose SMS failed is
+                    // undone, as GoTrue's transaction is.
+                    let channel = sms::channel(&config.sms, body.channel.as_deref())?;
+                    if let Err(error) =
+                        sms::send_code(&state, user.id, phone, channel, sms::Slot::Confirmation).await
+                    {
+                        store::delete_user(&state.db, user.id).await?;
+                        return Err(error);
+                    }
+                    let user = store::find_user(&state.db, user.id).await?;
+                    return Ok(Json(user.ok_or_else(|| ApiError::internal("user vanished"))?));
+                }
                 if let Login::Email(email) = &user.login {
                     // The confirmation mail (`crate::handlers::mail`).
                     let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);

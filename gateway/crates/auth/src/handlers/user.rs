@@ -59,9 +59,6 @@ pub async fn update_user(
     Body(update): Body<UserUpdate>,
 ) -> Result<Json<Value>, ApiError> {
     let current = current_user(&state, &signed_in).await?;
-    if update.phone.as_deref().is_some_and(|p| !p.trim().is_empty()) {
-        return Err(AuthError::not_implemented("Changing the phone number").into());
-    }
     let user_metadata = metadata(update.data, "data")?;
     let pkce = flow_state::params(update.code_challenge.as_deref(), update.code_challenge_method.as_deref())?;
     let email = match update.email.as_deref().map(str::trim).filter(|e| !e.is_empty()) {
@@ -123,6 +120,9 @@ pub async fn update_user(
         let redirect_to = mail::redirect_of(&state, query.as_deref(), &headers);
         mail::send_verification(&state, &user, Verification::EmailChange, &redirect_to, pkce.as_ref())
             .await?;
+    }
+    if let Some(phone) = update.phone.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+        super::phone::change(&state, signed_in.user_id, &current, phone).await?;
     }
     match store::update_user(&state.db, signed_in.user_id, &changes).await? {
         // An anonymous user with a confirmed e-mail is permanent now

@@ -28,7 +28,7 @@ use uuid::Uuid;
 
 use reqwest::Url;
 
-use super::mail::{Verification, redirect_of};
+use super::mail::{self as mail_flows, redirect_of};
 use super::{query_param, valid_email};
 use crate::AuthState;
 use crate::claims::{Grant, session_response};
@@ -38,6 +38,7 @@ use crate::flow_state;
 use crate::mail::store::{self as mail_store, EmailChange, Found, Slot};
 use crate::mail::token_hash;
 use crate::ratelimit::{self, Bucket};
+use crate::sms::Verification;
 use crate::store::{self, SignIn, method};
 use crate::tokens;
 use gateway_core::db::Access;
@@ -185,11 +186,16 @@ pub async fn verify_post(
     Body(body): Body<VerifyBody>,
 ) -> Result<Response, ApiError> {
     ratelimit::take(&state, Bucket::Verify, ip).await?;
-    // No SMS is sent, so no phone code can be valid; a malformed number is
-    // still refused first, as GoTrue's `verifyPost` validates it.
+    // A phone's code (`crate::handlers::phone`).
     if let Some(phone) = body.phone.as_deref().filter(|p| !p.is_empty()) {
-        super::valid_phone(phone)?;
-        return Err(code_invalid().into());
+        let kind = match body.kind.as_str() {
+            "sms" => Verification::Sms,
+            "phone_change" => Verification::PhoneChange,
+            _ => return Err(unsupported().into()),
+        };
+        let code = body.token.as_deref().unwrap_or("");
+        let session = super::phone::verify(&state, kind, phone, code, user_agent.as_deref(), ip).await?;
+        return Ok(Json(session).into_response());
     }
     let outcome = match (body.token_hash.as_deref().filter(|t| !t.is_empty()), body.token.as_deref()) {
         (Some(hash), _) => {
@@ -297,7 +303,7 @@ async fn verify(
         return Err(AuthError::user_banned().into());
     }
     if pkce {
-        let method = Verification::from_name(kind).map_or(amr, Verification::method);
+        let method = mail_flows::Verification::from_name(kind).map_or(amr, mail_flows::Verification::method);
         let Some(code) = flow_state::issue_code(&mut session, user_id, method).await? else {
             session.rollback().await?;
             return Err(no_flow().into());
