@@ -124,7 +124,9 @@ describe('the operator console: keys, observe and storage', () => {
     await page.getByLabel('Request id').fill(id);
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     const rows = page.getByRole('table', { name: 'Recent requests' }).locator('tbody tr');
+    // The unfiltered list may already hold both rows: wait for the filtered one.
     await rows.filter({ hasText: `${id}-refused` }).waitFor();
+    await eventually(async () => (await rows.count()) === 2);
     assert.equal(await rows.count(), 2);
     await page.getByLabel('Status').fill('4xx');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
