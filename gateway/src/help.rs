@@ -141,10 +141,29 @@ pub fn configuration_page(command: &Command) -> String {
             let default = if default.is_empty() { String::new() } else { format!("`{}`", default.join(",")) };
             let help = arg.get_long_help().or(arg.get_help()).map(ToString::to_string).unwrap_or_default();
             let help = help.replace('\n', " ").replace('|', "\\|");
+            // The book is Vue: `{{` would be read as an expression.
+            let (default, help) = (vue_literal(&default), vue_literal(&help));
             page.push_str(&format!("| {flag} | {env} | {default} | {help} |\n"));
         }
     }
     page
+}
+
+/// A table cell whose code spans VitePress must not read as Vue
+/// interpolation (`{{ .Code }}` of a template): such spans are written
+/// `<code v-pre>`.
+fn vue_literal(cell: &str) -> String {
+    if !cell.contains("{{") {
+        return cell.to_owned();
+    }
+    let mut out = String::new();
+    for (i, part) in cell.split('`').enumerate() {
+        match i % 2 {
+            1 => out.push_str(&format!("<code v-pre>{part}</code>")),
+            _ => out.push_str(part),
+        }
+    }
+    out
 }
 
 /// `.env.example`: every variable, commented out at its default, section by

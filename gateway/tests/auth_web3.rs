@@ -38,7 +38,9 @@ fn random_bytes() -> [u8; 32] {
 impl Wallet {
     fn new(chain: Chain) -> Self {
         match chain {
-            Chain::Ethereum => Wallet::Ethereum(k256::ecdsa::SigningKey::from_slice(&random_bytes()).expect("key")),
+            Chain::Ethereum => {
+                Wallet::Ethereum(k256::ecdsa::SigningKey::from_slice(&random_bytes()).expect("key"))
+            }
             Chain::Solana => Wallet::Solana(ed25519_dalek::SigningKey::from_bytes(&random_bytes())),
         }
     }
@@ -199,9 +201,10 @@ async fn a_wallet_signs_in_on_either_chain_and_comes_back_as_the_same_user() {
         assert_eq!(user["identities"][0]["provider"], "web3");
         assert_eq!(user["identities"][0]["id"], json!(subject));
         assert_eq!(user["identities"][0]["identity_data"], data);
-        let claims: Value =
-            serde_json::to_value(app.state.credentials.jwt.verify(access_token(&first.body)).expect("valid").claims)
-                .expect("claims");
+        let claims: Value = serde_json::to_value(
+            app.state.credentials.jwt.verify(access_token(&first.body)).expect("valid").claims,
+        )
+        .expect("claims");
         assert_eq!(claims["amr"][0]["method"], "web3", "{chain:?}");
         assert_eq!(claims["sub"], user["id"]);
 
@@ -338,7 +341,13 @@ async fn signed_messages_are_refused_for_what_they_say_as_gotrue_refuses_them() 
             "invalid_grant",
             "Signature does not match address in message",
         ),
-        ("wrong chain id", Spoil::Fields(|f| f.chain_id = Some("0".to_owned())), 400, "validation_failed", "siwe: Chain ID is not valid"),
+        (
+            "wrong chain id",
+            Spoil::Fields(|f| f.chain_id = Some("0".to_owned())),
+            400,
+            "validation_failed",
+            "siwe: Chain ID is not valid",
+        ),
         (
             "malformed message",
             Spoil::Message(|m| m.replace("Version: 1", "Version: 2")),
@@ -386,9 +395,13 @@ async fn signed_messages_are_refused_for_what_they_say_as_gotrue_refuses_them() 
             let reply = web3_grant(&app, chain_param, &message, &signature).await;
             let (got_status, got_code, got_message) = outcome(&reply);
             let expected = expected.replace("{}", title);
-            let expected =
-                if chain == Chain::Solana { expected.replace("siwe:", "siws:") } else { expected };
-            assert_eq!((got_status, got_code.as_str()), (*status, *code), "{chain:?} {case}: {:?}", reply.body);
+            let expected = if chain == Chain::Solana { expected.replace("siwe:", "siws:") } else { expected };
+            assert_eq!(
+                (got_status, got_code.as_str()),
+                (*status, *code),
+                "{chain:?} {case}: {:?}",
+                reply.body
+            );
             assert!(got_message.contains(&expected), "{chain:?} {case}: {got_message:?} lacks {expected:?}");
         }
     }
@@ -430,7 +443,8 @@ async fn web3_sign_ins_are_refused_as_gotrue_refuses_them_when_off() {
 async fn sign_ups_closed_refuse_wallets_never_seen() {
     let app = web3_app(|auth| auth.signup_enabled = false).await;
     let stranger = Wallet::new(Chain::Ethereum);
-    let reply = sign_in(&app, Chain::Ethereum, &stranger, &Fields::new(Chain::Ethereum, stranger.address())).await;
+    let reply =
+        sign_in(&app, Chain::Ethereum, &stranger, &Fields::new(Chain::Ethereum, stranger.address())).await;
     assert_eq!((reply.status, reply.code()), (422, "signup_disabled"));
 }
 
@@ -439,7 +453,8 @@ async fn web3_sign_ins_count_under_their_own_rate_limit() {
     let app = web3_app(|auth| auth.rate_limit_web3 = 2).await;
     let wallet = Wallet::new(Chain::Solana);
     for _ in 0..2 {
-        let reply = sign_in(&app, Chain::Solana, &wallet, &Fields::new(Chain::Solana, wallet.address())).await;
+        let reply =
+            sign_in(&app, Chain::Solana, &wallet, &Fields::new(Chain::Solana, wallet.address())).await;
         assert_eq!(reply.status, 200, "{:?}", reply.body);
     }
     let third = sign_in(&app, Chain::Solana, &wallet, &Fields::new(Chain::Solana, wallet.address())).await;

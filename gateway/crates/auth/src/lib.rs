@@ -47,9 +47,9 @@ pub mod sms;
 pub mod store;
 pub mod tokens;
 pub mod users;
+pub mod web3;
 pub mod webauthn;
 pub mod webauthn_store;
-pub mod web3;
 
 use axum::{
     Router, middleware,

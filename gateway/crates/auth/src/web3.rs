@@ -100,7 +100,9 @@ pub fn parse(chain: Chain, raw: &str) -> Result<Message, String> {
     let address = lines[1].trim();
     let address_ok = match chain {
         Chain::Ethereum => address.len() == 42 && address.starts_with("0x") && is_hex(&address[2..]),
-        Chain::Solana => (32..=44).contains(&address.len()) && address.chars().all(|c| c.is_ascii_alphanumeric()),
+        Chain::Solana => {
+            (32..=44).contains(&address.len()) && address.chars().all(|c| c.is_ascii_alphanumeric())
+        }
     };
     if !address_ok {
         return Err(fail(match chain {
@@ -168,7 +170,10 @@ pub fn parse(chain: Chain, raw: &str) -> Result<Message, String> {
                     Chain::Ethereum => value.parse::<i64>().is_ok_and(|id| id > 0),
                     Chain::Solana => {
                         value.is_empty()
-                            || matches!(value, "solana:mainnet" | "solana:devnet" | "solana:testnet" | "solana:localnet")
+                            || matches!(
+                                value,
+                                "solana:mainnet" | "solana:devnet" | "solana:testnet" | "solana:localnet"
+                            )
                     }
                 };
                 if !valid {
@@ -178,15 +183,19 @@ pub fn parse(chain: Chain, raw: &str) -> Result<Message, String> {
             }
             "Nonce" => message.nonce = Some(value.to_owned()),
             "Issued At" => {
-                issued_at = Some(timestamp(value).ok_or_else(|| fail("Issued At is not a valid ISO8601 timestamp"))?);
+                issued_at =
+                    Some(timestamp(value).ok_or_else(|| fail("Issued At is not a valid ISO8601 timestamp"))?);
             }
             "Expiration Time" => {
-                message.expiration_time =
-                    Some(timestamp(value).ok_or_else(|| fail("Expiration Time is not a valid ISO8601 timestamp"))?);
+                message.expiration_time = Some(
+                    timestamp(value)
+                        .ok_or_else(|| fail("Expiration Time is not a valid ISO8601 timestamp"))?,
+                );
             }
             "Not Before" => {
-                message.not_before =
-                    Some(timestamp(value).ok_or_else(|| fail("Not Before is not a valid ISO8601 timestamp"))?);
+                message.not_before = Some(
+                    timestamp(value).ok_or_else(|| fail("Not Before is not a valid ISO8601 timestamp"))?,
+                );
             }
             "Request ID" => message.request_id = Some(value.to_owned()),
             _ => {}
@@ -228,7 +237,10 @@ fn valid_domain(domain: &str) -> bool {
             && !l.starts_with('-')
             && !l.ends_with('-')
     };
-    !rest.is_empty() && rest.iter().all(label) && top.len() >= 2 && top.bytes().all(|b| b.is_ascii_alphabetic())
+    !rest.is_empty()
+        && rest.iter().all(label)
+        && top.len() >= 2
+        && top.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// What Go's `url.ParseRequestURI` accepts, near enough: an absolute URI or
@@ -375,30 +387,82 @@ mod tests {
                 eth("Ethereum account", "Bitcoin account"),
                 "siwe: message first line does not end in \" wants you to sign in with your Ethereum account:\"",
             ),
-            (Chain::Ethereum, eth("example.com wants", "exa_mple.com wants"), "siwe: domain in first line of message is not valid"),
-            (Chain::Ethereum, eth("example.com wants", "example.c0m wants"), "siwe: domain in first line of message is not valid"),
-            (Chain::Ethereum, eth("0xa1E9", "0xZ1E9"), "siwe: wallet address is not a valid Ethereum address"),
+            (
+                Chain::Ethereum,
+                eth("example.com wants", "exa_mple.com wants"),
+                "siwe: domain in first line of message is not valid",
+            ),
+            (
+                Chain::Ethereum,
+                eth("example.com wants", "example.c0m wants"),
+                "siwe: domain in first line of message is not valid",
+            ),
+            (
+                Chain::Ethereum,
+                eth("0xa1E9", "0xZ1E9"),
+                "siwe: wallet address is not a valid Ethereum address",
+            ),
             (Chain::Ethereum, eth("327E\n\n", "327E\nx\n"), "siwe: third line must be empty"),
             (Chain::Ethereum, eth("Chain ID: 1", "Chain ID: 0"), "siwe: Chain ID is not valid"),
             (Chain::Ethereum, eth("Chain ID: 1", "Chain ID: mainnet"), "siwe: Chain ID is not valid"),
-            (Chain::Ethereum, eth("Version: 1", "Version: 2"), "siwe: Version value is not supported, expected 1 got \"2\""),
-            (Chain::Ethereum, eth("URI: https://example.com/login", "URI: example.com"), "siwe: URI is not valid"),
-            (Chain::Ethereum, eth("URI: https://example.com/login", "Nonce: x"), "siwe: URI is not specified"),
-            (Chain::Ethereum, eth("Issued At: 2025-03-29T00:00:00.000Z", "Nonce: x"), "siwe: Issued At is not specified"),
-            (Chain::Ethereum, eth("2025-03-29T00:00:00.000Z", "yesterday"), "siwe: Issued At is not a valid ISO8601 timestamp"),
-            (Chain::Ethereum, eth("Expiration Time: 2025-03-29T00:10:00Z", "Expiration Time: 2025-03-28T00:10:00Z"), "siwe: Issued At is after Expiration Time"),
-            (Chain::Ethereum, eth("Not Before: 2025-03-29T00:00:00Z", "Not Before: 2025-03-29T00:20:00Z"), "siwe: Not Before is after Expiration Time"),
-            (Chain::Ethereum, eth("- ipfs://b", "- not a uri"), "siwe: Resource at position 1 has invalid URI"),
-            (Chain::Ethereum, eth("Request ID: r-1", "just words"), "siwe: encountered unparsable line at index 12"),
+            (
+                Chain::Ethereum,
+                eth("Version: 1", "Version: 2"),
+                "siwe: Version value is not supported, expected 1 got \"2\"",
+            ),
+            (
+                Chain::Ethereum,
+                eth("URI: https://example.com/login", "URI: example.com"),
+                "siwe: URI is not valid",
+            ),
+            (
+                Chain::Ethereum,
+                eth("URI: https://example.com/login", "Nonce: x"),
+                "siwe: URI is not specified",
+            ),
+            (
+                Chain::Ethereum,
+                eth("Issued At: 2025-03-29T00:00:00.000Z", "Nonce: x"),
+                "siwe: Issued At is not specified",
+            ),
+            (
+                Chain::Ethereum,
+                eth("2025-03-29T00:00:00.000Z", "yesterday"),
+                "siwe: Issued At is not a valid ISO8601 timestamp",
+            ),
+            (
+                Chain::Ethereum,
+                eth("Expiration Time: 2025-03-29T00:10:00Z", "Expiration Time: 2025-03-28T00:10:00Z"),
+                "siwe: Issued At is after Expiration Time",
+            ),
+            (
+                Chain::Ethereum,
+                eth("Not Before: 2025-03-29T00:00:00Z", "Not Before: 2025-03-29T00:20:00Z"),
+                "siwe: Not Before is after Expiration Time",
+            ),
+            (
+                Chain::Ethereum,
+                eth("- ipfs://b", "- not a uri"),
+                "siwe: Resource at position 1 has invalid URI",
+            ),
+            (
+                Chain::Ethereum,
+                eth("Request ID: r-1", "just words"),
+                "siwe: encountered unparsable line at index 12",
+            ),
             (
                 Chain::Solana,
-                SIWE.replace("Ethereum", "Solana").replace("0xa1E993d09257291470e86778399D79A0864F327E", "0x-1"),
+                SIWE.replace("Ethereum", "Solana")
+                    .replace("0xa1E993d09257291470e86778399D79A0864F327E", "0x-1"),
                 "siws: wallet address is not in base58 format",
             ),
             (
                 Chain::Solana,
                 SIWE.replace("Ethereum", "Solana")
-                    .replace("0xa1E993d09257291470e86778399D79A0864F327E", "2EZEiBdw47VHT6SpZSW9VnuSvBe7DxuYHBTxj19gxvv8")
+                    .replace(
+                        "0xa1E993d09257291470e86778399D79A0864F327E",
+                        "2EZEiBdw47VHT6SpZSW9VnuSvBe7DxuYHBTxj19gxvv8",
+                    )
                     .replace("Chain ID: 1", "Chain ID: solana:moonnet"),
                 "siws: Chain ID is not valid",
             ),
@@ -413,7 +477,9 @@ mod tests {
         for ok in ["localhost", "localhost:5173", "example.com", "a.b-c.example.co:443"] {
             assert!(valid_domain(ok), "{ok}");
         }
-        for bad in ["example", "-a.com", "a..com", "example.c0m", "example.com:", "example.com:123456", "127.0.0.1"] {
+        for bad in
+            ["example", "-a.com", "a..com", "example.c0m", "example.com:", "example.com:123456", "127.0.0.1"]
+        {
             assert!(!valid_domain(bad), "{bad}");
         }
     }

@@ -14,8 +14,8 @@ pub mod signup;
 pub mod token;
 pub mod user;
 pub mod verify;
-pub mod webauthn_factor;
 pub mod web3;
+pub mod webauthn_factor;
 
 use serde_json::Value;
 

@@ -104,8 +104,11 @@ async fn issue(
             super::oauth::id_token_grant(&state, ip, user_agent.as_deref(), params).await
         }
         Some("web3") => {
-            let params =
-                super::web3::Web3Params { chain: body.chain, message: body.message, signature: body.signature };
+            let params = super::web3::Web3Params {
+                chain: body.chain,
+                message: body.message,
+                signature: body.signature,
+            };
             Ok(Json(super::web3::web3_grant(&state, ip, user_agent.as_deref(), params).await?))
         }
         _ => Err(AuthError::unsupported_grant_type().into()),

@@ -106,10 +106,13 @@ pub async fn web3_grant(
         identity_data: &data,
     };
     let account =
-        external::find_or_create(&state.db, &external, None, config.autoconfirm, config.signup_enabled).await?;
+        external::find_or_create(&state.db, &external, None, config.autoconfirm, config.signup_enabled)
+            .await?;
     let user_id = match account {
         Account::Found(id) => id,
-        Account::Banned => return Err(AuthError::new(StatusCode::FORBIDDEN, "user_banned", "User is banned").into()),
+        Account::Banned => {
+            return Err(AuthError::new(StatusCode::FORBIDDEN, "user_banned", "User is banned").into());
+        }
         Account::SignupDisabled => return Err(AuthError::signup_disabled().into()),
         // Without a linking target or an e-mail address nothing else is answered.
         Account::AlreadyLinked | Account::IdentityTaken | Account::EmailTaken => {
@@ -120,7 +123,8 @@ pub async fn web3_grant(
     let refresh_token = tokens::generate()?;
     let sign_in = SignIn { provider: "web3", method: method::WEB3 };
     let started =
-        store::start_session(&state.db, user_id, sign_in, &tokens::digest(&refresh_token), user_agent, ip).await?;
+        store::start_session(&state.db, user_id, sign_in, &tokens::digest(&refresh_token), user_agent, ip)
+            .await?;
     session_response(state, Grant::of(started, &refresh_token)).await
 }
 
@@ -167,7 +171,8 @@ fn judge(state: &AuthState, chain: Chain, message: &Message) -> Result<(), AuthE
         Chain::Ethereum => state.config.web3_ethereum_maximum_validity,
         Chain::Solana => state.config.web3_solana_maximum_validity,
     };
-    let validity = Duration::try_seconds(i64::try_from(validity).unwrap_or(i64::MAX)).unwrap_or(Duration::MAX);
+    let validity =
+        Duration::try_seconds(i64::try_from(validity).unwrap_or(i64::MAX)).unwrap_or(Duration::MAX);
     if message.issued_at.checked_add_signed(validity).is_some_and(|latest| now > latest) {
         return Err(refuse(format!("{name} message was issued too long ago")));
     }
