@@ -487,6 +487,84 @@ async fn the_reader_moves_to(successor_streams: bool) {
     assert_eq!(slots, 1, "one slot for the database, whichever gateway reads it");
 }
 
+/// The process that streams the database's slot, once one does.
+async fn slot_reader(app: &TestApp) -> i32 {
+    let admin = app.admin().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let pid: Option<i32> = admin
+            .query_one("select active_pid from pg_replication_slots where database = current_database()", &[])
+            .await
+            .expect("slot")
+            .get(0);
+        if let Some(pid) = pid {
+            return pid;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "nobody streams the slot");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_transaction_larger_than_decoding_memory_streams_while_it_runs_and_arrives_whole_at_commit() {
+    let app = feed().await;
+    let mut changes = subscribe(&app, vec![binding(1, "INSERT", Some("notes"), None)], anon()).await;
+    // The server streams what outgrows this; a sender reads it as it starts,
+    // so the reader's connection is ended and made again.
+    run(&app, &format!("alter database \"{}\" set logical_decoding_work_mem = '64kB'", app.database)).await;
+    let before = slot_reader(&app).await;
+    run(&app, &format!("select pg_terminate_backend({before})")).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while slot_reader(&app).await == before {
+        assert!(tokio::time::Instant::now() < deadline, "the reader did not connect again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let rows = |from: i32, to: i32| {
+        format!(
+            "insert into public.notes (id, body) select g, repeat('x', 200) from generate_series({from}, {to}) g;"
+        )
+    };
+    // Streamed, then rolled back whole: nothing of it arrives.
+    run(&app, &format!("begin; {} rollback;", rows(1, 400))).await;
+    // Streamed with a subtransaction that rolls back: the rest arrives.
+    run(
+        &app,
+        &format!(
+            "begin; {} savepoint s; {} rollback to savepoint s; {} commit;",
+            rows(1, 400),
+            rows(1001, 1400),
+            rows(401, 600)
+        ),
+    )
+    .await;
+
+    let mut ids = Vec::new();
+    for _ in 1..=600 {
+        ids.push(next(&mut changes).await["data"]["record"]["id"].as_i64().expect("id"));
+    }
+    assert_eq!(ids, (1..=600).collect::<Vec<_>>());
+    nothing_more(&mut changes).await;
+    let admin = app.admin().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let streamed: i64 = admin
+            .query_one(
+                "select coalesce(sum(stream_txns), 0)::bigint from pg_stat_replication_slots \
+                 where slot_name in (select slot_name from pg_replication_slots where database = current_database())",
+                &[],
+            )
+            .await
+            .expect("slot statistics")
+            .get(0);
+        if streamed >= 2 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the server streamed {streamed} transactions, not 2");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 async fn next_or_none(subscription: &mut Subscription) -> Option<Value> {
     tokio::time::timeout(Duration::from_secs(5), subscription.recv()).await.expect("an answer within 5 s")
 }

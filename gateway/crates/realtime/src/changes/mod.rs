@@ -29,6 +29,7 @@
 mod filter;
 mod pgoutput;
 mod reader;
+mod replication;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -1,6 +1,9 @@
-//! Decoding PostgreSQL's built-in `pgoutput` plugin (protocol version 1), as
-//! `pg_logical_slot_peek_binary_changes` returns it (one message per row) or
-//! the replication protocol streams it (Begin and Commit arrive decoded).
+//! Decoding PostgreSQL's built-in `pgoutput` plugin, as
+//! `pg_logical_slot_peek_binary_changes` returns it (protocol version 1, one
+//! message per row) or the replication connection streams it (version 2:
+//! a transaction larger than `logical_decoding_work_mem` arrives in blocks
+//! while it runs, each change naming its subtransaction, and is kept here
+//! until its Stream Commit, or dropped by its Stream Abort).
 //! The message formats are PostgreSQL's
 //! <https://www.postgresql.org/docs/15/protocol-logicalrep-message-formats.html>.
 //! Values come as text (the type's output function), which is what the
@@ -77,13 +80,51 @@ pub struct Transaction {
 pub struct Decoder {
     pub relations: HashMap<u32, Relation>,
     current: Option<Transaction>,
+    /// The streamed transaction whose block is being read (Stream Start to
+    /// Stream Stop).
+    block: Option<u32>,
+    /// Streamed transactions not yet committed or aborted, by top-level xid:
+    /// each change with the (sub)transaction that made it.
+    streamed: HashMap<u32, Vec<(u32, RowChange)>>,
 }
 
 impl Decoder {
     /// Feeds one message; a Commit message gives back its transaction.
     pub fn message(&mut self, data: &[u8]) -> Result<Option<Transaction>, String> {
         let mut r = Reader { data, at: 0 };
-        match r.u8()? {
+        let tag = r.u8()?;
+        // Inside a streamed block, changes and the messages that describe
+        // them name their (sub)transaction first.
+        let xid = match (self.block, tag) {
+            (Some(_), b'R' | b'Y' | b'I' | b'U' | b'D' | b'T' | b'M') => Some(r.u32()?),
+            _ => None,
+        };
+        match tag {
+            b'S' => {
+                let top = r.u32()?;
+                self.block = Some(top);
+                self.streamed.entry(top).or_default();
+            }
+            b'E' => self.block = None,
+            b'c' => {
+                let top = r.u32()?;
+                let _flags = r.u8()?;
+                let _commit_lsn = r.u64()?;
+                let end_lsn = r.u64()?;
+                let commit_time = r.i64()?;
+                let changes = self.streamed.remove(&top).unwrap_or_default();
+                let changes = changes.into_iter().map(|(_, change)| change).collect();
+                return Ok(Some(Transaction { commit_time, end_lsn, changes }));
+            }
+            b'A' => {
+                let top = r.u32()?;
+                let sub = r.u32()?;
+                if top == sub {
+                    self.streamed.remove(&top);
+                } else if let Some(changes) = self.streamed.get_mut(&top) {
+                    changes.retain(|(xid, _)| *xid != sub);
+                }
+            }
             b'B' => {
                 let _final_lsn = r.u64()?;
                 self.begin(r.i64()?);
@@ -119,7 +160,7 @@ impl Decoder {
                 let relation = r.u32()?;
                 r.expect(b'N')?;
                 let new = r.tuple()?;
-                self.push(RowChange { relation, kind: Kind::Insert, new: Some(new), old: None })?;
+                self.push(xid, RowChange { relation, kind: Kind::Insert, new: Some(new), old: None })?;
             }
             b'U' => {
                 let relation = r.u32()?;
@@ -133,13 +174,13 @@ impl Decoder {
                     return Err(format!("unexpected tuple tag {tag} in Update"));
                 }
                 let new = r.tuple()?;
-                self.push(RowChange { relation, kind: Kind::Update, new: Some(new), old })?;
+                self.push(xid, RowChange { relation, kind: Kind::Update, new: Some(new), old })?;
             }
             b'D' => {
                 let relation = r.u32()?;
                 let _tag = r.u8()?;
                 let old = r.tuple()?;
-                self.push(RowChange { relation, kind: Kind::Delete, new: None, old: Some(old) })?;
+                self.push(xid, RowChange { relation, kind: Kind::Delete, new: None, old: Some(old) })?;
             }
             // Origin, Type, Truncate and logical messages: Realtime sends no
             // `postgres_changes` for them.
@@ -148,28 +189,30 @@ impl Decoder {
         Ok(None)
     }
 
-    /// A Begin message, or the streaming protocol's Begin event (which
-    /// arrives decoded).
-    pub fn begin(&mut self, commit_time: i64) {
+    fn begin(&mut self, commit_time: i64) {
         self.current = Some(Transaction { commit_time, end_lsn: 0, changes: Vec::new() });
     }
 
-    /// A Commit message, or the streaming protocol's Commit event: the
-    /// transaction begun last, now whole.
-    pub fn commit(&mut self, end_lsn: u64, commit_time: i64) -> Result<Transaction, String> {
+    /// The transaction begun last, now whole.
+    fn commit(&mut self, end_lsn: u64, commit_time: i64) -> Result<Transaction, String> {
         let mut transaction = self.current.take().ok_or("Commit without Begin")?;
         transaction.end_lsn = end_lsn;
         transaction.commit_time = commit_time;
         Ok(transaction)
     }
 
-    /// Whether a transaction has begun and not yet committed.
+    /// Whether a transaction has begun, or been streamed in part, and has
+    /// neither committed nor aborted: the server's position may then be
+    /// inside it.
     pub fn in_transaction(&self) -> bool {
-        self.current.is_some()
+        self.current.is_some() || !self.streamed.is_empty()
     }
 
-    fn push(&mut self, change: RowChange) -> Result<(), String> {
-        self.current.as_mut().ok_or("a change outside a transaction")?.changes.push(change);
+    fn push(&mut self, xid: Option<u32>, change: RowChange) -> Result<(), String> {
+        match (self.block, xid) {
+            (Some(top), Some(xid)) => self.streamed.entry(top).or_default().push((xid, change)),
+            _ => self.current.as_mut().ok_or("a change outside a transaction")?.changes.push(change),
+        }
         Ok(())
     }
 }
@@ -302,6 +345,74 @@ mod tests {
         let relation = &decoder.relations[&16384];
         assert_eq!((relation.schema.as_str(), relation.table.as_str()), ("public", "items"));
         assert_eq!(relation.columns[0].name, "id");
+    }
+
+    fn streamed_insert(xid: u32, id: u8) -> Vec<u8> {
+        let mut insert = vec![b'I'];
+        insert.extend(xid.to_be_bytes());
+        insert.extend(16384u32.to_be_bytes());
+        insert.push(b'N');
+        insert.extend(2u16.to_be_bytes());
+        insert.push(b't');
+        insert.extend(1i32.to_be_bytes());
+        insert.push(id);
+        insert.push(b'n');
+        insert
+    }
+
+    fn stream_start(xid: u32) -> Vec<u8> {
+        let mut start = vec![b'S'];
+        start.extend(xid.to_be_bytes());
+        start.push(1);
+        start
+    }
+
+    fn stream_abort(xid: u32, sub: u32) -> Vec<u8> {
+        let mut abort = vec![b'A'];
+        abort.extend(xid.to_be_bytes());
+        abort.extend(sub.to_be_bytes());
+        abort
+    }
+
+    #[test]
+    fn a_streamed_transaction_arrives_at_its_commit_without_its_aborted_subtransactions() {
+        let mut decoder = Decoder::default();
+        let mut relation = vec![b'R'];
+        relation.extend(900u32.to_be_bytes());
+        relation.extend(&relation_message()[1..]);
+        let mut commit = vec![b'c'];
+        commit.extend(900u32.to_be_bytes());
+        commit.push(0);
+        commit.extend(100u64.to_be_bytes());
+        commit.extend(120u64.to_be_bytes());
+        commit.extend(5i64.to_be_bytes());
+        let blocks = [
+            stream_start(900),
+            relation,
+            streamed_insert(900, b'1'),
+            streamed_insert(901, b'2'),
+            vec![b'E'],
+            // Another transaction streams, then aborts whole.
+            stream_start(950),
+            streamed_insert(950, b'9'),
+            vec![b'E'],
+            stream_abort(950, 950),
+            stream_start(900),
+            streamed_insert(902, b'3'),
+            vec![b'E'],
+            // The subtransaction 901 rolls back.
+            stream_abort(900, 901),
+        ];
+        for message in &blocks {
+            assert!(decoder.message(message).expect("decodes").is_none());
+            assert!(decoder.in_transaction());
+        }
+        let transaction = decoder.message(&commit).expect("commit").expect("a transaction");
+
+        let ids: Vec<&Datum> = transaction.changes.iter().map(|c| &c.new.as_ref().expect("new")[0]).collect();
+        assert_eq!(ids, [&Datum::Text("1".into()), &Datum::Text("3".into())]);
+        assert_eq!(transaction.end_lsn, 120);
+        assert!(!decoder.in_transaction());
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! the slot move on (`sql/031_realtime_changes.sql`).
 //!
 //! It streams the slot over the replication protocol (`START_REPLICATION ...
-//! LOGICAL` with `pgoutput`, as Realtime's own replication connection does):
-//! each transaction arrives once, as it commits, and the slot moves with the
+//! LOGICAL` with `pgoutput`, as Realtime's own replication connection does;
+//! [`super::replication`]): each transaction arrives once, a large one while
+//! it runs where the server can stream it, and the slot moves with the
 //! standby status updates sent after publishing. A server that refuses the
 //! replication connection (no REPLICATION attribute for the schema owner's
 //! login, no `replication` line in `pg_hba.conf`) is read by polling instead:
@@ -26,12 +27,12 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use futures::FutureExt;
-use pgwire_replication::{Lsn, PgWireError, ReplicationClient, ReplicationConfig, ReplicationEvent};
 use serde_json::{Map, Value, json};
-use tokio_postgres::config::Host;
+use tokio::time::Instant;
 use tokio_postgres::{Client, NoTls};
 
 use super::pgoutput::{Datum, Decoder, Kind, Relation, RowChange, Transaction};
+use super::replication::{self, Event, Replication};
 use crate::config::ChangeFeed;
 use gateway_core::db::Db;
 
@@ -126,40 +127,31 @@ enum Stop {
     Failed(String),
 }
 
-impl From<PgWireError> for Stop {
-    fn from(e: PgWireError) -> Self {
-        let text = e.to_string();
-        // 42501: no REPLICATION attribute; 28000: no `replication` line in
-        // pg_hba.conf; 28P01 and other authentication failures: the login.
-        let refused = e.is_auth()
-            || ["SQLSTATE 42501", "SQLSTATE 28000", "SQLSTATE 28P01"].iter().any(|c| text.contains(c));
-        if refused { Stop::Refused(text) } else { Stop::Failed(text) }
+impl From<replication::Error> for Stop {
+    fn from(e: replication::Error) -> Self {
+        match &e {
+            // 42501: no REPLICATION attribute; 28000: no `replication` line
+            // in pg_hba.conf; 28P01 and the rest of class 28: the login.
+            replication::Error::Server { code, .. } if code == "42501" || code.starts_with("28") => {
+                Stop::Refused(e.to_string())
+            }
+            replication::Error::Login(_) => Stop::Refused(e.to_string()),
+            _ => Stop::Failed(e.to_string()),
+        }
     }
 }
 
-/// The replication connection's settings: the schema owner's login, on the
-/// slot and the publication Realtime reads.
-fn replication_config(login: &tokio_postgres::Config, slot: &str) -> Result<ReplicationConfig, Stop> {
-    let port = login.get_ports().first().copied().unwrap_or(5432);
-    let user =
-        login.get_user().ok_or_else(|| Stop::Refused("the schema owner's login names no user".into()))?;
-    let password = login.get_password().map(|p| String::from_utf8_lossy(p).into_owned()).unwrap_or_default();
-    let database = login.get_dbname().unwrap_or(user);
-    let config = match login.get_hosts().first() {
-        Some(Host::Unix(dir)) => {
-            ReplicationConfig::unix(dir.to_string_lossy(), port, user, password, database, slot, PUBLICATION)
-        }
-        Some(Host::Tcp(host)) => {
-            ReplicationConfig::new(host.as_str(), user, password, database, slot, PUBLICATION).with_port(port)
-        }
-        None => return Err(Stop::Refused("the schema owner's login names no host".into())),
-    };
-    Ok(config.with_status_interval(STATUS_INTERVAL).with_application_name("gateway realtime"))
+/// Opens the replication connection as the schema owner and starts
+/// streaming `slot`.
+async fn open(login: &tokio_postgres::Config, slot: &str) -> Result<Replication, replication::Error> {
+    let mut replication = Replication::connect(login, "gateway realtime").await?;
+    replication.start(slot, PUBLICATION).await?;
+    Ok(replication)
 }
 
 /// Streams the slot until something fails: each transaction is decoded as it
 /// arrives; what arrived together is published in one statement, and only
-/// then acknowledged, so the slot never moves past an unpublished change.
+/// then confirmed, so the slot never moves past an unpublished change.
 async fn stream(
     client: &Client,
     login: &tokio_postgres::Config,
@@ -167,7 +159,7 @@ async fn stream(
 ) -> Result<Infallible, Stop> {
     let failed = |e: tokio_postgres::Error| Stop::Failed(e.to_string());
     let slot: String = client.query_one("select _gateway.realtime_slot()", &[]).await.map_err(failed)?.get(0);
-    let mut replication = match ReplicationClient::connect(replication_config(login, &slot)?).await {
+    let mut replication = match open(login, &slot).await {
         Ok(replication) => replication,
         Err(e) if invalidated(&e) => {
             tracing::error!(
@@ -183,41 +175,58 @@ async fn stream(
         }
         Err(e) => return Err(e.into()),
     };
-    tracing::info!("this gateway reads the database's changes for Realtime, streaming the slot");
+    tracing::info!(
+        large_transactions_streamed = replication.streams_in_progress(),
+        "this gateway reads the database's changes for Realtime, streaming the slot"
+    );
     let mut decoder = Decoder::default();
     let mut batch: Vec<Transaction> = Vec::new();
-    // Where the slot may move once the batch is published.
+    // Where the slot may move once the batch is published; where it was
+    // last confirmed, and when.
     let mut reached: Option<u64> = None;
+    let mut applied = 0u64;
+    let mut confirmed = 0u64;
+    let mut last_status = Instant::now();
     loop {
-        let mut next = replication.recv().await;
-        loop {
-            match next?.ok_or_else(|| Stop::Failed("the replication stream ended".into()))? {
-                ReplicationEvent::Begin { commit_time_micros, .. } => decoder.begin(commit_time_micros),
-                ReplicationEvent::XLogData { data, .. } => {
-                    decoder.message(&data).map_err(Stop::Failed)?;
-                }
-                ReplicationEvent::Commit { end_lsn, commit_time_micros, .. } => {
-                    let transaction =
-                        decoder.commit(end_lsn.as_u64(), commit_time_micros).map_err(Stop::Failed)?;
-                    reached = reached.max(Some(transaction.end_lsn));
-                    if !transaction.changes.is_empty() {
-                        batch.push(transaction);
+        // A position not yet confirmed is sent when due, even if nothing
+        // else arrives.
+        let first = if applied > confirmed {
+            match tokio::time::timeout_at(last_status + STATUS_INTERVAL, replication.recv()).await {
+                Ok(event) => Some(event?),
+                Err(_) => None,
+            }
+        } else {
+            Some(replication.recv().await?)
+        };
+        let mut reply = first.is_none();
+        if let Some(mut event) = first {
+            loop {
+                match event {
+                    Event::Data(data) => {
+                        if let Some(transaction) = decoder.message(&data).map_err(Stop::Failed)? {
+                            reached = reached.max(Some(transaction.end_lsn));
+                            if !transaction.changes.is_empty() {
+                                batch.push(transaction);
+                            }
+                        }
+                    }
+                    Event::KeepAlive { wal_end, reply: asked } => {
+                        reply |= asked;
+                        // Between transactions, everything before the
+                        // server's position has arrived: the slot may move
+                        // there, past WAL of tables outside the publication.
+                        if !decoder.in_transaction() {
+                            reached = reached.max(Some(wal_end));
+                        }
                     }
                 }
-                // Between transactions, everything before the server's
-                // position has arrived: the slot may move there, past WAL
-                // of tables outside the publication.
-                ReplicationEvent::KeepAlive { wal_end, .. } if !decoder.in_transaction() => {
-                    reached = reached.max(Some(wal_end.as_u64()));
+                if batch.len() >= STREAM_BATCH {
+                    break;
                 }
-                _ => {}
-            }
-            if batch.len() >= STREAM_BATCH {
-                break;
-            }
-            match replication.recv().now_or_never() {
-                Some(event) => next = event,
-                None => break,
+                match replication.recv().now_or_never() {
+                    Some(next) => event = next?,
+                    None => break,
+                }
             }
         }
         if !batch.is_empty() {
@@ -225,14 +234,19 @@ async fn stream(
             batch.clear();
         }
         if let Some(lsn) = reached.take() {
-            replication.update_applied_lsn(Lsn::from_u64(lsn));
+            applied = applied.max(lsn);
+        }
+        if reply || (applied > confirmed && last_status.elapsed() >= STATUS_INTERVAL) {
+            replication.confirm(applied).await?;
+            confirmed = applied;
+            last_status = Instant::now();
         }
     }
 }
 
 /// The server can no longer decode the slot (it held more WAL than
 /// `max_slot_wal_keep_size`).
-fn invalidated(e: &PgWireError) -> bool {
+fn invalidated(e: &replication::Error) -> bool {
     let text = e.to_string();
     text.contains("invalidated") || text.contains("can no longer get changes")
 }
