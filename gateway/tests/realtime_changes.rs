@@ -337,16 +337,18 @@ async fn second_gateway(first: &TestApp) -> TestApp {
 }
 
 async fn second_gateway_with(first: &TestApp, owner: bool) -> TestApp {
-    let login = |role: &str| {
-        let mut config = common::cluster().cluster.pg_config(role);
-        config.dbname(&first.database);
-        config
-    };
-    let options = common::Options {
-        api: Some(login("authenticator")),
-        owner: owner.then(|| login(gateway::embedded::SUPERUSER)),
-        ..Default::default()
-    };
+    second_gateway_as(first, owner.then(|| login(first, gateway::embedded::SUPERUSER))).await
+}
+
+/// A login to the first gateway's database on the test cluster.
+fn login(first: &TestApp, role: &str) -> tokio_postgres::Config {
+    let mut config = common::cluster().cluster.pg_config(role);
+    config.dbname(&first.database);
+    config
+}
+
+async fn second_gateway_as(first: &TestApp, owner: Option<tokio_postgres::Config>) -> TestApp {
+    let options = common::Options { api: Some(login(first, "authenticator")), owner, ..Default::default() };
     let mut other = spawn_app_with(options).await;
     other.database = first.database.clone();
     other
@@ -562,6 +564,62 @@ async fn a_transaction_larger_than_decoding_memory_streams_while_it_runs_and_arr
         }
         assert!(tokio::time::Instant::now() < deadline, "the server streamed {streamed} transactions, not 2");
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_schema_owner_that_logs_in_with_a_password_streams_the_slot() {
+    // Each login method the server may ask of the replication connection,
+    // for a role of its own: the other tests' logins are trusted.
+    let cases = [
+        ("gateway_scram_owner", "scram-sha-256"),
+        ("gateway_md5_owner", "md5"),
+        ("gateway_password_owner", "password"),
+    ];
+    let cluster = &common::cluster().cluster;
+    let hba = cluster.pgdata().join("pg_hba.conf");
+    let lines = std::fs::read_to_string(&hba).expect("pg_hba.conf");
+    let mut ours = String::new();
+    for (role, method) in cases {
+        ours.push_str(&format!("local all {role} {method}\nlocal replication {role} {method}\n"));
+    }
+    if !lines.starts_with(&ours) {
+        std::fs::write(&hba, format!("{ours}{lines}")).expect("pg_hba.conf written");
+    }
+    for (role, method) in cases {
+        let first = feed().await;
+        let encryption = if method == "md5" { "md5" } else { "scram-sha-256" };
+        run(
+            &first,
+            &format!(
+                "set password_encryption = '{encryption}';
+                 do $$ begin
+                   if not exists (select from pg_roles where rolname = '{role}') then
+                     create role {role} login superuser replication;
+                   end if;
+                 end $$;
+                 alter role {role} password 'the {method} password';
+                 select pg_reload_conf();"
+            ),
+        )
+        .await;
+        let notes = || vec![binding(1, "INSERT", Some("notes"), None)];
+        first.state.realtime.changes.stop();
+        let mut owner = login(&first, role);
+        owner.password(format!("the {method} password"));
+        let second = second_gateway_as(&first, Some(owner)).await;
+        let mut changes = subscribe(&second, notes(), anon()).await;
+        run(&first, "insert into public.notes (id) values (1)").await;
+
+        assert_eq!(next(&mut changes).await["data"]["record"]["id"], 1, "{method}");
+        let streaming: i64 = first
+            .admin()
+            .await
+            .query_one("select count(*) from pg_stat_replication where usename = $1", &[&role])
+            .await
+            .expect("pg_stat_replication")
+            .get(0);
+        assert_eq!(streaming, 1, "{method}: the reader streams as {role}");
     }
 }
 
