@@ -94,6 +94,10 @@ export async function measureColdLoad(browser, baseURL, path, conditions = slow4
   // the HTML, none need to (the bytes DevTools counts per kind are all of them).
   const times = await page.evaluate(() => ({
     ...window.__firstScreen,
+    // When the document had arrived and when the parser was done with it: the
+    // first paint's time between them is parsing, styling and layout.
+    documentEnd: performance.getEntriesByType('navigation')[0].responseEnd,
+    domInteractive: performance.getEntriesByType('navigation')[0].domInteractive,
     scriptBeforeCard: performance
       .getEntriesByType('resource')
       .filter((entry) => new URL(entry.name).pathname.endsWith('.js') && entry.responseEnd <= window.__firstScreen.firstCard)
