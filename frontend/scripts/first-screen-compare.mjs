@@ -44,7 +44,7 @@ try {
       for (const [index, frontend] of frontends.entries()) {
         const key = `${pagePath} ${frontend.label}`;
         if (!loads.has(key)) loads.set(key, []);
-        loads.get(key).push(await measureColdLoad(browser, shops[index].url, pagePath));
+        loads.get(key).push(await measureColdLoad(browser, shops[index].url, pagePath, slow4g, { trace: true }));
       }
     }
   }
@@ -56,6 +56,12 @@ try {
     console.log(
       `${pagePath.padEnd(8)} ${label.padEnd(16)} ${s(m('fcp')).padEnd(8)} ${s(m('domInteractive')).padEnd(8)} ${s(m('lcp')).padEnd(8)} ` +
         `${s(m('firstCard')).padEnd(8)} ${m('cls').toFixed(3).padEnd(6)} (${list.map((load) => (load.fcp / 1000).toFixed(2)).join(' ')})`,
+    );
+    const kinds = [...new Set(list.flatMap((load) => Object.keys(load.beforePaint ?? {})))];
+    console.log(
+      `${''.padEnd(26)}main thread before the first paint, CPU ms: ` +
+        kinds.map((kind) => `${kind} ${median(list.map((load) => load.beforePaint?.[kind] ?? 0)).toFixed(0)}`).join(', ') +
+        `; the entry ran before it in ${list.filter((load) => load.beforePaint?.entry).length} of ${list.length}`,
     );
   }
 } finally {

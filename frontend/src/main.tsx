@@ -29,6 +29,11 @@ declare global {
   }
 }
 
+/** Runs `task` once the browser has painted the next frame. */
+function afterNextPaint(task: () => void) {
+  requestAnimationFrame(() => setTimeout(task, 0));
+}
+
 function start() {
   const inline = prefetchFirstScreen(queryClient, window.location.pathname, window.location.search);
   // A page the gateway pre-rendered and filled (gateway/src/first_screen/) is
@@ -39,8 +44,14 @@ function start() {
     // yield to the browser every few milliseconds (a phone's main thread is
     // not blocked for the whole page) and to a tap that comes meanwhile
     // (https://react.dev/reference/react-dom/client/hydrateRoot).
-    startTransition(() => {
-      hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+    // It waits for the page's first paint: Chromium runs a module that has
+    // arrived by the end of parsing before it paints, and the phone would
+    // paint nothing until React had finished (a frame after the paint, the
+    // page shows as it was sent either way).
+    afterNextPaint(() => {
+      startTransition(() => {
+        hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+      });
     });
   } else {
     createRoot(container).render(app);
