@@ -83,7 +83,7 @@ export default function LandingPage() {
           </ul>
         </Section>
 
-        <section aria-labelledby="payment-title" className="below-first-screen bg-slate-50 py-16">
+        <section aria-labelledby="payment-title" className="bg-slate-50 py-16">
           <div className="mx-auto max-w-7xl px-4 sm:px-6">
             <h2 id="payment-title" className="text-center text-2xl font-bold tracking-tight text-slate-900 sm:text-3xl">
               Otros medios de pago
@@ -257,7 +257,7 @@ function HeroVisual() {
 function Contact() {
   const { email: contactEmail, phone: contactPhone } = useShopFace();
   return (
-    <section id={landingAnchors.contact} tabIndex={-1} aria-labelledby="contact-title" className="below-first-screen scroll-mt-16 py-16 focus:outline-none">
+    <section id={landingAnchors.contact} tabIndex={-1} aria-labelledby="contact-title" className="scroll-mt-16 py-16 focus:outline-none">
       <div className="mx-auto max-w-7xl px-4 sm:px-6">
         <div className="grid gap-10 overflow-hidden rounded-3xl bg-gradient-to-br from-brand-800 to-brand-700 p-8 text-white sm:p-12 lg:grid-cols-2">
           <div>
@@ -338,7 +338,7 @@ function Section({
       id={id}
       tabIndex={-1}
       aria-labelledby={`${id}-title`}
-      className={`below-first-screen scroll-mt-16 py-16 focus:outline-none sm:py-20 ${tinted ? 'bg-slate-50' : ''}`}
+      className={`scroll-mt-16 py-16 focus:outline-none sm:py-20 ${tinted ? 'bg-slate-50' : ''}`}
     >
       <div className="mx-auto max-w-7xl px-4 sm:px-6">
         <p className="text-center text-sm font-semibold uppercase tracking-wide text-brand-700">{eyebrow}</p>
