@@ -34,13 +34,13 @@ if (!placeholder.test(index)) throw new Error('dist/index.html has no <div id="r
 // first paint waits for no request but the page itself (on slow mobile data
 // the stylesheet's own round trip, competing with the scripts, was most of the
 // first paint), and only that part: the phone styles the first screen with a
-// third to a half of the rules. The whole stylesheet is linked at the end of
-// the body for a medium no screen is, which neither holds the first paint
-// back nor pauses the parser (Chromium pauses it at a stylesheet in the body),
-// and turned on when it has loaded
-// (https://web.dev/articles/defer-non-critical-css); it arrives before the
-// scripts that draw anything else, and the app's chunk loader finds the link
-// and adds no other.
+// third to a half of the rules. The whole stylesheet follows it, for a medium
+// no screen is, which holds neither the paint nor the parser back, and is
+// switched on when it has loaded (https://web.dev/articles/defer-non-critical-css);
+// it arrives long before the scripts that draw anything else, and the app's
+// chunk loader finds the link and adds no other. (At the end of the body the
+// same link held the store's first paint back in the comparison:
+// docs/benchmarks.md.)
 const stylesheet = /<link rel="stylesheet" crossorigin href="\/(static\/[^"]+\.css)">/;
 const css = index.match(stylesheet)?.[1];
 if (!css) throw new Error('dist/index.html links no stylesheet');
@@ -68,9 +68,13 @@ for (const [name, path] of Object.entries(prerenderedPages)) {
   const critical = criticalCss(fullCss, new Set([...classesOf(body), ...classesOf(await renderPage(path, sampleProducts())), ...cardClasses]));
   const page = index
     .replace(placeholder, () => `<div id="root" data-prerendered="${name}">${body}</div>`)
-    .replace(stylesheet, () => `<style>${critical.replace(/<\/style/gi, '<\\/style')}</style>`)
-    .replace('</head>', () => `${preloads}</head>`)
-    .replace('</body>', () => `<link rel="stylesheet" crossorigin href="/${css}" media="print" onload="this.media='all'"></body>`);
+    .replace(
+      stylesheet,
+      () =>
+        `<style>${critical.replace(/<\/style/gi, '<\\/style')}</style>` +
+        `<link rel="stylesheet" crossorigin href="/${css}" media="print" onload="this.media='all'">`,
+    )
+    .replace('</head>', () => `${preloads}</head>`);
   writeFileSync(`${root}dist/prerendered/${name}.html`, page);
   console.log(
     `prerendered ${path} -> dist/prerendered/${name}.html (${(page.length / 1024).toFixed(1)} KB, ` +
