@@ -34,7 +34,7 @@ if (!placeholder.test(index)) throw new Error('dist/index.html has no <div id="r
 // first paint waits for no request but the page itself (on slow mobile data
 // the stylesheet's own round trip, competing with the scripts, was most of the
 // first paint), and only that part: the phone styles the first screen with a
-// third to a half of the rules. The whole stylesheet follows it, for a medium
+// half to three fifths of the stylesheet. The whole stylesheet follows it, for a medium
 // no screen is, which holds neither the paint nor the parser back, and is
 // switched on when it has loaded (https://web.dev/articles/defer-non-critical-css);
 // it arrives long before the scripts that draw anything else, and the app's

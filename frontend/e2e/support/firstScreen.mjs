@@ -113,9 +113,9 @@ export async function measureColdLoad(browser, baseURL, path, conditions = slow4
  * The renderer's main-thread work from the start of the navigation to the
  * first contentful paint, in CPU milliseconds by kind (`ParseHTML`,
  * `UpdateLayoutTree` for styles, `Layout`, `EvaluateScript`, ... as DevTools
- * names trace events), and `all`, the tasks it ran in that time. CPU time,
- * unlike the clock, hardly moves with the machine's load; it is the time
- * before throttling (DevTools' 4x slowdown pauses the thread between slices).
+ * names trace events; nested ones count in each), and `all`, the tasks it
+ * ran in that time: the trace's thread time, which the machine's load moves
+ * less than the clock.
  */
 function mainThreadBeforePaint(events) {
   const paint = events.find((event) => event.name === 'firstContentfulPaint');
