@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { assertNoProblems, launch, newPage } from './support/browser.mjs';
 import { startShop } from './support/shop.mjs';
+import { classesOf, criticalCss } from '../scripts/critical-css.mjs';
 
 const ssrBundle = fileURLToPath(new URL('../dist-ssr/prerender.js', import.meta.url));
 
@@ -110,6 +111,46 @@ test('the landing is served with its featured models as HTML, equal to what Reac
   assert.ok(!html.includes('__first_screen_shop_name__') && !html.includes('wa.me/1000000000001'), 'no placeholder is left');
   assert.ok(html.includes('https://wa.me/573001234567?text='), 'the chat links carry the shop number');
 });
+
+for (const path of ['/store', '/']) {
+  test(`${path} carries the rules of every class its HTML uses, and links the whole stylesheet without waiting for it`, async () => {
+    const html = await served(path);
+    const inline = html.match(/<style>([\s\S]*?)<\/style>/)?.[1];
+    assert.ok(inline, 'the page has its stylesheet inline');
+    const href = html.match(/<link rel="stylesheet" crossorigin href="(\/static\/[^"]+\.css)" media="print" onload="this.media='all'">/)?.[1];
+    assert.ok(href, 'the whole stylesheet is linked, not holding the first paint back');
+    const full = await (await fetch(new URL(href, shop.url))).text();
+    assert.ok(inline.length < full.length, 'only part of the stylesheet is inline');
+    // Every class the page's HTML names (the gateway's cards too) whose rule
+    // the whole stylesheet has, the inline part has.
+    const missing = [...classesOf(html)].filter((name) => {
+      const rule = criticalCss(full, new Set([name]));
+      const none = criticalCss(full, new Set());
+      return rule.length > none.length && criticalCss(inline, new Set([name])).length === criticalCss(inline, new Set()).length;
+    });
+    assert.deepEqual(missing, []);
+  });
+
+  test(`${path} looks the same before and after the whole stylesheet arrives`, async () => {
+    const boxes = async (withStylesheet) => {
+      const page = await newPage(browser, { width: 360, height: 780 }, { baseURL: shop.url });
+      if (!withStylesheet) await page.route(/\/static\/[^/]+\.css$/, (route) => route.abort());
+      // Without its scripts the page stays as the HTML drew it.
+      await page.route(/\.js$/, (route) => route.abort());
+      await page.goto(path, { waitUntil: 'load' });
+      const result = await page.evaluate(() =>
+        [...document.querySelectorAll('#root *')].map((element) => {
+          const box = element.getBoundingClientRect();
+          const style = getComputedStyle(element);
+          return `${element.tagName} ${box.x},${box.y},${box.width},${box.height} ${style.color} ${style.backgroundColor} ${style.fontSize}`;
+        }),
+      );
+      await page.context().close();
+      return result;
+    };
+    assert.deepEqual(await boxes(false), await boxes(true));
+  });
+}
 
 test('an address with filters, or a shop without the data, is served the plain page', async () => {
   const filtered = await served('/store?categoria=celulares');

@@ -29,6 +29,19 @@ declare global {
   }
 }
 
+/** Runs `task` once the browser has painted the next frame, or at once in a hidden tab (which draws no frames). */
+function afterNextPaint(task: () => void) {
+  let done = false;
+  const run = () => {
+    if (!done) {
+      done = true;
+      task();
+    }
+  };
+  requestAnimationFrame(() => setTimeout(run, 0));
+  if (document.visibilityState === 'hidden') setTimeout(run, 0);
+}
+
 function start() {
   const inline = prefetchFirstScreen(queryClient, window.location.pathname, window.location.search);
   // A page the gateway pre-rendered and filled (gateway/src/first_screen/) is
@@ -39,8 +52,14 @@ function start() {
     // yield to the browser every few milliseconds (a phone's main thread is
     // not blocked for the whole page) and to a tap that comes meanwhile
     // (https://react.dev/reference/react-dom/client/hydrateRoot).
-    startTransition(() => {
-      hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+    // It waits for the page's first paint: Chromium may run a module that
+    // has arrived by the end of parsing before it paints (1-2 loads in 9 in
+    // docs/benchmarks.md), and the phone would then paint nothing until React
+    // had finished; a frame later, the page shows as it was sent either way.
+    afterNextPaint(() => {
+      startTransition(() => {
+        hydrateRoot(container, app, { onRecoverableError: hydrationMismatch });
+      });
     });
   } else {
     createRoot(container).render(app);

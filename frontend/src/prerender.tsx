@@ -13,7 +13,9 @@ import type { ShopCompany } from './lib/api/fetchShopCompany';
 import type { Product } from './lib/types';
 import { FeaturedModels } from './features/landing/components/FeaturedModels';
 import { ProductCard } from './features/store/components/ProductCard';
-import { FIRST_SCREEN_CARDS } from './features/store/queries';
+import { featuredQuery } from './features/landing/queries';
+import { FIRST_SCREEN_CARDS, storeProductsQuery } from './features/store/queries';
+import { filtersFromSearch } from './features/store/storeUrl';
 import { paths } from './paths';
 
 /** The pages pre-rendered, by the file the gateway reads them from. */
@@ -32,14 +34,26 @@ function configure(overrides: Partial<AppConfig> = {}) {
   });
 }
 
-/** The markup of `path` inside `#root`, with its first-screen slots empty. */
-export async function renderPage(path: string): Promise<string> {
+/**
+ * The markup of `path` inside `#root`, with its first-screen slots empty; or,
+ * given `products`, with its slots drawn from them as the app draws the page
+ * (scripts/prerender.mjs reads which classes the filled slots use).
+ */
+export async function renderPage(path: string, products?: Product[]): Promise<string> {
   configure();
   const client = createQueryClient();
   const company: Partial<ShopCompany> = { name: PRERENDER_PLACEHOLDERS.shopName };
   client.setQueryData(shopCompanyQuery.queryKey, company as ShopCompany);
+  if (products) {
+    client.setQueryData(featuredQuery.queryKey, products);
+    // More than one page of them: the store shows its "more" button.
+    client.setQueryData(storeProductsQuery(filtersFromSearch(new URLSearchParams()), 1).queryKey, {
+      products,
+      total: products.length + 1,
+    });
+  }
   const { prelude } = await prerender(
-    <PrerenderContext.Provider value>
+    <PrerenderContext.Provider value={!products}>
       <AppShell client={client}>
         <StaticRouter location={path}>
           <AppRoutes />

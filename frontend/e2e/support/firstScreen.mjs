@@ -56,7 +56,7 @@ const probe = () => {
  * until the first card plus `settle` ms, the time LCP and layout shifts are
  * given to happen after it.
  */
-export async function measureColdLoad(browser, baseURL, path, conditions = slow4g, { settle = 1000 } = {}) {
+export async function measureColdLoad(browser, baseURL, path, conditions = slow4g, { settle = 1000, trace = false } = {}) {
   const page = await newPage(browser, phone, { baseURL });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -84,6 +84,7 @@ export async function measureColdLoad(browser, baseURL, path, conditions = slow4
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: conditions.cpuSlowdown });
   }
   await page.addInitScript(probe);
+  if (trace) await browser.startTracing(page, { categories: ['devtools.timeline', 'loading', 'toplevel', 'v8.execute'] });
   await page.goto(path, { waitUntil: 'commit' });
   await page.waitForFunction(() => window.__firstScreen?.firstCard !== null && window.__firstScreen?.fcp !== null, null, {
     timeout: 60_000,
@@ -94,13 +95,44 @@ export async function measureColdLoad(browser, baseURL, path, conditions = slow4
   // the HTML, none need to (the bytes DevTools counts per kind are all of them).
   const times = await page.evaluate(() => ({
     ...window.__firstScreen,
+    // When the document had arrived and when the parser was done with it: the
+    // first paint's time between them is parsing, styling and layout.
+    documentEnd: performance.getEntriesByType('navigation')[0].responseEnd,
+    domInteractive: performance.getEntriesByType('navigation')[0].domInteractive,
     scriptBeforeCard: performance
       .getEntriesByType('resource')
       .filter((entry) => new URL(entry.name).pathname.endsWith('.js') && entry.responseEnd <= window.__firstScreen.firstCard)
       .reduce((sum, entry) => sum + entry.transferSize, 0),
   }));
+  const beforePaint = trace ? mainThreadBeforePaint(JSON.parse(String(await browser.stopTracing())).traceEvents) : undefined;
   await page.context().close();
-  return { ...times, transferred, byKind, scriptEncodings: [...new Set(encodings.values())] };
+  return { ...times, beforePaint, transferred, byKind, scriptEncodings: [...new Set(encodings.values())] };
+}
+
+/**
+ * The renderer's main-thread work from the start of the navigation to the
+ * first contentful paint, in CPU milliseconds by kind (`ParseHTML`,
+ * `UpdateLayoutTree` for styles, `Layout`, `EvaluateScript`, ... as DevTools
+ * names trace events; nested ones count in each), and `all`, the tasks it
+ * ran in that time: the trace's thread time, which the machine's load moves
+ * less than the clock.
+ */
+function mainThreadBeforePaint(events) {
+  const paint = events.find((event) => event.name === 'firstContentfulPaint');
+  if (!paint) return undefined;
+  const main = events.find((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain' && event.pid === paint.pid);
+  const onMain = events.filter((event) => event.pid === paint.pid && event.tid === main?.tid && event.ph === 'X' && event.ts <= paint.ts);
+  // `entry`: 1 when the app's entry module ran before the paint.
+  const byKind = { all: 0, entry: 0 };
+  for (const event of onMain) {
+    const ms = (event.tdur ?? event.dur ?? 0) / 1000;
+    if (event.name === 'v8.evaluateModule' || /\/static\/main-/.test(event.args?.data?.url ?? '')) byKind.entry = 1;
+    if (event.name === 'RunTask' || event.name === 'ThreadControllerImpl::RunTask') byKind.all += ms;
+    else if (['ParseHTML', 'UpdateLayoutTree', 'Layout', 'EvaluateScript', 'v8.compileModule', 'Paint', 'PrePaint', 'ParseAuthorStyleSheet', 'FunctionCall'].includes(event.name)) {
+      byKind[event.name] = (byKind[event.name] ?? 0) + ms;
+    }
+  }
+  return byKind;
 }
 
 const median = (values) => {
