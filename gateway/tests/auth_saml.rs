@@ -67,9 +67,14 @@ impl Signer {
 fn keys() -> &'static (Signer, Signer, String) {
     static KEYS: OnceLock<(Signer, Signer, String)> = OnceLock::new();
     KEYS.get_or_init(|| {
-        let sp: PKey<Private> = PKey::from_rsa(openssl::rsa::Rsa::generate(2048).expect("rsa")).expect("pkey");
+        let sp: PKey<Private> =
+            PKey::from_rsa(openssl::rsa::Rsa::generate(2048).expect("rsa")).expect("pkey");
         let sp_der = sp.rsa().expect("rsa").private_key_to_der().expect("der");
-        (Signer::generate("idp.example.com"), Signer::generate("stranger.example.com"), STANDARD.encode(sp_der))
+        (
+            Signer::generate("idp.example.com"),
+            Signer::generate("stranger.example.com"),
+            STANDARD.encode(sp_der),
+        )
     })
 }
 
@@ -233,7 +238,8 @@ fn respond(idp: &Idp, answer: &Answer, request_id: &str, audience: &str, acs: &s
             .collect(),
     }]);
     let xml = response.to_string().expect("xml");
-    let xml = if answer.signed { Crypto::sign_xml(xml.as_str(), &signer.key_der).expect("sign") } else { xml };
+    let xml =
+        if answer.signed { Crypto::sign_xml(xml.as_str(), &signer.key_der).expect("sign") } else { xml };
     STANDARD.encode(xml)
 }
 
@@ -301,7 +307,8 @@ async fn world() -> World {
         })))
         .await;
     assert_eq!(created.status, 201, "{:?}", created.body);
-    let metadata = app.client.get(format!("{}/auth/v1/sso/saml/metadata", app.address)).send().await.expect("metadata");
+    let metadata =
+        app.client.get(format!("{}/auth/v1/sso/saml/metadata", app.address)).send().await.expect("metadata");
     let metadata = metadata.text().await.expect("metadata text");
     let certificate = metadata.split("X509Certificate").nth(1).expect("certificate");
     let certificate = certificate.split('>').nth(1).expect("cert start").split('<').next().expect("cert");
@@ -454,7 +461,11 @@ async fn sso_without_skip_http_redirect_sends_the_browser_to_the_identity_provid
         (json!({"domain": "example.com", "provider_id": world.provider_id}), 400, "validation_failed"),
         (json!({"domain": "elsewhere.com"}), 404, "sso_provider_not_found"),
         (json!({"provider_id": uuid::Uuid::new_v4()}), 404, "sso_provider_not_found"),
-        (json!({"domain": "example.com", "code_challenge": "short", "code_challenge_method": "s256"}), 400, "validation_failed"),
+        (
+            json!({"domain": "example.com", "code_challenge": "short", "code_challenge_method": "s256"}),
+            400,
+            "validation_failed",
+        ),
     ];
     for (body, status, code) in cases {
         let reply = app.send(app.auth(Method::POST, "/sso").json(&body)).await;
@@ -470,11 +481,26 @@ async fn assertions_are_refused_unless_signed_by_the_provider_for_us_now() {
         ("unsigned", Answer { signed: false, ..Answer::default() }),
         ("signed by another key", Answer { stranger: true, ..Answer::default() }),
         ("digested with SHA-1", Answer { sha1_digest: true, ..Answer::default() }),
-        ("for another audience", Answer { audience: Some("https://other.example.com/sp".into()), ..Answer::default() }),
-        ("to another destination", Answer { destination: Some("https://other.example.com/acs".into()), ..Answer::default() }),
-        ("expired beyond the skew", Answer { not_on_or_after: Some(Duration::seconds(-200)), ..Answer::default() }),
-        ("not yet valid beyond the skew", Answer { not_before: Some(Duration::seconds(200)), ..Answer::default() }),
-        ("answering another request", Answer { in_response_to: Some("id-someone-else".into()), ..Answer::default() }),
+        (
+            "for another audience",
+            Answer { audience: Some("https://other.example.com/sp".into()), ..Answer::default() },
+        ),
+        (
+            "to another destination",
+            Answer { destination: Some("https://other.example.com/acs".into()), ..Answer::default() },
+        ),
+        (
+            "expired beyond the skew",
+            Answer { not_on_or_after: Some(Duration::seconds(-200)), ..Answer::default() },
+        ),
+        (
+            "not yet valid beyond the skew",
+            Answer { not_before: Some(Duration::seconds(200)), ..Answer::default() },
+        ),
+        (
+            "answering another request",
+            Answer { in_response_to: Some("id-someone-else".into()), ..Answer::default() },
+        ),
     ];
     for (case, answer) in cases {
         let (status, back) = world.sign_in(answer).await;
@@ -551,7 +577,8 @@ async fn with_saml_off_every_sso_route_answers_saml_provider_disabled() {
 #[tokio::test]
 async fn the_metadata_names_our_entity_id_acs_and_certificate() {
     let app = saml_app(true).await;
-    let response = app.client.get(format!("{}/auth/v1/sso/saml/metadata", app.address)).send().await.expect("get");
+    let response =
+        app.client.get(format!("{}/auth/v1/sso/saml/metadata", app.address)).send().await.expect("get");
     assert_eq!(response.headers()["content-type"], "application/xml");
     assert!(response.headers().get("content-disposition").is_none());
     let xml = response.text().await.expect("xml");
@@ -562,8 +589,12 @@ async fn the_metadata_names_our_entity_id_acs_and_certificate() {
     let parsed: samael::metadata::EntityDescriptor = xml.parse().expect("valid metadata");
     assert_eq!(parsed.entity_id.as_deref(), Some(format!("{issuer}/sso/saml/metadata").as_str()));
 
-    let download =
-        app.client.get(format!("{}/auth/v1/sso/saml/metadata?download=true", app.address)).send().await.expect("get");
+    let download = app
+        .client
+        .get(format!("{}/auth/v1/sso/saml/metadata?download=true", app.address))
+        .send()
+        .await
+        .expect("get");
     assert_eq!(download.headers()["content-disposition"], "attachment; filename=\"metadata.xml\"");
     // The same certificate every time: identity providers keep it.
     assert_eq!(
@@ -597,7 +628,11 @@ async fn admins_create_list_show_update_and_delete_providers() {
         (json!({"type": "saml"}), 400, "validation_failed"),
         (json!({"type": "saml", "metadata_url": "http://idp.example.com/m"}), 400, "validation_failed"),
         (json!({"type": "saml", "metadata_xml": "<nope/>"}), 400, "validation_failed"),
-        (json!({"type": "saml", "metadata_xml": idp.metadata(), "name_id_format": "x"}), 400, "validation_failed"),
+        (
+            json!({"type": "saml", "metadata_xml": idp.metadata(), "name_id_format": "x"}),
+            400,
+            "validation_failed",
+        ),
         (json!({"type": "saml", "metadata_xml": idp.metadata()}), 422, "saml_idp_already_exists"),
     ];
     for (body, status, code) in refusals {
@@ -641,7 +676,10 @@ async fn admins_create_list_show_update_and_delete_providers() {
     assert_eq!((disabled.status, disabled.code()), (404, "sso_provider_disabled"));
 
     let mismatch = app
-        .send(admin(Method::PUT, &format!("/admin/sso/providers/{id}")).json(&json!({"metadata_xml": other.metadata()})))
+        .send(
+            admin(Method::PUT, &format!("/admin/sso/providers/{id}"))
+                .json(&json!({"metadata_xml": other.metadata()})),
+        )
         .await;
     assert_eq!((mismatch.status, mismatch.code()), (400, "saml_entity_id_mismatch"));
 

@@ -300,9 +300,9 @@ pub struct AuthConfig {
     pub oauth_server_authorization_ttl: u64,
 
     /// Whether SAML 2.0 single sign-on is on (GoTrue's `SAML_ENABLED`):
-    /// `POST /sso`, `/sso/saml/acs`, `/sso/saml/metadata` and
-    /// `/admin/sso/providers` (`crate::saml`). Off, they answer 404
-    /// `saml_provider_disabled`. On, `AUTH_SAML_PRIVATE_KEY` is required.
+    /// `POST /sso`, `/sso/saml/acs` and `/sso/saml/metadata` (`crate::saml`).
+    /// Off, they answer 404 `saml_provider_disabled`; `/admin/sso/providers`
+    /// answers either way, as upstream. On, `AUTH_SAML_PRIVATE_KEY` is required.
     #[arg(long = "auth-saml-enabled", env = "AUTH_SAML_ENABLED", default_value_t = false, action = ArgAction::Set)]
     pub saml_enabled: bool,
 
@@ -333,7 +333,11 @@ pub struct AuthConfig {
     /// Seconds of clock difference with identity providers tolerated on an
     /// assertion's `NotBefore` and `NotOnOrAfter` (crewjam/saml's
     /// `MaxClockSkew`, which GoTrue uses: 180).
-    #[arg(long = "auth-saml-allowed-clock-skew", env = "AUTH_SAML_ALLOWED_CLOCK_SKEW", default_value_t = 180)]
+    #[arg(
+        long = "auth-saml-allowed-clock-skew",
+        env = "AUTH_SAML_ALLOWED_CLOCK_SKEW",
+        default_value_t = 180
+    )]
     pub saml_allowed_clock_skew: u64,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,

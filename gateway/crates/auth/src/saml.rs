@@ -57,11 +57,8 @@ pub struct Sp {
 /// is rooted at GoTrue's `…/sso/`.
 fn base_url(state: &AuthState) -> String {
     let config = &state.config;
-    let base = config
-        .saml_external_url
-        .as_deref()
-        .or(config.external_url.as_deref())
-        .unwrap_or(&config.jwt_issuer);
+    let base =
+        config.saml_external_url.as_deref().or(config.external_url.as_deref()).unwrap_or(&config.jwt_issuer);
     format!("{}/sso/saml/", base.trim_end_matches('/'))
 }
 
@@ -70,14 +67,14 @@ fn base_url(state: &AuthState) -> String {
 /// from the Unix epoch for 200 years, so that it is the same on every
 /// gateway and every start (RSA PKCS#1 v1.5 signatures are deterministic).
 pub fn sp(state: &AuthState) -> Result<Sp, ApiError> {
-    let secret = state
-        .config
-        .saml_private_key
-        .as_ref()
-        .ok_or_else(|| ApiError::internal("AUTH_SAML_ENABLED is on but AUTH_SAML_PRIVATE_KEY is unset"))?;
+    let secret =
+        state.config.saml_private_key.as_ref().ok_or_else(|| {
+            ApiError::internal("AUTH_SAML_ENABLED is on but AUTH_SAML_PRIVATE_KEY is unset")
+        })?;
     let key = private_key(secret.expose()).map_err(ApiError::internal)?;
     let base = base_url(state);
-    let host = reqwest::Url::parse(&base).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+    let host =
+        reqwest::Url::parse(&base).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
     let certificate = certificate(&key, &host).map_err(ApiError::internal)?;
     Ok(Sp { key, certificate, entity_id: format!("{base}metadata"), acs_url: format!("{base}acs") })
 }
@@ -87,7 +84,8 @@ fn private_key(text: &str) -> Result<PKey<Private>, String> {
     if text.starts_with("-----BEGIN") {
         return PKey::private_key_from_pem(text.as_bytes()).map_err(|e| e.to_string());
     }
-    let der = STANDARD.decode(text).map_err(|_| "AUTH_SAML_PRIVATE_KEY is neither PEM nor base64".to_owned())?;
+    let der =
+        STANDARD.decode(text).map_err(|_| "AUTH_SAML_PRIVATE_KEY is neither PEM nor base64".to_owned())?;
     let key = match Rsa::private_key_from_der(&der) {
         Ok(rsa) => PKey::from_rsa(rsa).map_err(|e| e.to_string())?,
         Err(_) => PKey::private_key_from_der(&der).map_err(|e| e.to_string())?,
@@ -205,7 +203,8 @@ pub fn authn_request_url(
     let location = provider
         .sso_binding_location(HTTP_REDIRECT)
         .ok_or_else(|| ApiError::internal("the identity provider has no HTTP-Redirect SSO service"))?;
-    let mut request = provider.make_authentication_request(&location).map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut request =
+        provider.make_authentication_request(&location).map_err(|e| ApiError::internal(e.to_string()))?;
     // samael's IDs carry 32 random bits; the request ID is what binds the
     // answer to this request, so it gets a UUID's 122 (an NCName: a letter first).
     request.id = format!("id-{}", uuid::Uuid::new_v4().simple());
@@ -296,7 +295,8 @@ pub fn process(assertion: &Assertion, mapping: &AttributeMapping) -> Map<String,
         let names = (!mapped.name.is_empty()).then_some(&mapped.name).into_iter().chain(&mapped.names);
         let mut found = None;
         for name in names {
-            let values: Vec<&str> = attribute(assertion, name).into_iter().filter(|v| !v.is_empty()).collect();
+            let values: Vec<&str> =
+                attribute(assertion, name).into_iter().filter(|v| !v.is_empty()).collect();
             if values.is_empty() {
                 continue;
             }
@@ -394,7 +394,9 @@ mod tests {
             .collect::<String>();
         let subject = name_id
             .map(|(format, value)| {
-                format!(r#"<saml:Subject><saml:NameID Format="{format}">{value}</saml:NameID></saml:Subject>"#)
+                format!(
+                    r#"<saml:Subject><saml:NameID Format="{format}">{value}</saml:NameID></saml:Subject>"#
+                )
             })
             .unwrap_or_default();
         let xml = format!(
@@ -421,7 +423,11 @@ mod tests {
     fn the_email_is_a_known_attribute_else_an_email_name_id() {
         let cases: [(Option<(&str, &str)>, &[(&str, &[&str])], Option<&str>); 4] = [
             (Some((PERSISTENT, "p")), &[("Mail", &["a@example.com"])], Some("a@example.com")),
-            (Some((PERSISTENT, "p")), &[("urn:oid:0.9.2342.19200300.100.1.3", &["b@example.com"])], Some("b@example.com")),
+            (
+                Some((PERSISTENT, "p")),
+                &[("urn:oid:0.9.2342.19200300.100.1.3", &["b@example.com"])],
+                Some("b@example.com"),
+            ),
             (Some((EMAIL_ADDRESS, "c@example.com")), &[], Some("c@example.com")),
             (Some((PERSISTENT, "p")), &[("name", &["Ann"])], None),
         ];
@@ -439,10 +445,8 @@ mod tests {
             "missing": {"name": "absent"},
         }}))
         .expect("mapping");
-        let assertion = assertion(
-            Some((PERSISTENT, "p")),
-            &[("cn", &["Ann Smith"]), ("memberOf", &["admins", "staff"])],
-        );
+        let assertion =
+            assertion(Some((PERSISTENT, "p")), &[("cn", &["Ann Smith"]), ("memberOf", &["admins", "staff"])]);
         let expected = json!({"name": "Ann Smith", "groups": ["admins", "staff"], "tier": "basic"});
         assert_eq!(Value::Object(process(&assertion, &mapping)), expected);
     }

@@ -130,10 +130,13 @@ pub async fn list(
 ) -> Result<Vec<Provider>, ApiError> {
     let mut session = db.as_service_role(Access::ReadOnly).await?;
     let rows = match (resource_id, resource_id_prefix) {
-        (Some(r), _) => session.query(&format!("{SELECT} where p.resource_id = $1 order by p.created_at"), &[&r]).await?,
+        (Some(r), _) => {
+            session.query(&format!("{SELECT} where p.resource_id = $1 order by p.created_at"), &[&r]).await?
+        }
         (None, Some(prefix)) => {
             // `like` on a prefix the caller gives: its own wildcards are escaped.
-            let pattern = format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+            let pattern =
+                format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
             let sql = format!("{SELECT} where p.resource_id like $1 order by p.created_at");
             session.query(&sql, &[&pattern]).await?
         }
@@ -366,7 +369,10 @@ pub async fn sign_in(
             let id = Uuid::new_v4();
             let app_metadata = json!({ "provider": user.provider, "providers": [user.provider] });
             session
-                .query(CREATE, &[&id, &email, &app_metadata, user.identity_data, &user.subject, &user.provider])
+                .query(
+                    CREATE,
+                    &[&id, &email, &app_metadata, user.identity_data, &user.subject, &user.provider],
+                )
                 .await?;
             id
         }

@@ -62,7 +62,10 @@ pub struct SsoParams {
 }
 
 /// `POST /sso`.
-pub async fn sso(State(state): State<AuthState>, Body(params): Body<SsoParams>) -> Result<Response, ApiError> {
+pub async fn sso(
+    State(state): State<AuthState>,
+    Body(params): Body<SsoParams>,
+) -> Result<Response, ApiError> {
     require_enabled(&state)?;
     let domain = params.domain.as_deref().filter(|d| !d.is_empty());
     let provider = match (params.provider_id.filter(|id| !id.is_nil()), domain) {
@@ -110,7 +113,10 @@ pub async fn sso(State(state): State<AuthState>, Body(params): Body<SsoParams>) 
 }
 
 /// `GET /sso/saml/metadata`.
-pub async fn metadata(State(state): State<AuthState>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+pub async fn metadata(
+    State(state): State<AuthState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
     require_enabled(&state)?;
     let download = query_param(query.as_deref(), "download").as_deref() == Some("true");
     let valid_for = if download { Duration::days(5 * 365) } else { Duration::days(2) };
@@ -207,9 +213,9 @@ async fn origin(state: &AuthState, form: &str, response_xml: &str) -> Result<Ori
     }
     // An unsolicited response: its issuer names the provider, whose
     // signature is then checked like any other.
-    let peek: samael::schema::Response = response_xml.parse().map_err(|_| {
-        AuthError::validation_failed("SAMLResponse is not a valid XML SAML assertion")
-    })?;
+    let peek: samael::schema::Response = response_xml
+        .parse()
+        .map_err(|_| AuthError::validation_failed("SAMLResponse is not a valid XML SAML assertion"))?;
     let issuer = peek.issuer.and_then(|i| i.value).unwrap_or_default();
     let provider = saml_store::find(&state.db, Find::EntityId(&issuer))
         .await?
@@ -272,7 +278,8 @@ async fn consume(
     };
     let data = saml::identity_data(claims, &provider.entity_id, &subject, &email);
     let identity_provider = provider.identity_provider();
-    let user = SsoUser { provider: &identity_provider, subject: &subject, email: &email, identity_data: &data };
+    let user =
+        SsoUser { provider: &identity_provider, subject: &subject, email: &email, identity_data: &data };
     let refresh_token = tokens::generate()?;
     let digest = tokens::digest(&refresh_token);
     let config = &state.config;

@@ -85,7 +85,8 @@ impl ProviderParams {
 
 /// GoTrue's `fetchSAMLMetadata`.
 async fn fetch_metadata(url: &str) -> Result<String, ApiError> {
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(ApiError::internal)?;
+    let client =
+        reqwest::Client::builder().timeout(Duration::from_secs(10)).build().map_err(ApiError::internal)?;
     let response = client
         .get(url)
         .header(header::ACCEPT, "application/xml;charset=UTF-8")
@@ -125,7 +126,11 @@ pub async fn list(
 }
 
 /// A domain another provider has already.
-async fn domain_owner(state: &AuthState, domain: &str, except: Option<Uuid>) -> Result<Option<Uuid>, ApiError> {
+async fn domain_owner(
+    state: &AuthState,
+    domain: &str,
+    except: Option<Uuid>,
+) -> Result<Option<Uuid>, ApiError> {
     let owner = saml_store::find(&state.db, Find::Domain(domain)).await?;
     Ok(owner.map(|p| p.id).filter(|id| Some(*id) != except))
 }
@@ -227,7 +232,10 @@ pub async fn update(
     };
     saml_store::update(&state.db, provider.id, &write, domains.is_some()).await.map_err(|e| {
         tracing::warn!(error = %e, "updating an SSO provider failed");
-        AuthError::unprocessable("conflict", "Updating SSO provider failed, likely due to a conflict. Try again?")
+        AuthError::unprocessable(
+            "conflict",
+            "Updating SSO provider failed, likely due to a conflict. Try again?",
+        )
     })?;
     Ok(Json(load(&state, &provider.id.to_string()).await?.to_json(true)))
 }
