@@ -381,7 +381,12 @@ pub fn session_not_after(assertion: &Assertion) -> Option<DateTime<Utc>> {
 mod tests {
     use super::*;
 
-    fn assertion(name_id: Option<(&str, &str)>, attributes: &[(&str, &[&str])]) -> Assertion {
+    /// A NameID's format and value.
+    type NameId<'a> = Option<(&'a str, &'a str)>;
+    /// Attributes' names and values.
+    type Attributes<'a> = &'a [(&'a str, &'a [&'a str])];
+
+    fn assertion(name_id: NameId<'_>, attributes: Attributes<'_>) -> Assertion {
         let attributes = attributes
             .iter()
             .map(|(name, values)| {
@@ -407,7 +412,7 @@ mod tests {
 
     #[test]
     fn the_user_id_is_the_subject_id_attribute_else_a_lasting_name_id() {
-        let cases: [(Option<(&str, &str)>, &[(&str, &[&str])], Option<&str>); 5] = [
+        let cases: [(NameId<'_>, Attributes<'_>, Option<&str>); 5] = [
             (Some((PERSISTENT, "p-1")), &[(SUBJECT_ID, &["s-1"])], Some("s-1")),
             (Some((PERSISTENT, "p-1")), &[], Some("p-1")),
             (Some((EMAIL_ADDRESS, " Ann@Example.com ")), &[], Some("ann@example.com")),
@@ -421,7 +426,7 @@ mod tests {
 
     #[test]
     fn the_email_is_a_known_attribute_else_an_email_name_id() {
-        let cases: [(Option<(&str, &str)>, &[(&str, &[&str])], Option<&str>); 4] = [
+        let cases: [(NameId<'_>, Attributes<'_>, Option<&str>); 4] = [
             (Some((PERSISTENT, "p")), &[("Mail", &["a@example.com"])], Some("a@example.com")),
             (
                 Some((PERSISTENT, "p")),
