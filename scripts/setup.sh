@@ -42,6 +42,11 @@ command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust fro
 command -v npm >/dev/null || apt_install nodejs npm
 # The S3 client's TLS links the system OpenSSL (openssl-sys finds it through pkg-config).
 { command -v pkg-config >/dev/null && pkg-config --exists openssl; } || apt_install libssl-dev pkg-config
+# SAML single sign-on (gateway-auth, through samael) links the system's
+# libxmlsec1 and libxml2; samael's build makes its bindings with bindgen,
+# which needs libclang.
+{ pkg-config --exists xmlsec1 libxml-2.0 && compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null; } \
+  || apt_install libxmlsec1-dev libxml2-dev libclang-dev
 # The storage tests run against an S3-compatible server: moto in server mode.
 if ! python3 -c 'import moto.server' 2>/dev/null; then
   command -v python3 >/dev/null || apt_install python3 python3-pip

@@ -247,7 +247,8 @@ fn carry(schema: &str, table: &str) -> Carry {
             "the hosted service's own bookkeeping"
         }
         ("auth", "saml_providers" | "saml_relay_states" | "sso_providers" | "sso_domains") => {
-            "SAML single sign-on is not built here: its users cannot sign in with it"
+            "SAML identity providers are not carried over: register them again (`supabase sso add`); \
+             their users then sign in to new accounts"
         }
         ("auth", t) if t.starts_with("oauth_") => {
             "OAuth clients and their grants are not carried over: register the clients again"

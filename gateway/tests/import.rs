@@ -146,7 +146,7 @@ async fn a_hosted_project_moves_in_and_its_passwords_policies_tokens_and_files_w
         "auth.one_time_tokens: 1 row left out: pending confirmation, recovery and magic links",
         "auth.refresh_tokens: 1 row left out: refresh tokens are kept here as keyed hashes",
         "auth.audit_log_entries: 1 row left out",
-        "auth.sso_providers: 0 rows left out: SAML single sign-on is not built here",
+        "auth.sso_providers: 0 rows left out: SAML identity providers are not carried over: register them again (`supabase sso add`); their users then sign in to new accounts",
         "storage.buckets_vectors: 0 rows left out: analytics and vector buckets are not built here",
         "storage.prefixes: 1 row left out",
         "storage.buckets: columns this database lacks, left out: avif_autodetection, type",

@@ -298,6 +298,47 @@ pub struct AuthConfig {
         default_value_t = 600
     )]
     pub oauth_server_authorization_ttl: u64,
+
+    /// Whether SAML 2.0 single sign-on is on (GoTrue's `SAML_ENABLED`):
+    /// `POST /sso`, `/sso/saml/acs` and `/sso/saml/metadata` (`crate::saml`).
+    /// Off, they answer 404 `saml_provider_disabled`; `/admin/sso/providers`
+    /// answers either way, as upstream. On, `AUTH_SAML_PRIVATE_KEY` is required.
+    #[arg(long = "auth-saml-enabled", env = "AUTH_SAML_ENABLED", default_value_t = false, action = ArgAction::Set)]
+    pub saml_enabled: bool,
+
+    /// The service provider's RSA private key (GoTrue's `SAML_PRIVATE_KEY`):
+    /// base64 of its DER (PKCS#1, as `openssl genrsa -traditional 2048 |
+    /// openssl rsa -outform DER | base64 -w0` prints it, or PKCS#8), or PEM.
+    /// It signs the authentication requests; the metadata publishes a
+    /// self-signed certificate of it.
+    #[arg(long = "auth-saml-private-key", env = "AUTH_SAML_PRIVATE_KEY", hide_env_values = true)]
+    pub saml_private_key: Option<gateway_core::config::Secret>,
+
+    /// The public URL of `/auth/v1` as identity providers know it (GoTrue's
+    /// `SAML_EXTERNAL_URL`): the entity ID is `<this>/sso/saml/metadata`, the
+    /// assertion consumer service `<this>/sso/saml/acs`. Unset:
+    /// `AUTH_EXTERNAL_URL`, else `AUTH_JWT_ISSUER`.
+    #[arg(long = "auth-saml-external-url", env = "AUTH_SAML_EXTERNAL_URL")]
+    pub saml_external_url: Option<String>,
+
+    /// Seconds from `POST /sso` within which the identity provider must post
+    /// its answer (GoTrue's `SAML_RELAY_STATE_VALIDITY_PERIOD`, 2 minutes).
+    #[arg(
+        long = "auth-saml-relay-state-validity-period",
+        env = "AUTH_SAML_RELAY_STATE_VALIDITY_PERIOD",
+        default_value_t = 120
+    )]
+    pub saml_relay_state_validity_period: u64,
+
+    /// Seconds of clock difference with identity providers tolerated on an
+    /// assertion's `NotBefore` and `NotOnOrAfter` (crewjam/saml's
+    /// `MaxClockSkew`, which GoTrue uses: 180).
+    #[arg(
+        long = "auth-saml-allowed-clock-skew",
+        env = "AUTH_SAML_ALLOWED_CLOCK_SKEW",
+        default_value_t = 180
+    )]
+    pub saml_allowed_clock_skew: u64,
     #[command(flatten)]
     pub mail: super::mail::config::MailConfig,
     #[command(flatten)]

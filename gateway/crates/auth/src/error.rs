@@ -175,6 +175,77 @@ impl AuthError {
         Self::new(StatusCode::NOT_FOUND, "saml_provider_disabled", "SAML 2.0 is disabled")
     }
 
+    /// SAML single sign-on (`sso.go`, `samlacs.go`, `ssoadmin.go`).
+    pub fn sso_provider_not_found(message: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "sso_provider_not_found", message)
+    }
+
+    pub fn sso_provider_disabled(message: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "sso_provider_disabled", message)
+    }
+
+    pub fn saml_relay_state_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "saml_relay_state_not_found",
+            "SAML RelayState does not exist, try logging in again?",
+        )
+    }
+
+    pub fn saml_relay_state_expired() -> Self {
+        Self::unprocessable("saml_relay_state_expired", "SAML RelayState has expired. Try logging in again?")
+    }
+
+    pub fn saml_idp_not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "saml_idp_not_found",
+            "A SAML connection has not been established with this Identity Provider",
+        )
+    }
+
+    pub fn saml_assertion_invalid() -> Self {
+        Self::validation_failed("SAML Assertion is not valid")
+    }
+
+    pub fn saml_assertion_no_user_id() -> Self {
+        Self::bad_request(
+            "saml_assertion_no_user_id",
+            "SAML Assertion did not contain a persistent Subject Identifier attribute or Subject NameID uniquely identifying this user",
+        )
+    }
+
+    pub fn saml_assertion_no_email() -> Self {
+        Self::bad_request("saml_assertion_no_email", "SAML Assertion does not contain an email address")
+    }
+
+    pub fn saml_idp_already_exists(entity_id: &str) -> Self {
+        Self::unprocessable(
+            "saml_idp_already_exists",
+            format!("SAML Identity Provider with this EntityID ({entity_id}) already exists"),
+        )
+    }
+
+    pub fn sso_domain_already_exists(message: String) -> Self {
+        Self::bad_request("sso_domain_already_exists", message)
+    }
+
+    pub fn saml_entity_id_mismatch(expected: &str, got: &str) -> Self {
+        Self::bad_request(
+            "saml_entity_id_mismatch",
+            format!(
+                "SAML Metadata can be updated only if the EntityID matches for the provider; expected '{expected}' but got '{got}'"
+            ),
+        )
+    }
+
+    pub fn saml_metadata_fetch_failed(status: u16, url: &str) -> Self {
+        Self::bad_request(
+            "saml_metadata_fetch_failed",
+            format!("HTTP {status} error fetching SAML Metadata from URL '{url}'"),
+        )
+    }
+
     pub fn manual_linking_disabled() -> Self {
         Self::new(StatusCode::NOT_FOUND, "manual_linking_disabled", "Manual linking is disabled")
     }

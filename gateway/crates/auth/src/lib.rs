@@ -25,7 +25,8 @@
 //! | `GET`/`POST /verify` | anyone (GET: the mailed link) | use a mailed or texted token → session (`handlers::verify`) |
 //! | `POST /invite`, `/admin/generate_link` | service_role | invite by mail; links without mail |
 //! | `/oauth/*`, `/admin/oauth/clients`, `/user/oauth/grants`, `/.well-known/openid-configuration` | as GoTrue | the OAuth 2.1 server, when `AUTH_OAUTH_SERVER_ENABLED` (`oauth_server`) |
-//! | `/sso` | as GoTrue | refused as GoTrue refuses it when off (`handlers::disabled`) |
+//! | `POST /sso`, `POST /sso/saml/acs`, `GET /sso/saml/metadata` | as GoTrue | SAML 2.0 single sign-on, when `AUTH_SAML_ENABLED` (`handlers::sso`, `saml`) |
+//! | `/admin/sso/providers[/{id}]` | service_role | SAML identity providers (`handlers::sso_admin`) |
 
 pub mod claims;
 pub mod config;
@@ -43,6 +44,8 @@ pub mod oidc;
 pub mod password;
 pub mod ratelimit;
 pub mod redirect;
+pub mod saml;
+pub mod saml_store;
 pub mod sms;
 pub mod store;
 pub mod tokens;
@@ -65,7 +68,7 @@ use gateway_core::body::Limits;
 use gateway_core::caller::{Credentials, require_apikey};
 use gateway_core::db::Db;
 use gateway_core::error::{ApiError, shaped};
-use handlers::{admin, disabled, factors, info, logout, oauth, passkeys, signup, token, user};
+use handlers::{admin, factors, info, logout, oauth, passkeys, signup, sso, sso_admin, token, user};
 use handlers::{mail as mail_flows, verify};
 use oauth_server::{authorize, clients, discovery, grants, token as oauth_token};
 
@@ -117,7 +120,12 @@ pub fn router(state: AuthState) -> Router {
         .route("/passkeys/authentication/verify", post(passkeys::authentication_verify))
         .route("/user/identities/authorize", get(oauth::link_identity))
         .route("/user/identities/{id}", delete(oauth::unlink_identity))
-        .route("/sso", post(disabled::sso))
+        .route("/sso", post(sso::sso))
+        .route("/admin/sso/providers", get(sso_admin::list).post(sso_admin::create))
+        .route(
+            "/admin/sso/providers/{idp_id}",
+            get(sso_admin::get).put(sso_admin::update).delete(sso_admin::delete),
+        )
         .route("/recover", post(mail_flows::recover))
         .route("/otp", post(mail_flows::otp))
         // GoTrue's older name for an e-mail `/otp`, still routed upstream.
@@ -150,8 +158,8 @@ pub fn router(state: AuthState) -> Router {
         .route("/.well-known/openid-configuration", get(discovery::openid_configuration))
         .route("/.well-known/oauth-authorization-server", get(discovery::authorization_server))
         // Called by an identity provider, which holds no API key.
-        .route("/sso/saml/metadata", get(disabled::sso))
-        .route("/sso/saml/acs", post(disabled::sso));
+        .route("/sso/saml/metadata", get(sso::metadata))
+        .route("/sso/saml/acs", post(sso::acs));
     // Bodies are read whole under the gateway's limits (`gateway_core::body`),
     // which replace axum's default one.
     open.merge(keyed)

@@ -1,19 +1,12 @@
-//! What GoTrue answers for the features an operator turns off, for those
-//! this gateway has not built yet: SAML single sign-on and MFA factors of
-//! kinds that are off (supabase/auth `internal/api/api.go`,
-//! `middleware.go`, `mfa.go`). supabase-js then reports a feature that is
+//! What GoTrue answers for MFA factors of kinds that are off (supabase/auth
+//! `internal/api/api.go`, `middleware.go`, `mfa.go`). supabase-js then reports a feature that is
 //! off, in GoTrue's words and codes, rather than a route that is missing.
 //! Anonymous sign-ins (`signup.rs`) and the Web3 grant (`token.rs`) are
 //! refused where those requests arrive, manual identity linking in
-//! `oauth.rs` while `AUTH_SECURITY_MANUAL_LINKING_ENABLED` is off.
+//! `oauth.rs` while `AUTH_SECURITY_MANUAL_LINKING_ENABLED` is off, SAML single
+//! sign-on in `sso.rs` while `AUTH_SAML_ENABLED` is off.
 
 use crate::error::AuthError;
-use gateway_core::error::ApiError;
-
-/// `/sso` and `/sso/saml/*`: GoTrue with SAML off (`requireSAMLEnabled`).
-pub async fn sso() -> ApiError {
-    AuthError::saml_provider_disabled().into()
-}
 
 /// GoTrue's answer to enrolling a factor of a kind that is off (TOTP is
 /// built, in `factors.rs`, and refused here only with `AUTH_MFA_TOTP_ENABLED`

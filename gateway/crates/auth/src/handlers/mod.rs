@@ -11,6 +11,8 @@ pub mod oauth;
 pub mod passkeys;
 pub mod phone;
 pub mod signup;
+pub mod sso;
+pub mod sso_admin;
 pub mod token;
 pub mod user;
 pub mod verify;

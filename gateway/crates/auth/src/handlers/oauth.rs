@@ -420,7 +420,7 @@ async fn start(
 
 /// GoTrue's `redirectErrors`: the error in the query and, for apps reading
 /// the fragment, again there (with `sb`).
-fn error_redirect(to: &str, error: &AuthError, status: StatusCode) -> Response {
+pub(crate) fn error_redirect(to: &str, error: &AuthError, status: StatusCode) -> Response {
     let kind = match (error.extra.get("error").and_then(Value::as_str), error.code) {
         (Some(kind), _) => kind.to_owned(),
         (None, "signup_disabled" | "user_banned" | "provider_email_needs_verification") => {
