@@ -441,7 +441,8 @@ async fn admin_passkey_routes_refuse_what_gotrue_refuses() {
     let ana_id = ana["user"]["id"].as_str().expect("user id").to_owned();
     let ana_token = access_token(&ana).to_owned();
     let mut authenticator = Authenticator::new(7);
-    let passkey = register(&app, &ana_token, &mut authenticator).await.body["id"].as_str().expect("id").to_owned();
+    let passkey =
+        register(&app, &ana_token, &mut authenticator).await.body["id"].as_str().expect("id").to_owned();
     let bea = signed_in(&app, "bea@example.com").await;
     let bea_id = bea["user"]["id"].as_str().expect("user id").to_owned();
     let unknown = "00000000-0000-4000-8000-000000000000";
@@ -449,13 +450,48 @@ async fn admin_passkey_routes_refuse_what_gotrue_refuses() {
     let service = |method: Method, path: String| app.as_service(method, &path);
     let as_ana = |method: Method, path: String| app.as_user(method, &path, &ana_token);
     let cases = [
-        ("another user's passkey", service(Method::DELETE, format!("/admin/users/{bea_id}/passkeys/{passkey}")), 404, "validation_failed"),
-        ("an unknown passkey", service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{unknown}")), 404, "validation_failed"),
-        ("a passkey id that is no uuid", service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/nope")), 404, "validation_failed"),
-        ("an unknown user's list", service(Method::GET, format!("/admin/users/{unknown}/passkeys")), 404, "user_not_found"),
-        ("an unknown user's passkey", service(Method::DELETE, format!("/admin/users/{unknown}/passkeys/{passkey}")), 404, "user_not_found"),
-        ("the owner, who is no admin", as_ana(Method::GET, format!("/admin/users/{ana_id}/passkeys")), 403, "not_admin"),
-        ("the owner deleting through /admin", as_ana(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{passkey}")), 403, "not_admin"),
+        (
+            "another user's passkey",
+            service(Method::DELETE, format!("/admin/users/{bea_id}/passkeys/{passkey}")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "an unknown passkey",
+            service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{unknown}")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "a passkey id that is no uuid",
+            service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/nope")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "an unknown user's list",
+            service(Method::GET, format!("/admin/users/{unknown}/passkeys")),
+            404,
+            "user_not_found",
+        ),
+        (
+            "an unknown user's passkey",
+            service(Method::DELETE, format!("/admin/users/{unknown}/passkeys/{passkey}")),
+            404,
+            "user_not_found",
+        ),
+        (
+            "the owner, who is no admin",
+            as_ana(Method::GET, format!("/admin/users/{ana_id}/passkeys")),
+            403,
+            "not_admin",
+        ),
+        (
+            "the owner deleting through /admin",
+            as_ana(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{passkey}")),
+            403,
+            "not_admin",
+        ),
     ];
     for (name, request, status, code) in cases {
         let reply = app.send(request).await;
