@@ -55,13 +55,14 @@ pub async fn token(
         Some("web3") => "web3",
         _ => "other",
     };
-    let answer = match grant {
-        "web3" => super::web3::admit(&state, ip).await.map_err(Into::into),
+    let admitted = match grant {
+        "web3" => super::web3::admit(&state, ip).await,
         _ => Ok(()),
     };
-    let answer = match answer.and_then(|()| {
+    let parsed = admitted.and_then(|()| {
         serde_json::from_value::<TokenBody>(body).map_err(|_| ApiError::from(AuthError::bad_json()))
-    }) {
+    });
+    let answer = match parsed {
         Ok(body) => issue(state, ip, user_agent, headers, body, grant).await,
         Err(refused) => Err(refused),
     };
