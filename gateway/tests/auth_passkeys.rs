@@ -405,3 +405,98 @@ async fn a_webauthn_factor_refuses_an_assertion_of_another_authenticator() {
     let refused = post(&app, &format!("/factors/{factor}/verify"), Some(&token), body).await;
     assert_eq!((refused.status, refused.code()), (422, "mfa_verification_failed"), "{:?}", refused.body);
 }
+
+/// `auth.admin.passkey.listPasskeys` and `deletePasskey`: the service role
+/// lists a user's passkeys and deletes one, which then signs in no more
+/// (GoTrue's `AdminPasskeyList`, `AdminPasskeyDelete`).
+#[tokio::test]
+async fn the_service_role_lists_a_users_passkeys_and_deletes_one() {
+    let app = passkey_app().await;
+    let session = signed_in(&app, "ana@example.com").await;
+    let user_id = session["user"]["id"].as_str().expect("user id").to_owned();
+    let mut authenticator = Authenticator::new(6);
+    let registered = register(&app, access_token(&session), &mut authenticator).await;
+    assert_eq!(registered.status, 200, "{:?}", registered.body);
+    let passkey_id = registered.body["id"].as_str().expect("id").to_owned();
+
+    let listed = app.send(app.as_service(Method::GET, &format!("/admin/users/{user_id}/passkeys"))).await;
+    assert_eq!(listed.status, 200, "{:?}", listed.body);
+    assert_eq!(listed.body, json!([registered.body]));
+
+    let deleted = app
+        .send(app.as_service(Method::DELETE, &format!("/admin/users/{user_id}/passkeys/{passkey_id}")))
+        .await;
+    assert_eq!(deleted.status, 204, "{:?}", deleted.body);
+    let listed = app.send(app.as_service(Method::GET, &format!("/admin/users/{user_id}/passkeys"))).await;
+    assert_eq!(listed.body, json!([]));
+    let (challenge_id, options) = sign_in_options(&app).await;
+    let refused = sign_in_verify(&app, &challenge_id, authenticator.get(&options)).await;
+    assert_eq!((refused.status, refused.code()), (400, "webauthn_verification_failed"), "{:?}", refused.body);
+}
+
+#[tokio::test]
+async fn admin_passkey_routes_refuse_what_gotrue_refuses() {
+    let app = passkey_app().await;
+    let ana = signed_in(&app, "ana@example.com").await;
+    let ana_id = ana["user"]["id"].as_str().expect("user id").to_owned();
+    let ana_token = access_token(&ana).to_owned();
+    let mut authenticator = Authenticator::new(7);
+    let passkey =
+        register(&app, &ana_token, &mut authenticator).await.body["id"].as_str().expect("id").to_owned();
+    let bea = signed_in(&app, "bea@example.com").await;
+    let bea_id = bea["user"]["id"].as_str().expect("user id").to_owned();
+    let unknown = "00000000-0000-4000-8000-000000000000";
+
+    let service = |method: Method, path: String| app.as_service(method, &path);
+    let as_ana = |method: Method, path: String| app.as_user(method, &path, &ana_token);
+    let cases = [
+        (
+            "another user's passkey",
+            service(Method::DELETE, format!("/admin/users/{bea_id}/passkeys/{passkey}")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "an unknown passkey",
+            service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{unknown}")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "a passkey id that is no uuid",
+            service(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/nope")),
+            404,
+            "validation_failed",
+        ),
+        (
+            "an unknown user's list",
+            service(Method::GET, format!("/admin/users/{unknown}/passkeys")),
+            404,
+            "user_not_found",
+        ),
+        (
+            "an unknown user's passkey",
+            service(Method::DELETE, format!("/admin/users/{unknown}/passkeys/{passkey}")),
+            404,
+            "user_not_found",
+        ),
+        (
+            "the owner, who is no admin",
+            as_ana(Method::GET, format!("/admin/users/{ana_id}/passkeys")),
+            403,
+            "not_admin",
+        ),
+        (
+            "the owner deleting through /admin",
+            as_ana(Method::DELETE, format!("/admin/users/{ana_id}/passkeys/{passkey}")),
+            403,
+            "not_admin",
+        ),
+    ];
+    for (name, request, status, code) in cases {
+        let reply = app.send(request).await;
+        assert_eq!((reply.status, reply.code()), (status, code), "{name}: {:?}", reply.body);
+    }
+    let still = app.send(app.as_user(Method::GET, "/passkeys", &ana_token)).await;
+    assert_eq!(still.body.as_array().map(Vec::len), Some(1), "nothing refused deleted it");
+}

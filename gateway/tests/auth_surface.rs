@@ -31,6 +31,41 @@ async fn the_routes_kong_leaves_open_need_no_api_key() {
     }
 }
 
+/// With `AUTH_API_KEY_REQUIRED=false`, as behind the Supabase CLI's Kong,
+/// a request without any key reaches Auth, which reads only the bearer; a key
+/// that is present is still checked.
+#[tokio::test]
+async fn without_a_required_key_auth_reads_only_the_bearer_as_behind_the_clis_kong() {
+    let app = common::auth::spawn_auth_app(|auth| auth.api_key_required = false).await;
+    let url = |path: &str| format!("{}/auth/v1{path}", app.address);
+    let signed_up = app
+        .send(
+            app.client
+                .post(url("/signup"))
+                .json(&json!({"email": "ana@example.com", "password": "s3cret-pw"})),
+        )
+        .await;
+    assert_eq!(signed_up.status, 200, "{:?}", signed_up.body);
+    let token = common::auth::access_token(&signed_up.body).to_owned();
+
+    let cases = [
+        ("a user's bearer and no key", app.client.get(url("/user")).bearer_auth(&token), 200, ""),
+        ("neither key nor bearer", app.client.get(url("/user")), 401, "no_authorization"),
+        (
+            "a user's bearer on the admin API",
+            app.client.get(url("/admin/users")).bearer_auth(&token),
+            403,
+            "not_admin",
+        ),
+        ("settings without a key", app.client.get(url("/settings")), 200, ""),
+        ("a wrong key", app.client.get(url("/settings")).header("apikey", "not-a-key"), 401, ""),
+    ];
+    for (name, request, status, code) in cases {
+        let reply = app.send(request).await;
+        assert_eq!((reply.status, reply.code()), (status, code), "{name}: {:?}", reply.body);
+    }
+}
+
 #[tokio::test]
 async fn settings_and_health_answer_like_gotrue() {
     let app = spawn_app().await;

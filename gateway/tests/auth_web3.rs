@@ -437,6 +437,19 @@ async fn web3_sign_ins_are_refused_as_gotrue_refuses_them_when_off() {
     let wallet = Wallet::new(Chain::Ethereum);
     let fields = Fields::new(Chain::Ethereum, wallet.address());
     assert_eq!(sign_in(&ethereum_only, Chain::Ethereum, &wallet, &fields).await.status, 200);
+
+    // GoTrue refuses before it reads the body: a signature sent as bytes
+    // (auth-js passes a `Uint8Array` through) is refused as off, not as bad
+    // JSON, while both chains are off; with one on, the body is read.
+    let bytes = json!({"chain": "ethereum", "message": "test message", "signature": {"0": 1, "1": 2}});
+    let cases = [
+        (&off, 422, "web3_provider_disabled", "Web3 provider is disabled"),
+        (&ethereum_only, 400, "bad_json", "Could not parse request body as JSON"),
+    ];
+    for (app, status, code, message) in cases {
+        let reply = app.send(app.auth(Method::POST, "/token?grant_type=web3").json(&bytes)).await;
+        assert_eq!(outcome(&reply), (status, code.to_owned(), message.to_owned()), "{:?}", reply.body);
+    }
 }
 
 #[tokio::test]

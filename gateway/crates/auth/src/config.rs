@@ -178,6 +178,16 @@ pub struct AuthConfig {
         action = ArgAction::Set
     )]
     pub manual_linking_enabled: bool,
+    /// Whether `/auth/v1` demands an API key, as hosted Supabase's gateway
+    /// does. `false` lets a request that carries no `apikey` through as the
+    /// Supabase CLI's local Kong does (its `auth-v1` route has no `key-auth`,
+    /// supabase/cli `internal/start/templates/kong.yml`): GoTrue then reads
+    /// only the bearer, and a caller without one is anonymous. A key that is
+    /// present is still checked.
+    #[arg(long = "auth-api-key-required", env = "AUTH_API_KEY_REQUIRED", default_value_t = true,
+          action = ArgAction::Set)]
+    pub api_key_required: bool,
+
     /// Whether `/passkeys/*` serve: users register passkeys and sign in
     /// with them (GoTrue's `PASSKEY_ENABLED`); off answers 404
     /// `passkey_disabled`.

@@ -65,7 +65,7 @@ use std::sync::Arc;
 
 use axum::extract::FromRef;
 use gateway_core::body::Limits;
-use gateway_core::caller::{Credentials, require_apikey};
+use gateway_core::caller::{Credentials, check_apikey_if_present, require_apikey};
 use gateway_core::db::Db;
 use gateway_core::error::{ApiError, shaped};
 use handlers::{admin, factors, info, logout, oauth, passkeys, signup, sso, sso_admin, token, user};
@@ -108,6 +108,8 @@ pub fn router(state: AuthState) -> Router {
         .route("/admin/users/{id}", get(admin::get).put(admin::update).delete(admin::delete))
         .route("/admin/users/{id}/factors", get(admin::factors))
         .route("/admin/users/{id}/factors/{factor_id}", delete(admin::delete_factor))
+        .route("/admin/users/{id}/passkeys", get(admin::passkeys))
+        .route("/admin/users/{id}/passkeys/{passkey_id}", delete(admin::delete_passkey))
         .route("/factors", post(factors::enroll))
         .route("/factors/{id}", delete(factors::unenroll))
         .route("/factors/{id}/challenge", post(factors::challenge))
@@ -143,8 +145,12 @@ pub fn router(state: AuthState) -> Router {
         .route("/oauth/authorizations/{id}", get(authorize::details))
         .route("/oauth/authorizations/{id}/consent", post(authorize::consent))
         .route("/user/oauth/grants", get(grants::list).delete(grants::revoke))
-        .fallback(|| async { ApiError::NotFound })
-        .layer(middleware::from_fn_with_state(state.credentials.clone(), require_apikey));
+        .fallback(|| async { ApiError::NotFound });
+    let keyed = if state.config.api_key_required {
+        keyed.layer(middleware::from_fn_with_state(state.credentials.clone(), require_apikey))
+    } else {
+        keyed.layer(middleware::from_fn_with_state(state.credentials.clone(), check_apikey_if_present))
+    };
     let open = Router::new()
         .route("/.well-known/jwks.json", get(info::jwks))
         .route("/verify", get(verify::verify_get).post(verify::verify_post))

@@ -231,6 +231,21 @@ pub async fn require_apikey(
     Ok(next.run(Request::from_parts(parts, body)).await)
 }
 
+/// [`require_apikey`] for a service set to let a request with no key at all
+/// through (the Supabase CLI's Kong in front of Auth): a key that is present
+/// is checked as there, and a request without one goes on as anonymous.
+pub async fn check_apikey_if_present(
+    State(state): State<Arc<Credentials>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let (mut parts, body) = request.into_parts();
+    if api_key(&parts).is_some() {
+        admit(&state, &mut parts)?;
+    }
+    Ok(next.run(Request::from_parts(parts, body)).await)
+}
+
 /// The check of [`require_apikey`]: the key kept on the request for the
 /// [`Caller`] extractor, or the refusal.
 fn admit(state: &Credentials, parts: &mut Parts) -> Result<(), ApiError> {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::{
     Json,
     extract::{Path, RawQuery, State},
-    http::{HeaderName, HeaderValue},
+    http::{HeaderName, HeaderValue, StatusCode},
     response::{IntoResponse, Response},
 };
 use chrono::{DateTime, Utc};
@@ -20,7 +20,7 @@ use crate::AuthState;
 use crate::error::AuthError;
 use crate::extract::{Admin, Body};
 use crate::store::{self, Changes, Conflict, Login, NewUser};
-use crate::{mfa_store, password};
+use crate::{mfa_store, password, webauthn_store};
 use gateway_core::error::ApiError;
 
 /// `GET /admin/users?page=1&per_page=50&filter=`: `{"users":[…],"aud":"authenticated"}`
@@ -240,6 +240,45 @@ pub async fn delete_factor(
         .await?
         .map(Json)
         .ok_or_else(|| AuthError::mfa_factor_not_found().into())
+}
+
+/// `GET /admin/users/{id}/passkeys` (`auth.admin.passkey.listPasskeys`):
+/// the user's passkeys, as GoTrue's `AdminPasskeyList`. Not behind
+/// `AUTH_PASSKEY_ENABLED`: GoTrue routes it under `/admin` only, so an
+/// operator can still clear passkeys after turning sign-ins off.
+pub async fn passkeys(
+    State(state): State<AuthState>,
+    _: Admin,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = existing_user(&state, &id).await?;
+    Ok(Json(webauthn_store::list(&state.db, id).await?))
+}
+
+/// `DELETE /admin/users/{id}/passkeys/{passkey_id}`
+/// (`auth.admin.passkey.deletePasskey`): 204, or 404 "Passkey not found"
+/// for another user's or an unknown passkey (GoTrue's `AdminPasskeyDelete`).
+pub async fn delete_passkey(
+    State(state): State<AuthState>,
+    _: Admin,
+    Path((id, passkey_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let id = existing_user(&state, &id).await?;
+    let passkey_id = Uuid::parse_str(&passkey_id).map_err(|_| AuthError::passkey_not_found())?;
+    if !webauthn_store::delete(&state.db, id, passkey_id).await? {
+        return Err(AuthError::passkey_not_found().into());
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The id of a user that exists: GoTrue's `loadUser` answers 404
+/// `user_not_found` before any sub-route runs.
+async fn existing_user(state: &AuthState, id: &str) -> Result<Uuid, ApiError> {
+    let id = user_id(id)?;
+    if store::find_user(&state.db, id).await?.is_none() {
+        return Err(AuthError::admin_user_not_found().into());
+    }
+    Ok(id)
 }
 
 fn user_id(id: &str) -> Result<Uuid, AuthError> {

@@ -45,7 +45,7 @@ pub async fn token(
     RawQuery(query): RawQuery,
     UserAgent(user_agent): UserAgent,
     headers: HeaderMap,
-    Body(body): Body<TokenBody>,
+    Body(body): Body<Value>,
 ) -> Result<Json<Value>, ApiError> {
     let grant = match query_param(query.as_deref(), "grant_type").as_deref() {
         Some("password") => "password",
@@ -55,7 +55,17 @@ pub async fn token(
         Some("web3") => "web3",
         _ => "other",
     };
-    let answer = issue(state, ip, user_agent, headers, body, grant).await;
+    let admitted = match grant {
+        "web3" => super::web3::admit(&state, ip).await,
+        _ => Ok(()),
+    };
+    let parsed = admitted.and_then(|()| {
+        serde_json::from_value::<TokenBody>(body).map_err(|_| ApiError::from(AuthError::bad_json()))
+    });
+    let answer = match parsed {
+        Ok(body) => issue(state, ip, user_agent, headers, body, grant).await,
+        Err(refused) => Err(refused),
+    };
     count_sign_in(grant, &answer);
     answer
 }

@@ -35,18 +35,27 @@ pub struct Web3Params {
     pub signature: Option<String>,
 }
 
+/// What GoTrue does before it reads a Web3 grant's body: take from the
+/// limit, even when Web3 is off, then refuse while both chains are off, so a
+/// body it could not parse still gets "Web3 provider is disabled"
+/// (supabase/auth `internal/api/web3.go`, `Web3Grant`).
+pub async fn admit(state: &AuthState, ip: Option<IpAddr>) -> Result<(), ApiError> {
+    ratelimit::take(state, Bucket::Web3, ip).await?;
+    let config = &state.config;
+    if !config.web3_ethereum_enabled && !config.web3_solana_enabled {
+        return Err(AuthError::web3_provider_disabled().into());
+    }
+    Ok(())
+}
+
+/// The grant, after [`admit`].
 pub async fn web3_grant(
     state: &AuthState,
     ip: Option<IpAddr>,
     user_agent: Option<&str>,
     params: Web3Params,
 ) -> Result<Value, ApiError> {
-    // GoTrue takes from the limit before anything else, even when Web3 is off.
-    ratelimit::take(state, Bucket::Web3, ip).await?;
     let config = &state.config;
-    if !config.web3_ethereum_enabled && !config.web3_solana_enabled {
-        return Err(AuthError::web3_provider_disabled().into());
-    }
     let chain = match params.chain.as_deref().unwrap_or("") {
         "ethereum" if config.web3_ethereum_enabled => Chain::Ethereum,
         "solana" if config.web3_solana_enabled => Chain::Solana,
