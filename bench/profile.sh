@@ -10,6 +10,10 @@
 #   SCENARIO=s1 DURATION=30 bench/profile.sh
 #   KEEP=/tmp/s2.out bench/profile.sh   keeps callgrind's output to read with
 #                                       callgrind_annotate --inclusive=yes
+#   GATEWAY=/tmp/old/gateway bench/profile.sh
+#                                    profiles that binary instead of building
+#                                    this checkout's (a before/after pair
+#                                    without rebuilding the before)
 #   TOOL=perf bench/profile.sh       samples the gateway's time instead (perf,
 #                                    cpu-clock, kernel included), runs it at
 #                                    full speed, and prints its CPU time per
@@ -22,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-gateway=$root/target/release/gateway
+gateway=${GATEWAY:-$root/target/release/gateway}
 . bench/lib.sh
 
 SCENARIO=${SCENARIO:-s2}
@@ -41,8 +45,10 @@ need wrk "install it with: apt-get install -y wrk"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
 need openssl "install it with: apt-get install -y openssl"
 
-echo "== building the gateway (release)"
-cargo build --release --locked -p gateway -q
+if [ -z "${GATEWAY:-}" ]; then
+  echo "== building the gateway (release)"
+  cargo build --release --locked -p gateway -q
+fi
 
 bench_workdir profile
 bench_cluster

@@ -848,3 +848,65 @@ async fn a_junction_created_later_is_embeddable_after_a_schema_reload() {
     }
     listener.abort();
 }
+
+#[tokio::test]
+async fn a_read_asked_again_answers_as_it_did_whatever_header_changes_its_plan() {
+    let app = spawn_shop().await;
+    let path = "/brands?select=id&id=lte.3&order=id";
+    let object = "application/vnd.pgrst.object+json";
+    // Each case twice, in turn: the second round is answered from the memo
+    // of planned reads, and must answer as the first.
+    let cases: [(&str, &[(&str, &str)], u16, Option<&str>, &str); 6] = [
+        ("no header", &[], 200, None, r#"[{"id":1},{"id":2},{"id":3}]"#),
+        ("CSV", &[("accept", "text/csv")], 200, None, "id\n1\n2\n3"),
+        ("a range", &[("range", "1-1")], 200, None, r#"[{"id":2}]"#),
+        ("a count", &[("prefer", "count=exact")], 200, Some("0-2/3"), r#"[{"id":1},{"id":2},{"id":3}]"#),
+        ("an object", &[("accept", object)], 406, None, ""),
+        ("an object and a range", &[("accept", object), ("range", "2-2")], 200, None, r#"{"id":3}"#),
+    ];
+    for round in ["planned", "memoized"] {
+        for (case, headers, status, content_range, body) in &cases {
+            let answer = get(&app, path, headers).await;
+            assert_eq!(answer.status, *status, "{round}, {case}: {}", answer.text);
+            if let Some(range) = content_range {
+                assert_eq!(answer.content_range.as_deref(), Some(*range), "{round}, {case}");
+            }
+            if *status == 200 && body.starts_with(['[', '{']) {
+                let expected: Value = serde_json::from_str(body).expect("JSON");
+                assert_eq!(answer.json(), expected, "{round}, {case}");
+            } else if *status == 200 {
+                assert_eq!(answer.text.trim_end(), *body, "{round}, {case}");
+            }
+        }
+    }
+    assert!(!app.state.schema.memo().is_empty(), "the reads were kept");
+}
+
+#[tokio::test]
+async fn a_read_asked_again_after_a_schema_reload_is_planned_again() {
+    let app = spawn_shop().await;
+    let listener = gateway::rest::cache::spawn_listener(app.state.schema.clone(), app.state.db.clone());
+    // `*` is expanded from the schema cache, so a plan kept from before the
+    // reload would lack the new column.
+    let before = get(&app, "/brands?id=eq.1", &[]).await;
+    assert_eq!(before.json()[0].get("motto"), None, "{}", before.text);
+    app.admin()
+        .await
+        .batch_execute(
+            "alter table public.brands add column motto text default 'Think different';
+             notify pgrst, 'reload schema';",
+        )
+        .await
+        .expect("ddl");
+    let started = std::time::Instant::now();
+    loop {
+        let answer = get(&app, "/brands?id=eq.1", &[]).await;
+        if answer.json()[0].get("motto").is_some() {
+            assert_eq!(answer.json()[0]["motto"], "Think different", "{}", answer.text);
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 5, "the new column never appeared: {}", answer.text);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    listener.abort();
+}

@@ -97,14 +97,18 @@ impl<'a> StatementCacheKey<'a> {
 /// without a live PostgreSQL — [`Statement`] has no public constructor, so a
 /// test cannot build one. It is not meant to be reused for anything else;
 /// [`StatementCache`] instantiates it with `V = Statement`.
+///
+/// Patched (see the repository's `vendor/README.md`): the map hashes with
+/// foldhash rather than SipHash, since every lookup hashes a whole
+/// statement's text (a kilobyte or more) and a REST request looks up two.
 struct StatementCacheInner<V> {
-    map: RwLock<HashMap<StatementCacheKey<'static>, Arc<OnceCell<V>>>>,
+    map: RwLock<HashMap<StatementCacheKey<'static>, Arc<OnceCell<V>>, foldhash::fast::RandomState>>,
 }
 
 impl<V: Clone> StatementCacheInner<V> {
     fn new() -> Self {
         Self {
-            map: RwLock::new(HashMap::new()),
+            map: RwLock::new(HashMap::default()),
         }
     }
 

@@ -12,6 +12,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use super::schema::{ForeignKey, FunctionRow, Lineage, QualifiedName, SchemaCache, Table, catalog};
 use super::views::{self, RawView, Source};
 use crate::error::RestError;
+use crate::memo::Memo;
 use gateway_core::db::Db;
 use gateway_core::error::ApiError;
 
@@ -21,20 +22,31 @@ use gateway_core::error::ApiError;
 pub struct SchemaHandle {
     schemas: Arc<[String]>,
     current: Arc<RwLock<Option<Arc<SchemaCache>>>>,
+    /// The reads planned against the current cache (`memo`).
+    memo: Memo,
 }
 
 impl SchemaHandle {
     pub fn new(schemas: Vec<String>) -> Self {
-        Self { schemas: schemas.into(), current: Arc::new(RwLock::new(None)) }
+        Self { schemas: schemas.into(), current: Arc::new(RwLock::new(None)), memo: Memo::default() }
+    }
+
+    pub fn memo(&self) -> &Memo {
+        &self.memo
     }
 
     pub fn schemas(&self) -> &[String] {
         &self.schemas
     }
 
+    /// The cache, if a load has succeeded.
+    pub fn loaded(&self) -> Option<Arc<SchemaCache>> {
+        self.current.read().ok().and_then(|c| c.clone())
+    }
+
     /// The cache, loading it first if no load has succeeded yet.
     pub async fn get(&self, db: &Db) -> Result<Arc<SchemaCache>, ApiError> {
-        if let Some(cache) = self.current.read().ok().and_then(|c| c.clone()) {
+        if let Some(cache) = self.loaded() {
             return Ok(cache);
         }
         // Boxed: loading the catalog is rare, and its future would otherwise

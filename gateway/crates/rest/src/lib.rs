@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod execute;
 pub mod fuzzy;
+pub mod memo;
 pub mod openapi;
 pub mod parse;
 pub mod plan;
@@ -231,7 +232,8 @@ fn check_aggregates(state: &RestState, node: &plan::Node<'_>) -> Result<(), ApiE
     Ok(())
 }
 
-/// `GET`/`HEAD /{table}`.
+/// `GET`/`HEAD /{table}`. A read asked before against the same schema cache
+/// is run as it was planned then ([`memo`]).
 async fn read(
     State(state): State<RestState>,
     caller: Caller,
@@ -239,6 +241,76 @@ async fn read(
     Path(table): Path<String>,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    if !memoizable(&request) {
+        return Box::pin(read_with_plan(state, caller, request, table)).await;
+    }
+    let key = memo::ReadKey::new(
+        &request.schema,
+        &table,
+        &request.pairs,
+        request.range.as_deref(),
+        request.prefer.count,
+        request.media,
+        request.is_head(),
+    );
+    let memoized = state.schema.loaded().and_then(|cache| state.schema.memo().read(&cache, &key));
+    let planned = match memoized {
+        Some(planned) => {
+            request.acceptable()?;
+            planned
+        }
+        None => plan_and_keep(&state, &request, &table, key).await?,
+    };
+    let session = state
+        .db
+        .session(&caller, Access::ReadOnly)
+        .await?
+        .in_timezone(request.prefer.timezone.as_deref())
+        .in_schema(&request.schema);
+    // A read commits in the same round trip as its statement.
+    let outcome = execute::run_and_end(session, &planned.statement, commits(&request)).await?;
+    read_reply(&request, planned.offset, planned.csv_header.as_deref(), outcome)
+}
+
+/// Whether a read's statement is all its plan is needed for: not for a
+/// planned or estimated count (a statement of its own first, whose answer
+/// decides the main one) nor for `EXPLAIN`.
+fn memoizable(request: &RestRequest) -> bool {
+    !matches!(request.prefer.count, Some(CountMethod::Planned | CountMethod::Estimated))
+        && !matches!(request.media, Media::Plan(_))
+}
+
+/// Parses, plans and renders a read, and keeps it in the memo.
+async fn plan_and_keep(
+    state: &RestState,
+    request: &RestRequest,
+    table: &str,
+    key: memo::ReadKey,
+) -> Result<Arc<memo::PlannedRead>, ApiError> {
+    let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
+    narrow(request, &mut query)?;
+    let cache = state.schema.get(&state.db).await?;
+    let node = request.planned(plan_read(state, &cache, &request.schema, table, &query))?;
+    request.acceptable()?;
+    let body = if request.is_head() { BodyKind::None } else { body_kind(request.media) };
+    let exact = request.prefer.count == Some(CountMethod::Exact);
+    let planned = Arc::new(memo::PlannedRead {
+        statement: sql::read(&node, Some(state.config.max_rows), exact, body),
+        offset: query.root.offset.unwrap_or(0).max(0),
+        csv_header: csv_header(request, &node),
+    });
+    state.schema.memo().keep_read(&cache, key, planned.clone());
+    Ok(planned)
+}
+
+/// A read that needs its plan after planning: with a planned or estimated
+/// count, or for `EXPLAIN`.
+async fn read_with_plan(
+    state: RestState,
+    caller: Caller,
+    request: RestRequest,
+    table: String,
+) -> Result<Response, ApiError> {
     let mut query = parse::parse_query(&request.pairs).map_err(parse_error)?;
     narrow(&request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
@@ -269,12 +341,21 @@ async fn read(
     if let Media::Plan(plan) = request.media {
         return Box::pin(plan_reply(session, &statement, plan, &request)).await;
     }
-    // A read commits in the same round trip as its statement.
     let mut outcome = execute::run_and_end(session, &statement, commits(&request)).await?;
     if outcome.total.is_none() {
         outcome.total = planned;
     }
     let offset = query.root.offset.unwrap_or(0).max(0);
+    read_reply(&request, offset, csv_header(&request, &node).as_deref(), outcome)
+}
+
+/// A read's answer, from its statement's outcome.
+fn read_reply(
+    request: &RestRequest,
+    offset: i64,
+    csv_header: Option<&str>,
+    outcome: execute::Outcome,
+) -> Result<Response, ApiError> {
     // PostgREST checks singularity before the range.
     response::check_singular(request.media, outcome.page)?;
     let status = match response::read_status(offset, outcome.page, outcome.total) {
@@ -287,7 +368,7 @@ async fn read(
     prefer.missing = None;
     Ok(Reply {
         status,
-        body: render_body(&request, &node, outcome.body),
+        body: render_body(request, csv_header, outcome.body),
         media: Some(request.media),
         content_range: Some(response::content_range(offset, outcome.page, outcome.total)),
         preference_applied: prefer.preference_applied(),
@@ -331,8 +412,13 @@ fn bytea_literal(bytes: &[u8]) -> String {
     text
 }
 
+/// The CSV header line (the output columns' names) when the answer is CSV.
+fn csv_header(request: &RestRequest, node: &plan::Node<'_>) -> Option<String> {
+    (request.media == Media::Csv).then(|| node.output_names().join(","))
+}
+
 /// The body text, with the CSV header line that PostgREST puts first.
-fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String>) -> Option<String> {
+fn render_body(request: &RestRequest, csv_header: Option<&str>, body: Option<String>) -> Option<String> {
     if request.is_head() {
         return None;
     }
@@ -344,8 +430,7 @@ fn render_body(request: &RestRequest, node: &plan::Node<'_>, body: Option<String
         // No rows, no header line: PostgREST takes it from the first row.
         return Some("\n".to_owned());
     }
-    let header = node.output_names();
-    Some(format!("{}\n{body}", header.join(",")))
+    Some(format!("{}\n{body}", csv_header.unwrap_or_default()))
 }
 
 /// Commit, unless `Prefer: tx=rollback` asks to roll back.
@@ -959,7 +1044,7 @@ async fn call(
             },
             match &node {
                 Some(node) => {
-                    let body = render_body(&request, node, outcome.body);
+                    let body = render_body(&request, csv_header(&request, node).as_deref(), outcome.body);
                     // A composite (not `setof`) that the filters leave out
                     // keeps its CSV header line in PostgREST's answer.
                     if !function.returns_set && request.media == Media::Csv && body.as_deref() == Some("\n") {
