@@ -849,6 +849,10 @@ async fn a_junction_created_later_is_embeddable_after_a_schema_reload() {
     listener.abort();
 }
 
+/// A case's name, its headers, and the status, `Content-Range` and body
+/// it answers.
+type HeaderCase<'a> = (&'a str, &'a [(&'a str, &'a str)], u16, Option<&'a str>, &'a str);
+
 #[tokio::test]
 async fn a_read_asked_again_answers_as_it_did_whatever_header_changes_its_plan() {
     let app = spawn_shop().await;
@@ -856,7 +860,7 @@ async fn a_read_asked_again_answers_as_it_did_whatever_header_changes_its_plan()
     let object = "application/vnd.pgrst.object+json";
     // Each case twice, in turn: the second round is answered from the memo
     // of planned reads, and must answer as the first.
-    let cases: [(&str, &[(&str, &str)], u16, Option<&str>, &str); 6] = [
+    let cases: [HeaderCase<'_>; 6] = [
         ("no header", &[], 200, None, r#"[{"id":1},{"id":2},{"id":3}]"#),
         ("CSV", &[("accept", "text/csv")], 200, None, "id\n1\n2\n3"),
         ("a range", &[("range", "1-1")], 200, None, r#"[{"id":2}]"#),
