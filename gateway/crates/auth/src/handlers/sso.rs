@@ -64,9 +64,13 @@ pub struct SsoParams {
 /// `POST /sso`.
 pub async fn sso(
     State(state): State<AuthState>,
-    Body(params): Body<SsoParams>,
+    Body(params): Body<serde_json::Value>,
 ) -> Result<Response, ApiError> {
+    // GoTrue refuses before it reads the body (`requireSAMLEnabled` is
+    // middleware), so a body that is not valid gets "SAML 2.0 is disabled"
+    // while SAML is off.
     require_enabled(&state)?;
+    let params: SsoParams = serde_json::from_value(params).map_err(|_| AuthError::bad_json())?;
     let domain = params.domain.as_deref().filter(|d| !d.is_empty());
     let provider = match (params.provider_id.filter(|id| !id.is_nil()), domain) {
         (Some(_), Some(_)) => {
