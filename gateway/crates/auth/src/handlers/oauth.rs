@@ -254,7 +254,9 @@ pub async fn callback(
     }
 }
 
-enum Failure {
+/// A failure of a flow that ends in a redirect: GoTrue's errors go back to
+/// the site in the query, anything else is answered as an error.
+pub(crate) enum Failure {
     Auth(AuthError),
     Api(ApiError),
 }

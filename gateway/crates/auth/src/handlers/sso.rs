@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::oauth::error_redirect;
+use super::oauth::{Failure, error_redirect};
 use super::query_param;
 use crate::AuthState;
 use crate::claims::{Grant, session_response};
@@ -136,26 +136,6 @@ pub async fn metadata(
         );
     }
     Ok(response)
-}
-
-enum Failure {
-    Auth(AuthError),
-    Api(ApiError),
-}
-
-impl From<ApiError> for Failure {
-    fn from(error: ApiError) -> Self {
-        match error.as_service::<AuthError>() {
-            Some(e) => Failure::Auth(e.clone()),
-            None => Failure::Api(error),
-        }
-    }
-}
-
-impl From<AuthError> for Failure {
-    fn from(error: AuthError) -> Self {
-        Failure::Auth(error)
-    }
 }
 
 /// `POST /sso/saml/acs`: every failure is a 303 to the site with the error
