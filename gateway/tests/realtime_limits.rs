@@ -110,6 +110,33 @@ async fn presence_events_per_second_are_counted_over_both_gateways() {
 }
 
 #[tokio::test]
+async fn a_channel_over_its_own_presence_window_is_closed_and_its_neighbour_is_not() {
+    let mut config = test_config();
+    config.realtime.max_client_presence_events_per_window = 3;
+    let app = spawn_app_with(Options { config, ..Default::default() }).await;
+    let mut client = Client::connect(&app, "1.0.0").await;
+    let presence = json!({"config": {"presence": {"enabled": true}}});
+    let (busy, _) = client.join("realtime:busy", presence.clone()).await;
+    let (calm, _) = client.join("realtime:calm", presence).await;
+    let track = |n: i32| json!({"type": "presence", "event": "track", "payload": {"n": n}});
+    let untrack = json!({"type": "presence", "event": "untrack"});
+    // Three events of either kind fill the window; the fourth closes the channel.
+    for event in [track(1), untrack.clone(), track(2)] {
+        let reference = client.push(Some(&busy), "realtime:busy", "presence", event).await;
+        let reply = client.until(|m| m.reference == json!(reference)).await;
+        assert_eq!(reply.payload["status"], "ok", "{reply:?}");
+    }
+    client.push(Some(&busy), "realtime:busy", "presence", track(3)).await;
+    let system = client.until(|m| m.event == "system" && m.topic == "realtime:busy").await;
+    assert_eq!(system.payload["message"], "Client presence rate limit exceeded");
+    assert_eq!(system.payload["status"], "error");
+    client.until(|m| m.event == "phx_close" && m.topic == "realtime:busy").await;
+    let reference = client.push(Some(&calm), "realtime:calm", "presence", track(1)).await;
+    let reply = client.until(|m| m.reference == json!(reference)).await;
+    assert_eq!(reply.payload["status"], "ok", "the other channel has a window of its own");
+}
+
+#[tokio::test]
 async fn connected_users_are_counted_over_both_gateways_and_leave_with_their_socket() {
     let (first, second, mut a, mut b) = two_gateways(|c| c.realtime.max_concurrent_users = 2).await;
     let mut late = Client::connect(&first, "1.0.0").await;

@@ -1,6 +1,7 @@
 // Realtime with the real supabase-js (realtime-js) against /realtime/v1:
 // broadcast (self, ack, two clients, serializers 1.0.0 and 2.0.0 together,
-// the REST fallback of send(), httpSend()), presence (track, sync, leave), private
+// the REST fallback of send(), httpSend()), presence (track, sync, leave, the
+// per-channel limit), private
 // channels under RLS (tests/client/fixtures/realtime.sql), broadcast from the
 // database (realtime.send, realtime.send_binary), token refresh and expiry, and two gateways on one
 // database.
@@ -124,6 +125,20 @@ test('presence tracks, syncs both members, and tells the other when one leaves',
   assert.equal(leave.key, 'ana')
   assert.equal(leave.leftPresences[0].name, 'Ana')
 })
+
+for (const vsn of ['1.0.0', '2.0.0']) {
+  test(`a ${vsn} channel that tracks a sixth time within 30 s is closed with Realtime's presence error`, async () => {
+    const channel = realtimeClient({ vsn }).channel(`presence-limit-${vsn}-${run}`, { config: { presence: { key: 'busy' } } })
+    const system = new Promise((resolve) => channel.on('system', {}, (payload) => payload.status === 'error' && resolve(payload)))
+    await subscribed(channel)
+    for (let n = 1; n <= 5; n++) assert.equal(await channel.track({ n }), 'ok', `track ${n}`)
+    channel.track({ n: 6 })
+    const error = await within(3000, system, 'the system error')
+    assert.equal(error.message, 'Client presence rate limit exceeded')
+    for (let i = 0; i < 30 && channel.state !== 'closed'; i++) await sleep(100)
+    assert.equal(channel.state, 'closed')
+  })
+}
 
 async function signedIn(prefix) {
   const admin = createClient(url, serviceKey, { auth: { persistSession: false, autoRefreshToken: false } })

@@ -2,10 +2,11 @@
 //! Supabase Realtime's tenant limits (`max_concurrent_users`,
 //! `max_joins_per_second`, `max_events_per_second`,
 //! `max_presence_events_per_second`, `max_channels_per_client`,
+//! `max_client_presence_events_per_window`,
 //! `max_payload_size_in_kb`, and `postgres_cdc_rls`'s `max_record_bytes`):
 //! the rates and the users hold for the whole project, summed over every
-//! gateway on its database ([`crate::limits`]); channels are per socket, as
-//! in Realtime.
+//! gateway on its database ([`crate::limits`]); channels are per socket and
+//! the presence window per channel, as in Realtime.
 
 use gateway_core::config::Span;
 use gateway_core::config::parse_size;
@@ -60,6 +61,29 @@ pub struct RealtimeConfig {
         default_value_t = 1000
     )]
     pub max_presence_events_per_second: u32,
+
+    /// Presence events (`track`, `untrack`) one channel may send within
+    /// `--realtime-client-presence-window`; the next one closes the channel
+    /// with Realtime's "Client presence rate limit exceeded" (its
+    /// `CLIENT_PRESENCE_MAX_CALLS`, 5 by default there).
+    #[arg(
+        long = "realtime-max-client-presence-events-per-window",
+        id = "realtime_max_client_presence_events_per_window",
+        env = "REALTIME_MAX_CLIENT_PRESENCE_EVENTS_PER_WINDOW",
+        default_value_t = 5
+    )]
+    pub max_client_presence_events_per_window: u32,
+
+    /// The window of the per-channel presence limit above; it starts at a
+    /// channel's first presence event after the last window ended (Realtime's
+    /// `CLIENT_PRESENCE_WINDOW_MS`, 30 s by default there).
+    #[arg(
+        long = "realtime-client-presence-window",
+        id = "realtime_client_presence_window",
+        env = "REALTIME_CLIENT_PRESENCE_WINDOW",
+        default_value = "30s"
+    )]
+    pub client_presence_window: Span,
 
     /// Sockets that have joined a channel, open at once in the whole project
     /// (Realtime's `max_concurrent_users`); beyond it a join is refused

@@ -7,12 +7,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use axum::extract::ws::Message as WsMessage;
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc};
 
-use super::wire::{Message, Payload};
+use super::wire::{self, Frame, Message, Payload, Vsn};
 
 /// A topic as Realtime keys it: public and private channels of the same name
 /// are different topics (Realtime's `tenant_topic(tenant, sub_topic, public?)`).
@@ -22,11 +23,64 @@ pub struct TopicKey {
     pub private: bool,
 }
 
+/// What waits in a socket's outbox.
+pub enum Outgoing {
+    /// A message for this socket alone (a reply, a presence diff with its
+    /// `join_ref`, a change filtered for its caller).
+    Own(Message),
+    /// A broadcast, the same for every member of its topic: encoded once per
+    /// serializer and shared, not once per subscriber.
+    Shared(Arc<Shared>),
+}
+
+/// One message for many sockets, with its frame for each serializer made
+/// by the first socket that writes it.
+pub struct Shared {
+    message: Message,
+    frames: [OnceLock<Option<WsMessage>>; 2],
+}
+
+impl Shared {
+    pub fn new(message: Message) -> Arc<Self> {
+        Arc::new(Self { message, frames: Default::default() })
+    }
+
+    /// The frame for a socket of `vsn`: a clone of shared bytes.
+    pub fn frame(&self, vsn: Vsn) -> Option<WsMessage> {
+        self.frames[vsn as usize].get_or_init(|| frame(vsn, &self.message)).clone()
+    }
+}
+
+/// `message` as a WebSocket frame for a socket of `vsn` (`None`: nothing
+/// that serializer can carry).
+pub fn frame(vsn: Vsn, message: &Message) -> Option<WsMessage> {
+    wire::encode(vsn, message).map(|frame| match frame {
+        Frame::Text(text) => WsMessage::Text(text.into()),
+        Frame::Binary(bytes) => WsMessage::Binary(bytes),
+    })
+}
+
+impl Outgoing {
+    pub fn message(&self) -> &Message {
+        match self {
+            Self::Own(message) => message,
+            Self::Shared(shared) => &shared.message,
+        }
+    }
+
+    pub fn into_frame(self, vsn: Vsn) -> Option<WsMessage> {
+        match self {
+            Self::Own(message) => frame(vsn, &message),
+            Self::Shared(shared) => shared.frame(vsn),
+        }
+    }
+}
+
 /// Where a socket's outgoing messages wait. Bounded: when it is full the
 /// socket is told to close (a slow consumer), nothing is buffered beyond it.
 #[derive(Clone)]
 pub struct Outbox {
-    sender: mpsc::Sender<Message>,
+    sender: mpsc::Sender<Outgoing>,
     overflow: Arc<Overflow>,
 }
 
@@ -37,15 +91,20 @@ pub struct Overflow {
 }
 
 impl Outbox {
-    pub fn new(capacity: usize) -> (Self, mpsc::Receiver<Message>, Arc<Overflow>) {
+    pub fn new(capacity: usize) -> (Self, mpsc::Receiver<Outgoing>, Arc<Overflow>) {
         let (sender, receiver) = mpsc::channel(capacity.max(1));
         let overflow = Arc::new(Overflow::default());
         (Self { sender, overflow: overflow.clone() }, receiver, overflow)
     }
 
-    /// Queues `message`; a full queue marks the socket as overflowed.
+    /// Queues `message`, for this socket alone.
     pub fn send(&self, message: Message) {
-        match self.sender.try_send(message) {
+        self.queue(Outgoing::Own(message));
+    }
+
+    /// Queues `outgoing`; a full queue marks the socket as overflowed.
+    fn queue(&self, outgoing: Outgoing) {
+        match self.sender.try_send(outgoing) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => {
                 self.overflow.happened.store(true, Ordering::Relaxed);
@@ -201,12 +260,13 @@ impl Hub {
                 .and_then(|meta| meta.get("id").and_then(Value::as_str).map(str::to_owned)),
             Payload::Binary(_) => None,
         };
+        let shared = Shared::new(message.clone());
         for (id, member) in &topic.members {
             if Some(id) == except || replayed_id.as_ref().is_some_and(|known| member.replayed.contains(known))
             {
                 continue;
             }
-            member.outbox.send(message.clone());
+            member.outbox.queue(Outgoing::Shared(shared.clone()));
         }
     }
 
@@ -391,7 +451,7 @@ fn send_diff(topic: &Topic, name: &str, joins: &[Meta], leaves: &[Meta]) {
 mod tests {
     use super::*;
 
-    fn member(hub: &Hub, key: &TopicKey, socket: u64) -> (MemberId, mpsc::Receiver<Message>) {
+    fn member(hub: &Hub, key: &TopicKey, socket: u64) -> (MemberId, mpsc::Receiver<Outgoing>) {
         let (outbox, receiver, _) = Outbox::new(16);
         let id = MemberId { socket, join_ref: "1".to_owned() };
         hub.join(key, id.clone(), outbox, false, true, HashSet::new());
@@ -412,11 +472,11 @@ mod tests {
         // A sync that repeats a known join changes nothing.
         hub.apply_remote("other", &change);
         let joined = receiver.try_recv().expect("join diff");
-        assert_eq!(joined.json().expect("json")["joins"]["ana"]["metas"][0]["at"], 1);
+        assert_eq!(joined.message().json().expect("json")["joins"]["ana"]["metas"][0]["at"], 1);
         assert!(receiver.try_recv().is_err(), "the repeated join was told again");
         hub.forget_origin("other");
         let left = receiver.try_recv().expect("leave diff");
-        assert_eq!(left.json().expect("json")["leaves"]["ana"]["metas"][0]["phx_ref"], "r1");
+        assert_eq!(left.message().json().expect("json")["leaves"]["ana"]["metas"][0]["phx_ref"], "r1");
         assert!(hub.local_presences().is_empty());
     }
 
@@ -444,6 +504,29 @@ mod tests {
     }
 
     #[test]
+    fn a_broadcast_is_encoded_once_per_serializer_for_all_its_members() {
+        let hub = Hub::default();
+        let key = TopicKey { topic: "realtime:room".to_owned(), private: false };
+        let (_, mut first) = member(&hub, &key, 1);
+        let (_, mut second) = member(&hub, &key, 2);
+        hub.broadcast(&key, &Message::push(None, "realtime:room", "broadcast", json!({"n": 1})), None);
+        let (Ok(Outgoing::Shared(a)), Ok(Outgoing::Shared(b))) = (first.try_recv(), second.try_recv()) else {
+            panic!("a broadcast is queued shared");
+        };
+        assert!(Arc::ptr_eq(&a, &b), "both members hold the same message");
+        let (Some(WsMessage::Text(one)), Some(WsMessage::Text(two))) = (a.frame(Vsn::V1), b.frame(Vsn::V1))
+        else {
+            panic!("text frames");
+        };
+        assert_eq!(
+            one.as_str().as_ptr(),
+            two.as_str().as_ptr(),
+            "the second socket reuses the first one's bytes"
+        );
+        assert_ne!(a.frame(Vsn::V2), a.frame(Vsn::V1), "each serializer has its own frame");
+    }
+
+    #[test]
     fn a_message_replayed_at_the_join_is_not_sent_again_live() {
         let hub = Hub::default();
         let key = TopicKey { topic: "realtime:room".to_owned(), private: true };
@@ -457,7 +540,7 @@ mod tests {
         hub.broadcast(&key, &message("m1"), None);
         hub.broadcast(&key, &message("m2"), None);
         let got = replayed_to.try_recv().expect("the new message");
-        assert_eq!(got.json().expect("json")["meta"]["id"], "m2");
+        assert_eq!(got.message().json().expect("json")["meta"]["id"], "m2");
         assert!(replayed_to.try_recv().is_err(), "m1 came twice");
         assert!(
             other.try_recv().is_ok() && other.try_recv().is_ok(),

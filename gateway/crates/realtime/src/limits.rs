@@ -200,9 +200,55 @@ impl Limits {
     }
 }
 
+/// A count of events in a window that opens at the first event after the
+/// last one ended: Realtime's per-channel presence limit
+/// (`limit_client_presence_event`, 5 events per 30 s by default there).
+#[derive(Debug, Default)]
+pub struct Window {
+    /// When the open window ends, and the events counted in it.
+    open: Option<(Instant, u32)>,
+}
+
+impl Window {
+    /// Counts an event at `now`; false, counting nothing, when the open
+    /// window already holds `max`.
+    pub fn admit(&mut self, max: u32, length: Duration, now: Instant) -> bool {
+        match &mut self.open {
+            Some((ends, counted)) if now <= *ends => {
+                if *counted >= max {
+                    return false;
+                }
+                *counted += 1;
+            }
+            _ => self.open = Some((now + length, 1)),
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_admits_max_events_until_it_ends_and_the_next_event_opens_another() {
+        let mut window = Window::default();
+        let start = Instant::now();
+        let length = Duration::from_secs(30);
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        let cases: &[(u64, bool, &str)] = &[
+            (0, true, "the first event opens the window"),
+            (1, true, "second"),
+            (2, false, "over two: refused"),
+            (30_000, false, "the window's last instant still counts"),
+            (30_001, true, "after the end a new window opens"),
+            (30_002, true, "second of the new window"),
+            (30_003, false, "and the new window is full"),
+        ];
+        for (ms, admitted, case) in cases {
+            assert_eq!(window.admit(2, length, at(*ms)), *admitted, "{case}");
+        }
+    }
 
     #[test]
     fn a_rate_counts_this_gateway_and_what_the_others_told() {

@@ -22,9 +22,9 @@ use super::auth;
 use super::bus::Event;
 use super::changes::Binding;
 use super::config::RealtimeConfig;
-use super::hub::{MemberId, Outbox, Overflow, TopicKey};
-use super::limits::Rate;
-use super::wire::{self, Frame, Message, Payload, Vsn};
+use super::hub::{MemberId, Outbox, Outgoing, Overflow, TopicKey};
+use super::limits::{Rate, Window};
+use super::wire::{self, Message, Payload, Vsn};
 use crate::RealtimeState;
 use gateway_core::jwt::Claims;
 
@@ -61,6 +61,8 @@ struct Channel {
     writes: HashMap<&'static str, bool>,
     /// The `postgres_changes` forwarder's line for new claims.
     feed: Option<mpsc::UnboundedSender<Claims>>,
+    /// The channel's own presence limit (Realtime's `presence_client_rate_limit`).
+    presence_window: Window,
 }
 
 /// What a handler tells the loop.
@@ -189,39 +191,45 @@ async fn sleep_until_epoch(at: Option<u64>) {
     }
 }
 
-/// Writes queued messages in order; on `closing`, what is queued and then
-/// the close frame. Stops when the client stops reading (the reader notices
-/// the overflow and aborts it).
+/// Most messages written to the socket's buffer before it is flushed: what
+/// is queued goes out in one write, but a long queue is not held back.
+const WRITE_BATCH: usize = 64;
+
+/// Writes queued messages in order, each batch of what is already queued
+/// flushed once; on `closing`, what is queued and then the close frame.
+/// Stops when the client stops reading (the reader notices the overflow and
+/// aborts it).
 async fn write(
     mut sink: futures::stream::SplitSink<WebSocket, WsMessage>,
-    mut receiver: mpsc::Receiver<Message>,
+    mut receiver: mpsc::Receiver<Outgoing>,
     mut closing: oneshot::Receiver<CloseFrame>,
     vsn: Vsn,
 ) {
-    let send = |message: Message| {
-        wire::encode(vsn, &message).map(|frame| match frame {
-            Frame::Text(text) => WsMessage::Text(text.into()),
-            Frame::Binary(bytes) => WsMessage::Binary(bytes),
-        })
-    };
     loop {
         tokio::select! {
             biased;
-            message = receiver.recv() => match message {
-                Some(message) => {
-                    if let Some(frame) = send(message) {
-                        if sink.send(frame).await.is_err() {
+            outgoing = receiver.recv() => {
+                let Some(first) = outgoing else { break };
+                let mut written = 0;
+                let mut next = Some(first);
+                while let Some(outgoing) = next {
+                    if let Some(frame) = outgoing.into_frame(vsn) {
+                        if sink.feed(frame).await.is_err() {
                             return;
                         }
-                        metrics::counter!("gateway_realtime_messages_sent_total").increment(1);
+                        written += 1;
                     }
+                    next = if written < WRITE_BATCH { receiver.try_recv().ok() } else { None };
                 }
-                None => break,
+                if sink.flush().await.is_err() {
+                    return;
+                }
+                metrics::counter!("gateway_realtime_messages_sent_total").increment(written as u64);
             },
             frame = &mut closing => {
-                while let Ok(message) = receiver.try_recv() {
-                    if let Some(frame) = send(message) {
-                        let _ = sink.send(frame).await;
+                while let Ok(outgoing) = receiver.try_recv() {
+                    if let Some(frame) = outgoing.into_frame(vsn) {
+                        let _ = sink.feed(frame).await;
                     }
                 }
                 if let Ok(frame) = frame {
@@ -265,6 +273,20 @@ impl Socket {
             // Phoenix's answer to a message for a topic the socket has not joined.
             self.send(Message::reply(&message, "error", reason("unmatched topic")));
             return Next::Continue;
+        }
+        // The channel's own presence window comes first, as in Realtime's
+        // `PresenceHandler.handle`.
+        if message.event == "presence" {
+            let (max, window) =
+                (self.config().max_client_presence_events_per_window, self.config().client_presence_window.0);
+            let admitted = self
+                .channels
+                .get_mut(&message.topic)
+                .is_some_and(|channel| channel.presence_window.admit(max, window, Instant::now()));
+            if !admitted {
+                self.shut_down(&message.topic, "Client presence rate limit exceeded");
+                return Next::Continue;
+            }
         }
         // Realtime's rate counters, for the whole project ([`crate::limits`]).
         let limits = &self.state.realtime.limits;
@@ -498,6 +520,7 @@ impl Socket {
             presence_enabled,
             writes: HashMap::new(),
             feed: None,
+            presence_window: Window::default(),
         };
         if !contract.is_empty() {
             match self.state.realtime.changes.subscribe(contract, claims).await {
