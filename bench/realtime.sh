@@ -17,7 +17,7 @@
 #     run, with one sender broadcasting as fast as the subscribers take it;
 #   - the gateway the same way, then at half its own rate (p50/p99);
 #   - broadcast from the database (`realtime.send` from pgbench), as fast as
-#     WRITERS connections send and at the same half rate;
+#     SENDERS connections (8) send and at the same half rate;
 #   - postgres_changes at RATE inserts a second to FANOUT subscribers of a
 #     table under RLS, signed in as USERS distinct users (1 and FANOUT).
 #
@@ -41,6 +41,7 @@ RATE=${RATE:-50}
 QUEUED=${QUEUED:-1000000}
 PARTS=${PARTS:-"changes fanout"}
 FANOUT=${FANOUT:-1000}
+SENDERS=${SENDERS:-8}
 USERS=${USERS:-"1 $FANOUT"}
 
 # need, free_port, bindir, secret, jwt (bench/lib.sh).
@@ -164,9 +165,13 @@ fanout_row "gateway at half: $half/s" "$gw_half"
 cat >"$work/send.sql" <<'SQL'
 select realtime.send(jsonb_build_object('t', (extract(epoch from clock_timestamp()) * 1000000)::bigint), 'e', 'fanout', false);
 SQL
-db=$(client --url "$ws" -- pgbench -n -U postgres -f "$work/send.sql" -c "$WRITERS" -j 2 -T "$DURATION" bench)
-fanout_row "realtime.send, $WRITERS connections" "$db"
-db_half=$(client --url "$ws" -- pgbench -n -U postgres -f "$work/send.sql" -c 1 -R "$half" -T "$DURATION" bench)
+# Each realtime.send is a transaction that waits for its commit's flush:
+# more connections than for inserts, so that the flushes are shared. First
+# what PostgreSQL does alone, with nobody listening.
+echo "   PostgreSQL alone: realtime.send from $SENDERS connections, nobody listening: $(pgbench -n -U postgres -f "$work/send.sql" -c "$SENDERS" -j 2 -T "$DURATION" bench | awk '/^tps = / {printf "%d", $3}') sends/s"
+db=$(client --url "$ws" -- pgbench -n -U postgres -f "$work/send.sql" -c "$SENDERS" -j 2 -T "$DURATION" bench)
+fanout_row "realtime.send, $SENDERS connections" "$db"
+db_half=$(client --url "$ws" -- pgbench -n -U postgres -f "$work/send.sql" -c 4 -j 2 -R "$half" -T "$DURATION" bench)
 fanout_row "realtime.send at $half/s" "$db_half"
 
 node -e '

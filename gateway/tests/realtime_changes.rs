@@ -84,10 +84,11 @@ async fn run(app: &TestApp, sql: &str) {
 
 /// The next change, within 10 s.
 async fn next(subscription: &mut Subscription) -> Value {
-    tokio::time::timeout(Duration::from_secs(10), subscription.recv())
+    let text = tokio::time::timeout(Duration::from_secs(10), subscription.recv())
         .await
         .expect("a change within 10 s")
-        .expect("the subscription is still served")
+        .expect("the subscription is still served");
+    serde_json::from_str(&text).expect("the payload is JSON")
 }
 
 /// Asserts that no change arrives within a second (after the ones awaited).
@@ -624,7 +625,10 @@ async fn a_schema_owner_that_logs_in_with_a_password_streams_the_slot() {
 }
 
 async fn next_or_none(subscription: &mut Subscription) -> Option<Value> {
-    tokio::time::timeout(Duration::from_secs(5), subscription.recv()).await.expect("an answer within 5 s")
+    let text = tokio::time::timeout(Duration::from_secs(5), subscription.recv())
+        .await
+        .expect("an answer within 5 s");
+    text.map(|text| serde_json::from_str(&text).expect("the payload is JSON"))
 }
 
 #[tokio::test]

@@ -59,10 +59,11 @@ async fn run(app: &TestApp, sql: &str) {
 }
 
 async fn next(subscription: &mut Subscription) -> Value {
-    tokio::time::timeout(Duration::from_secs(10), subscription.recv())
+    let text = tokio::time::timeout(Duration::from_secs(10), subscription.recv())
         .await
         .expect("a change within 10 s")
-        .expect("the subscription is still served")
+        .expect("the subscription is still served");
+    serde_json::from_str(&text).expect("the payload is JSON")
 }
 
 /// The ids of the rows whose changes binding 1 got, up to the marker row 99

@@ -216,6 +216,14 @@ pub async fn serve(
                 }
             }
         };
+        // Each response and WebSocket frame is written whole, so Nagle's
+        // algorithm would only hold a small write back until the peer's
+        // delayed ACK (up to 40 ms on Linux) when an earlier one is unacked:
+        // a pipelined answer or a Realtime message after another. hyper's
+        // own `TcpIncoming` offers the same switch (`set_nodelay`).
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
         while connections.try_join_next().is_some() {}
         let slot =
             ConnectionSlot { _permit: Arc::new(permit), stopping: stopped.clone(), _alive: alive.clone() };

@@ -242,6 +242,7 @@ fn encode(event: &Event) -> Value {
             body["e"] = message.event.clone().into();
             match &message.payload {
                 Payload::Json(value) => body["j"] = value.clone(),
+                Payload::Text(text) => body["j"] = serde_json::from_str(text).unwrap_or(Value::Null),
                 Payload::Binary(user) => {
                     body["u"] = json!({
                         "e": user.event, "j": user.json, "m": user.meta, "b": STANDARD.encode(&user.payload),

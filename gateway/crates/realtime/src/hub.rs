@@ -26,8 +26,9 @@ pub struct TopicKey {
 /// What waits in a socket's outbox.
 pub enum Outgoing {
     /// A message for this socket alone (a reply, a presence diff with its
-    /// `join_ref`, a change filtered for its caller).
-    Own(Message),
+    /// `join_ref`, a change filtered for its caller); boxed, so that a queue
+    /// slot is two words and a broadcast moves no more than that.
+    Own(Box<Message>),
     /// A broadcast, the same for every member of its topic: encoded once per
     /// serializer and shared, not once per subscriber.
     Shared(Arc<Shared>),
@@ -70,7 +71,7 @@ impl Outgoing {
 
     pub fn into_frame(self, vsn: Vsn) -> Option<WsMessage> {
         match self {
-            Self::Own(message) => frame(vsn, &message),
+            Self::Own(message) => frame(vsn, message.as_ref()),
             Self::Shared(shared) => shared.frame(vsn),
         }
     }
@@ -99,7 +100,7 @@ impl Outbox {
 
     /// Queues `message`, for this socket alone.
     pub fn send(&self, message: Message) {
-        self.queue(Outgoing::Own(message));
+        self.queue(Outgoing::Own(Box::new(message)));
     }
 
     /// Queues `outgoing`; a full queue marks the socket as overflowed.
@@ -259,6 +260,9 @@ impl Hub {
                 .ok()
                 .and_then(|meta| meta.get("id").and_then(Value::as_str).map(str::to_owned)),
             Payload::Binary(_) => None,
+            Payload::Text(text) => serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|value| value.pointer("/meta/id").and_then(Value::as_str).map(str::to_owned)),
         };
         let shared = Shared::new(message.clone());
         for (id, member) in &topic.members {

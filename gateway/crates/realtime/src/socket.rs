@@ -755,6 +755,7 @@ pub fn payload_size(payload: &Payload) -> u64 {
     let bytes = match payload {
         Payload::Json(value) => value.to_string().len(),
         Payload::Binary(user) => user.payload.len(),
+        Payload::Text(text) => text.len(),
     };
     bytes as u64
 }
@@ -805,7 +806,13 @@ fn forward(
                     None => break,
                 },
                 change = subscription.recv() => match change {
-                    Some(payload) => outbox.send(Message::push(None, &topic, "postgres_changes", payload)),
+                    Some(payload) => outbox.send(Message {
+                        join_ref: None,
+                        reference: None,
+                        topic: topic.clone(),
+                        event: "postgres_changes".to_owned(),
+                        payload: Payload::Text(payload),
+                    }),
                     None => break,
                 },
             }

@@ -4,6 +4,8 @@
 //! from the client, kind 4 to it), read from realtime-js
 //! `src/lib/serializer.ts` and Realtime's `lib/realtime_web/socket/v2_serializer.ex`.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use serde_json::{Value, json};
 
@@ -60,6 +62,10 @@ impl UserBroadcast {
 pub enum Payload {
     Json(Value),
     Binary(UserBroadcast),
+    /// JSON already written out, shared by every message that carries it:
+    /// a `postgres_changes` payload goes to each subscribed channel as the
+    /// same text, spliced into each frame rather than serialized again.
+    Text(Arc<str>),
 }
 
 /// One Phoenix message, either way.
@@ -99,6 +105,7 @@ impl Message {
         match &self.payload {
             Payload::Json(value) => Some(value.clone()),
             Payload::Binary(user) => user.to_json(),
+            Payload::Text(text) => serde_json::from_str(text).ok(),
         }
     }
 }
@@ -186,6 +193,18 @@ pub fn encode(vsn: Vsn, message: &Message) -> Option<Frame> {
     if let (Vsn::V2, Payload::Binary(user)) = (vsn, &message.payload) {
         return encode_user_broadcast(&message.topic, user).map(Frame::Binary);
     }
+    if let Payload::Text(payload) = &message.payload {
+        let (topic, event) = (quoted(Some(&message.topic)), quoted(Some(&message.event)));
+        let reference = quoted(message.reference.as_deref());
+        return Some(Frame::Text(match vsn {
+            Vsn::V1 => {
+                format!(r#"{{"event":{event},"payload":{payload},"ref":{reference},"topic":{topic}}}"#)
+            }
+            Vsn::V2 => {
+                format!("[{},{reference},{topic},{event},{payload}]", quoted(message.join_ref.as_deref()))
+            }
+        }));
+    }
     let payload = message.json()?;
     let value = match vsn {
         // 1.0.0 has no `join_ref` (Phoenix's V1.JSONSerializer).
@@ -195,6 +214,11 @@ pub fn encode(vsn: Vsn, message: &Message) -> Option<Frame> {
         Vsn::V2 => json!([message.join_ref, message.reference, message.topic, message.event, payload]),
     };
     Some(Frame::Text(value.to_string()))
+}
+
+/// A string, or `null`, as JSON text to splice into a frame.
+fn quoted(text: Option<&str>) -> String {
+    text.map_or_else(|| "null".to_owned(), |text| Value::from(text).to_string())
 }
 
 /// Kind 4: `[4][topic len][event len][meta len][encoding]` then the strings
@@ -224,6 +248,29 @@ mod tests {
         assert_eq!(message.reference.as_deref(), Some("2"));
         assert_eq!(message.topic, "realtime:room");
         assert_eq!(encode(Vsn::V2, &message), Some(Frame::Text(frame.to_owned())));
+    }
+
+    #[test]
+    fn a_payload_written_once_is_spliced_into_frames_equal_to_serializing_it() {
+        let payload = json!({"ids": [1], "data": {"record": {"name": "ñandú \"quoted\""}, "type": "INSERT"}});
+        for (join_ref, reference) in [(None, None), (Some("1"), Some("2"))] {
+            let message = |payload| Message {
+                join_ref: join_ref.map(str::to_owned),
+                reference: reference.map(str::to_owned),
+                topic: "realtime:room \"1\"".to_owned(),
+                event: "postgres_changes".to_owned(),
+                payload,
+            };
+            let json = message(Payload::Json(payload.clone()));
+            let text = message(Payload::Text(payload.to_string().into()));
+            for vsn in [Vsn::V1, Vsn::V2] {
+                let parsed = |message: &Message| match encode(vsn, message) {
+                    Some(Frame::Text(text)) => serde_json::from_str::<Value>(&text).expect("JSON"),
+                    other => panic!("a text frame, not {other:?}"),
+                };
+                assert_eq!(parsed(&text), parsed(&json), "{vsn:?} {join_ref:?}");
+            }
+        }
     }
 
     #[test]

@@ -104,8 +104,9 @@ struct Subscriber {
     /// Changes up to this id were published before the subscription.
     after: i64,
     caller: Arc<Mutex<Judged>>,
-    /// Each payload goes with the `set_claims` version it was checked as.
-    sender: mpsc::Sender<(u64, Value)>,
+    /// Each payload goes with the `set_claims` version it was checked as;
+    /// written out once for every subscription it goes to.
+    sender: mpsc::Sender<(u64, Arc<str>)>,
     dropped: Arc<AtomicBool>,
 }
 
@@ -429,6 +430,10 @@ fn committed_at(change: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
 
 /// One subscription's interest in one change: the ids of the bindings it
 /// matched, grouped by their `select` lists (one message each).
+/// What makes two subscriptions' payloads for one change the same: the
+/// change, the binding's `select` and the ids of the bindings it matched.
+type Written = (usize, Option<Vec<String>>, Vec<u32>);
+
 struct Candidate {
     change: usize,
     subscriber: Subscriber,
@@ -618,6 +623,9 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
     let max_record = inner.max_record.get().copied().unwrap_or(u64::MAX);
     // By change: its data cut to size, for the changes over it.
     let mut cut: HashMap<usize, Option<Value>> = HashMap::new();
+    // By change, `select` and binding ids: the payload as JSON text, written
+    // once for every subscription that gets the same.
+    let mut written: HashMap<Written, Arc<str>> = HashMap::new();
     for candidate in candidates {
         let subscriber = &candidate.subscriber;
         if !candidate.visible || subscriber.dropped.load(Ordering::Relaxed) {
@@ -633,11 +641,16 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
         let sized = cut.entry(candidate.change).or_insert_with(|| cut_oversized(whole, max_record));
         let sized = sized.as_ref().unwrap_or(whole);
         for (select, ids) in &candidate.groups {
-            let data = match select {
-                Some(columns) => only(sized, columns, &change["pk"]),
-                None => sized.clone(),
-            };
-            let payload = json!({"ids": ids, "data": data});
+            let payload = written
+                .entry((candidate.change, select.clone(), ids.clone()))
+                .or_insert_with(|| {
+                    let data = match select {
+                        Some(columns) => only(sized, columns, &change["pk"]),
+                        None => sized.clone(),
+                    };
+                    json!({"ids": ids, "data": data}).to_string().into()
+                })
+                .clone();
             match subscriber.sender.try_send((candidate.version, payload)) {
                 Ok(()) => {}
                 Err(mpsc::error::TrySendError::Full(_)) => {
@@ -793,7 +806,7 @@ async fn check(
 
 /// One channel's share of the feed; dropping it unsubscribes.
 pub struct Subscription {
-    receiver: mpsc::Receiver<(u64, Value)>,
+    receiver: mpsc::Receiver<(u64, Arc<str>)>,
     caller: Arc<Mutex<Judged>>,
     dropped: Arc<AtomicBool>,
     key: u64,
@@ -801,9 +814,10 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// The next change's payload; `None` once the feed dropped this
-    /// subscription (gateway stopping, or the channel fell too far behind).
-    pub async fn recv(&mut self) -> Option<Value> {
+    /// The next change's payload, as JSON text; `None` once the feed dropped
+    /// this subscription (gateway stopping, or the channel fell too far
+    /// behind).
+    pub async fn recv(&mut self) -> Option<Arc<str>> {
         loop {
             if self.dropped.load(Ordering::Relaxed) {
                 return None;
