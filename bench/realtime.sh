@@ -114,28 +114,6 @@ for _ in $(seq 300); do
 done
 ws="ws://127.0.0.1:$gw_port/realtime/v1/websocket?apikey=$anon&vsn=1.0.0"
 
-case " $PARTS " in *" changes "*)
-echo "== changes: the feed to SUBSCRIBERS channels (100 a socket), no RLS"
-printf '%-12s %-11s %10s %12s %14s %8s %8s %10s\n' subscribers load changes/s deliveries/s delivered/sent p50_ms p99_ms writer_tps
-for n in $SUBSCRIBERS; do
-  for load in max "$RATE/s"; do
-    if [ "$load" = max ]; then
-      args=(-c "$WRITERS" -j 2 -T "$DURATION")
-    else
-      args=(-c 1 -R "$RATE" -T "$DURATION")
-    fi
-    result=$(node --experimental-websocket bench/realtime.mjs "$ws" "$n" -- \
-      pgbench -n -U postgres -f "$work/insert.sql" "${args[@]}" bench 2>>"$work/client.log")
-    node -e '
-      const r = JSON.parse(process.argv[1])
-      const row = [r.subscribers, process.argv[2], r.changes_per_s, r.deliveries_per_s,
-        `${r.delivered}/${r.expected}`, r.p50_ms, r.p99_ms, Math.round(r.writer_tps)]
-      console.log(row.map((v, i) => String(v).padEnd([12, 11, 10, 12, 14, 8, 8, 10][i])).join(" "))
-    ' "$result" "$load"
-  done
-done
-esac
-
 case " $PARTS " in *" fanout "*)
 fanout_row() { # label json
   node -e '
@@ -204,6 +182,28 @@ for users in $USERS; do
   fanout_row "$users distinct users" "$rls"
 done
 echo "   target: p99 under 200 ms"
+esac
+
+case " $PARTS " in *" changes "*)
+echo "== changes: the feed to SUBSCRIBERS channels (100 a socket), no RLS"
+printf '%-12s %-11s %10s %12s %14s %8s %8s %10s\n' subscribers load changes/s deliveries/s delivered/sent p50_ms p99_ms writer_tps
+for n in $SUBSCRIBERS; do
+  for load in max "$RATE/s"; do
+    if [ "$load" = max ]; then
+      args=(-c "$WRITERS" -j 2 -T "$DURATION")
+    else
+      args=(-c 1 -R "$RATE" -T "$DURATION")
+    fi
+    result=$(node --experimental-websocket bench/realtime.mjs "$ws" "$n" -- \
+      pgbench -n -U postgres -f "$work/insert.sql" "${args[@]}" bench 2>>"$work/client.log")
+    node -e '
+      const r = JSON.parse(process.argv[1])
+      const row = [r.subscribers, process.argv[2], r.changes_per_s, r.deliveries_per_s,
+        `${r.delivered}/${r.expected}`, r.p50_ms, r.p99_ms, Math.round(r.writer_tps)]
+      console.log(row.map((v, i) => String(v).padEnd([12, 11, 10, 12, 14, 8, 8, 10][i])).join(" "))
+    ' "$result" "$load"
+  done
+done
 esac
 
 if [ -s "$work/client.log" ]; then

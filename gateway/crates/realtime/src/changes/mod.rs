@@ -19,7 +19,7 @@
 //!    table here; filters by PostgreSQL, as the columns' types, in one
 //!    statement per batch: `sql/033_realtime_filters.sql`), asks
 //!    PostgreSQL whether their callers may see the rows (one statement per
-//!    table and distinct caller in a batch, as that caller, through
+//!    table and distinct caller in a batch, a few at once, as that caller, through
 //!    `gateway_core::db`'s session, the way Realtime's `realtime.apply_rls` checks
 //!    a row by its primary key), and queues the payload to each.
 //!
@@ -54,6 +54,9 @@ use gateway_core::sql::quote_ident;
 pub const QUEUE: usize = 1024;
 /// Changes read from the feed's table at once.
 const TAIL_BATCH: i64 = 1000;
+/// RLS checks of distinct callers run at once by a gateway's feed: each
+/// holds a pooled connection while it runs.
+const CHECKS_AT_ONCE: usize = 4;
 /// How long the tail waits for a notification before looking anyway.
 const TAIL_IDLE: Duration = Duration::from_secs(1);
 
@@ -610,12 +613,25 @@ async fn deliver(inner: &Inner, db: &Db, changes: &[(i64, Value)]) {
             None => groups.push((matcher.select.clone(), vec![matcher.id])),
         }
     }
-    for ((table, row_check, _), (claims, members)) in groups {
-        let visible = if keyless(&changes[candidates[members[0]].change].1) {
-            members.iter().map(|&m| candidates[m].change).collect()
-        } else {
-            check(db, &table, row_check, claims, changes, &candidates, &members).await
-        };
+    // Each caller's check is a statement of its own; a few at once, so that
+    // many distinct callers do not wait for each other's round trips.
+    let checked: Vec<(Vec<usize>, HashSet<usize>)> = {
+        let candidates = &candidates;
+        futures::stream::iter(groups.into_iter().map(
+            |((table, row_check, _), (claims, members))| async move {
+                let visible = if keyless(&changes[candidates[members[0]].change].1) {
+                    members.iter().map(|&m| candidates[m].change).collect()
+                } else {
+                    check(db, &table, row_check, claims, changes, candidates, &members).await
+                };
+                (members, visible)
+            },
+        ))
+        .buffer_unordered(CHECKS_AT_ONCE)
+        .collect()
+        .await
+    };
+    for (members, visible) in checked {
         for member in members {
             candidates[member].visible = visible.contains(&candidates[member].change);
         }
