@@ -143,8 +143,8 @@ fanout_row "gateway at half: $half/s" "$gw_half"
 cat >"$work/send.sql" <<'SQL'
 select realtime.send(jsonb_build_object('t', (extract(epoch from clock_timestamp()) * 1000000)::bigint), 'e', 'fanout', false);
 SQL
-# Each realtime.send is a transaction that waits for its commit's flush:
-# more connections than for inserts, so that the flushes are shared. First
+# Each realtime.send is a transaction whose commit notifies the gateways'
+# bus (PostgreSQL serializes the commits of notifying transactions). First
 # what PostgreSQL does alone, with nobody listening.
 echo "   PostgreSQL alone: realtime.send from $SENDERS connections, nobody listening: $(pgbench -n -U postgres -f "$work/send.sql" -c "$SENDERS" -j 2 -T "$DURATION" bench | awk '/^tps = / {printf "%d", $3}') sends/s"
 db=$(client --url "$ws" -- pgbench -n -U postgres -f "$work/send.sql" -c "$SENDERS" -j 2 -T "$DURATION" bench)
