@@ -219,8 +219,8 @@ pub async fn serve(
         // Each response and WebSocket frame is written whole, so Nagle's
         // algorithm would only hold a small write back until the peer's
         // delayed ACK (up to 40 ms on Linux) when an earlier one is unacked:
-        // a pipelined answer or a Realtime message after another. hyper's
-        // own `TcpIncoming` offers the same switch (`set_nodelay`).
+        // a pipelined answer or a Realtime message after another
+        // (docs/benchmarks.md, "Realtime: broadcast fan-out").
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
