@@ -431,12 +431,12 @@ fn committed_at(change: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
     chrono::DateTime::parse_from_rfc3339(text).ok().map(|t| t.with_timezone(&chrono::Utc))
 }
 
-/// One subscription's interest in one change: the ids of the bindings it
-/// matched, grouped by their `select` lists (one message each).
 /// What makes two subscriptions' payloads for one change the same: the
 /// change, the binding's `select` and the ids of the bindings it matched.
 type Written = (usize, Option<Vec<String>>, Vec<u32>);
 
+/// One subscription's interest in one change: the ids of the bindings it
+/// matched, grouped by their `select` lists (one message each).
 struct Candidate {
     change: usize,
     subscriber: Subscriber,
