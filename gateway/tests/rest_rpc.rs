@@ -694,3 +694,71 @@ async fn an_unknown_column_of_a_function_is_named_as_postgrest_names_it() {
         "column \"record.name\" must appear in the GROUP BY clause or be used in an aggregate function"
     );
 }
+
+/// A call asked again runs the statement planned the first time with its own
+/// body in place of the first one's; other argument names, another body
+/// type or another query string are planned anew.
+#[tokio::test]
+async fn a_call_asked_again_runs_its_plan_with_its_own_arguments() {
+    let app = spawn_shop().await;
+    define(
+        &app,
+        "create function public.shout(text) returns text language sql immutable as $$ select upper($1) $$;",
+    )
+    .await;
+    let json_cases: Vec<(&str, &str, u16, Value)> = vec![
+        ("the first call", r#"{"a": 1, "b": 2}"#, 200, json!(3)),
+        ("other values", r#"{"a": 40, "b": 2}"#, 200, json!(42)),
+        ("the keys in another order", r#"{"b": 5, "a": 1}"#, 200, json!(6)),
+        ("white space around the body", " {\"a\": 7, \"b\": 7} \n", 200, json!(14)),
+        ("an argument missing", r#"{"a": 1}"#, 404, json!("PGRST202")),
+        ("an argument more", r#"{"a": 1, "b": 2, "c": 3}"#, 404, json!("PGRST202")),
+        ("not JSON", r#"{"a": 1,"#, 400, json!("PGRST102")),
+        ("the first call again", r#"{"a": 1, "b": 2}"#, 200, json!(3)),
+    ];
+    for (what, body, status, expected) in json_cases {
+        let answer = Answer::from(
+            app.rest(Method::POST, "/rpc/add", None)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .expect("request"),
+        )
+        .await;
+        let got = if status == 200 { answer.json() } else { answer.json()["code"].clone() };
+        assert_eq!((answer.status, got), (status, expected), "{what}");
+    }
+    for (body, expected) in [("hola", "HOLA"), ("adiós", "ADIÓS")] {
+        let answer = Answer::from(
+            app.rest(Method::POST, "/rpc/shout", None)
+                .header("content-type", "text/plain")
+                .body(body)
+                .send()
+                .await
+                .expect("request"),
+        )
+        .await;
+        assert_eq!((answer.status, answer.json()), (200, json!(expected)), "text body {body}");
+    }
+    for (path, expected) in [("/rpc/add?a=1&b=2", json!(3)), ("/rpc/add?a=2&b=2", json!(4))] {
+        let answer = rpc(&app, Method::GET, path, None, &[]).await;
+        assert_eq!((answer.status, answer.json()), (200, expected), "{path}");
+    }
+    let asked = |category: &'static str| {
+        rpc(
+            &app,
+            Method::POST,
+            "/rpc/products_in?select=id&order=id&limit=1",
+            Some(json!({"category": category})),
+            &[],
+        )
+    };
+    // The one watch is inactive, so hidden from anon.
+    for (category, expected) in
+        [("Celulares", json!([{"id": 1}])), ("Relojes", json!([])), ("Celulares", json!([{"id": 1}]))]
+    {
+        let answer = asked(category).await;
+        assert_eq!((answer.status, answer.json()), (200, expected), "{category}");
+    }
+}

@@ -452,41 +452,43 @@ async fn write(
     request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
+    write_with(state, caller, access, write, None, request, check).await
+}
+
+/// [`write`], with a call's arguments in place of its statement's first
+/// parameter when given ([`execute::run_call_and_end`]).
+async fn write_with(
+    state: &RestState,
+    caller: &Caller,
+    access: Access,
+    write: &sql::Write,
+    argument: Option<&str>,
+    request: &RestRequest,
+    check: impl Fn(i64) -> Result<(), ApiError>,
+) -> Result<execute::Outcome, ApiError> {
     let session = state
         .db
         .session(caller, access)
         .await?
         .in_timezone(request.prefer.timezone.as_deref())
         .in_schema(&request.schema);
-    let outcome = execute::run_write_and_end(session, write, commits(request)).await.map_err(|e| {
-        match execute::out_of_bounds(&e) {
-            Some(touched) => check(touched).err().unwrap_or(e),
-            None => e,
-        }
+    let commit = commits(request);
+    let run = match argument {
+        Some(argument) => execute::run_call_and_end(session, write, argument, commit).await,
+        None => execute::run_write_and_end(session, write, commit).await,
+    };
+    let outcome = run.map_err(|e| match execute::out_of_bounds(&e) {
+        Some(touched) => check(touched).err().unwrap_or(e),
+        None => e,
     })?;
     // A statement that wrote nothing has no check statement: its check comes after.
     check(outcome.page)?;
     Ok(outcome)
 }
 
-/// The request body as JSON rows, and the keys of the first one.
-fn json_rows(body: &Bytes) -> Result<(Value, Vec<String>), ApiError> {
-    let value: Value = if body.is_empty() {
-        json!({})
-    } else {
-        serde_json::from_slice(body).map_err(|_| bad_body("Empty or invalid json"))?
-    };
-    let keys = |object: &Map<String, Value>| object.keys().cloned().collect::<Vec<_>>();
-    let first = match &value {
-        Value::Object(object) => keys(object),
-        Value::Array(rows) => match rows.first() {
-            Some(Value::Object(object)) => keys(object),
-            None => Vec::new(),
-            Some(_) => return Err(bad_body("All object keys must match")),
-        },
-        _ => return Err(bad_body("Empty or invalid json")),
-    };
-    Ok((value, first))
+/// What planning a write needs of its body ([`parse::json_rows`]).
+fn json_rows(body: &Bytes) -> Result<parse::JsonRows, ApiError> {
+    parse::json_rows(body).map_err(|e| bad_body(e.message()))
 }
 
 /// The `max-affected` of `Prefer: handling=strict`.
@@ -673,18 +675,13 @@ async fn create(
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    let (rows, keys) = json_rows(&body)?;
-    if query.columns.is_none()
-        && let Value::Array(all) = &rows
-        && all.iter().any(|row| {
-            row.as_object().is_none_or(|o| o.len() != keys.len() || !keys.iter().all(|k| o.contains_key(k)))
-        })
-    {
-        return Err(bad_body("All object keys must match"));
+    let rows = json_rows(&body)?;
+    if query.columns.is_none() && !rows.uniform {
+        return Err(bad_body(parse::BodyError::KeysMustMatch.message()));
     }
     let cache = state.schema.get(&state.db).await?;
     let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &select_only(&query)))?;
-    let columns = plan::write_columns(node.table, query.columns.as_deref(), &keys)?;
+    let columns = plan::write_columns(node.table, query.columns.as_deref(), &rows.keys)?;
     let on_conflict = match request.prefer.resolution {
         Some(resolution) => Some((
             plan::conflict_columns(node.table, query.on_conflict.as_deref())?,
@@ -702,7 +699,7 @@ async fn create(
         location: request.prefer.representation == Some(Representation::HeadersOnly),
     };
     request.acceptable()?;
-    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
+    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?, rows.rows == 1);
     let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
@@ -761,13 +758,13 @@ async fn update(
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    let (row, keys) = json_rows(&body)?;
-    if !row.is_object() {
-        return Err(bad_body("Empty or invalid json"));
+    let row = json_rows(&body)?;
+    if !row.object {
+        return Err(bad_body(parse::BodyError::Invalid.message()));
     }
     let cache = state.schema.get(&state.db).await?;
     let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &query))?;
-    let columns = plan::write_columns(node.table, None, &keys)?;
+    let columns = plan::write_columns(node.table, None, &row.keys)?;
     request.acceptable()?;
     require_filters(&node, "UPDATE")?;
     let statement = if columns.is_empty() {
@@ -823,10 +820,12 @@ async fn put(
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    let (row, keys) = json_rows(&body)?;
-    let Value::Object(object) = &row else {
-        return Err(bad_body("Empty or invalid json"));
+    // One row, whose values are compared with the filters: read as a whole.
+    let object = if body.is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_slice(&body) };
+    let Ok(Value::Object(object)) = object else {
+        return Err(bad_body(parse::BodyError::Invalid.message()));
     };
+    let keys: Vec<String> = object.keys().cloned().collect();
     let cache = state.schema.get(&state.db).await?;
     let node = request.planned(plan_read(&state, &cache, &request.schema, &table, &select_only(&query)))?;
     let pk = &node.table.primary_key;
@@ -881,7 +880,7 @@ async fn put(
         location: false,
     };
     request.acceptable()?;
-    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?);
+    let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?, true);
     let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
@@ -901,7 +900,9 @@ async fn put(
     Ok(reply.into_response())
 }
 
-/// `GET`/`HEAD`/`POST /rpc/{function}`.
+/// `GET`/`HEAD`/`POST /rpc/{function}`. A call asked before against the same
+/// schema cache, with the same query string, planning headers and argument
+/// names, runs as it was planned then, with this call's body ([`memo`]).
 async fn call(
     State(state): State<RestState>,
     caller: Caller,
@@ -910,31 +911,107 @@ async fn call(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
-    let read_only_call = matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD);
+    let raw = !read_only(&request) && request.payload != Payload::Json;
+    // A GET's argument names are in its query string, so in the key already.
+    let names = if read_only(&request) || raw { Ok(Vec::new()) } else { parse::object_keys(&body) };
+    let key = match &names {
+        Ok(names) if memoizable(&request) => Some(memo::CallKey::new(
+            memo::ReadKey::new(
+                &request.schema,
+                &function,
+                &request.pairs,
+                request.range.as_deref(),
+                request.prefer.count,
+                request.media,
+                request.is_head(),
+            ),
+            names,
+            request.payload,
+            request.method.as_str(),
+            max_affected(&request),
+        )),
+        _ => None,
+    };
+    let memoized = key
+        .as_ref()
+        .and_then(|key| state.schema.loaded().and_then(|cache| state.schema.memo().call(&cache, key)));
+    let planned = match memoized {
+        Some(planned) => {
+            request.acceptable()?;
+            planned
+        }
+        None => Box::pin(plan_call(&state, &request, &function, names, key)).await?,
+    };
+    let argument = match planned.takes_body {
+        true => Some(call_argument(&request, &body)?),
+        false => None,
+    };
+    if let Media::Plan(_) = request.media {
+        let mut write = planned.write.clone();
+        if let (Some(argument), Some(first)) = (&argument, write.statement.params.first_mut()) {
+            first.clone_from(argument);
+        }
+        if let Some(plan) = write_plan(&state, &caller, planned.access, &write, &request).await? {
+            return Ok(plan);
+        }
+    }
+    let outcome =
+        write_with(&state, &caller, planned.access, &planned.write, argument.as_deref(), &request, |n| {
+            if planned.singular {
+                response::check_singular(request.media, n)?;
+            }
+            check_max_affected(&request, n)
+        })
+        .await?;
+    call_reply(&request, &planned, outcome)
+}
+
+fn read_only(request: &RestRequest) -> bool {
+    matches!(request.method, axum::http::Method::GET | axum::http::Method::HEAD)
+}
+
+/// A POST's arguments as they go to PostgreSQL: a JSON body as it came (see
+/// [`body_text`]); a text, xml or bytea body as the one argument's value.
+fn call_argument(request: &RestRequest, body: &Bytes) -> Result<String, ApiError> {
+    match request.payload {
+        Payload::Json => Ok(body_text(body)?.to_owned()),
+        Payload::Binary => Ok(bytea_literal(body)),
+        Payload::Text | Payload::Xml => {
+            String::from_utf8(body.to_vec()).map_err(|_| bad_body("The body is not UTF-8 text"))
+        }
+    }
+}
+
+/// Parses, plans and renders a call, and keeps it in the memo under `key`.
+/// A POST's body is not in the statement kept: its first parameter is the
+/// empty string, and each call binds its own body there.
+async fn plan_call(
+    state: &RestState,
+    request: &RestRequest,
+    function: &str,
+    names: Result<Vec<String>, parse::BodyError>,
+    key: Option<memo::CallKey>,
+) -> Result<Arc<memo::PlannedCall>, ApiError> {
+    let read_only_call = read_only(request);
     let raw = !read_only_call && request.payload != Payload::Json;
-    let (mut query, mut args): (QueryParams, Value) = if read_only_call {
+    let (mut query, names, mut args) = if read_only_call {
         let query = parse::parse_rpc_read_query(&request.pairs).map_err(parse_error)?;
-        let args = query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-        (query, Value::Object(args))
+        let args: Map<String, Value> =
+            query.rpc_args.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        let names = args.keys().cloned().collect();
+        (query, names, args)
     } else if raw {
-        // A text, xml or bytea body is the one argument's value as it came.
-        (parse::parse_query(&request.pairs).map_err(parse_error)?, Value::Object(Map::new()))
+        (parse::parse_query(&request.pairs).map_err(parse_error)?, Vec::new(), Map::new())
     } else {
         let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-        let args = if body.is_empty() {
-            json!({})
-        } else {
-            serde_json::from_slice(&body).map_err(|_| bad_body("Empty or invalid json"))?
-        };
-        (query, args)
+        (query, names.map_err(|e| bad_body(e.message()))?, Map::new())
     };
-    narrow(&request, &mut query)?;
-    let names: Vec<String> = args.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+    narrow(request, &mut query)?;
     let cache = state.schema.get(&state.db).await?;
     let resolved = plan::find_function(
         &cache,
         &request.schema,
-        &function,
+        function,
         &names,
         (!read_only_call).then_some(request.payload),
     )?;
@@ -943,12 +1020,11 @@ async fn call(
     // single one is one item (PostgREST #1470).
     if read_only_call
         && let Some(variadic) = function.arguments.iter().find(|a| a.variadic)
-        && let Some(object) = args.as_object_mut()
-        && object.contains_key(&variadic.name)
+        && args.contains_key(&variadic.name)
     {
         let items =
             query.rpc_args.iter().filter(|(k, _)| *k == variadic.name).map(|(_, v)| Value::String(v.clone()));
-        object.insert(variadic.name.clone(), Value::Array(items.collect()));
+        args.insert(variadic.name.clone(), Value::Array(items.collect()));
     }
     // The table whose rows it returns may be in another schema than the
     // function (`api.f() returns setof public.t`): PostgREST finds it by the
@@ -962,7 +1038,7 @@ async fn call(
         Some(table) => Some(request.planned(
             plan::read_call(&cache, table, &query, &function.row_type).and_then(|node| {
                 plan::check_embeds_in_schema(table, &request.schema, &query)?;
-                check_aggregates(&state, &node)?;
+                check_aggregates(state, &node)?;
                 Ok(node)
             }),
         )?),
@@ -978,38 +1054,44 @@ async fn call(
     // Only a set can have other than one row.
     let singular = function.returns_set && request.media.is_singular();
     let report = sql::Report {
-        count: counting(&request),
+        count: counting(request),
         body: returned,
-        bounds: bounds(singular, max_affected(&request)),
+        bounds: bounds(singular, max_affected(request)),
     };
-    let argument = match request.payload {
-        // A POST's arguments go as the body came (see [`body_text`]).
-        _ if !raw && !read_only_call => body_text(&body)?.to_owned(),
-        _ if !raw => args.to_string(),
-        Payload::Binary => bytea_literal(&body),
-        _ => String::from_utf8(body.to_vec()).map_err(|_| bad_body("The body is not UTF-8 text"))?,
-    };
-    let statement = sql::call(&resolved, &names, argument, result, Some(state.config.max_rows), report);
-    let access = if read_only_call || function.volatility != schema::Volatility::Volatile {
-        Access::ReadOnly
-    } else {
-        Access::ReadWrite
-    };
-    if let Some(plan) = write_plan(&state, &caller, access, &statement, &request).await? {
-        return Ok(plan);
+    // A GET's arguments are its query string's, fixed by the key.
+    let argument = if read_only_call { Value::Object(args).to_string() } else { String::new() };
+    let planned = Arc::new(memo::PlannedCall {
+        write: sql::call(&resolved, &names, argument, result, Some(state.config.max_rows), report),
+        takes_body: !read_only_call && sql::call_binds_body(&resolved, &names),
+        access: if read_only_call || function.volatility != schema::Volatility::Volatile {
+            Access::ReadOnly
+        } else {
+            Access::ReadWrite
+        },
+        returns_set: function.returns_set,
+        returns_void: function.returns_void,
+        rows: node.is_some(),
+        singular,
+        offset: query.root.offset.unwrap_or(0).max(0),
+        csv_header: node.as_ref().and_then(|node| csv_header(request, node)),
+    });
+    if let Some(key) = key {
+        state.schema.memo().keep_call(&cache, key, planned.clone());
     }
-    let outcome = write(&state, &caller, access, &statement, &request, |n| {
-        if singular {
-            response::check_singular(request.media, n)?;
-        }
-        check_max_affected(&request, n)
-    })
-    .await?;
-    let offset = query.root.offset.unwrap_or(0).max(0);
+    Ok(planned)
+}
+
+/// A call's answer, from its statement's outcome.
+fn call_reply(
+    request: &RestRequest,
+    planned: &memo::PlannedCall,
+    outcome: execute::Outcome,
+) -> Result<Response, ApiError> {
+    let offset = planned.offset;
     // PostgREST counts a composite (not `setof`) result as one row even when
     // the filters leave it out, unless an exact count says none; a HEAD
     // counts the rows there are (PostgREST 12.0.2, by the differential run).
-    let page = if node.is_some() && !function.returns_set && !request.is_head() {
+    let page = if planned.rows && !planned.returns_set && !request.is_head() {
         i64::from(outcome.total != Some(0))
     } else {
         outcome.page
@@ -1017,16 +1099,16 @@ async fn call(
     // A HEAD of a composite that the filters leave out knows its total: none;
     // asked for as an object, that is PGRST116 (no writes: a HEAD is read
     // only).
-    if node.is_some() && !function.returns_set && request.is_head() {
+    if planned.rows && !planned.returns_set && request.is_head() {
         response::check_singular(request.media, page)?;
     }
-    let total = if node.is_some() && !function.returns_set && request.is_head() && page == 0 {
+    let total = if planned.rows && !planned.returns_set && request.is_head() && page == 0 {
         Some(0)
     } else {
         outcome.total
     };
     let content_range = response::content_range(offset, page, total);
-    let (status, body) = if function.returns_void {
+    let (status, body) = if planned.returns_void {
         (StatusCode::NO_CONTENT, None)
     } else {
         (
@@ -1042,18 +1124,18 @@ async fn call(
                     return Ok(response);
                 }
             },
-            match &node {
-                Some(node) => {
-                    let body = render_body(&request, csv_header(&request, node).as_deref(), outcome.body);
-                    // A composite (not `setof`) that the filters leave out
-                    // keeps its CSV header line in PostgREST's answer.
-                    if !function.returns_set && request.media == Media::Csv && body.as_deref() == Some("\n") {
-                        Some(format!("{}\n", node.output_names().join(",")))
-                    } else {
-                        body
+            if planned.rows {
+                let body = render_body(request, planned.csv_header.as_deref(), outcome.body);
+                // A composite (not `setof`) that the filters leave out
+                // keeps its CSV header line in PostgREST's answer.
+                match &planned.csv_header {
+                    Some(header) if !planned.returns_set && body.as_deref() == Some("\n") => {
+                        Some(format!("{header}\n"))
                     }
+                    _ => body,
                 }
-                None => outcome.body.filter(|_| !request.is_head()),
+            } else {
+                outcome.body.filter(|_| !request.is_head())
             },
         )
     };
@@ -1064,7 +1146,7 @@ async fn call(
         body,
         // A void function's 204 has no Content-Type (PostgREST's
         // `actionResponse` for `funcReturnsVoid`).
-        media: (!function.returns_void).then_some(request.media),
+        media: (!planned.returns_void).then_some(request.media),
         content_range: Some(content_range),
         preference_applied: prefer.preference_applied(),
         location: None,

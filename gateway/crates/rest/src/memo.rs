@@ -1,9 +1,13 @@
-//! Reads planned before: the statement a read renders depends only on the
-//! schema cache and on what [`ReadKey`] holds, never on the caller (policies
-//! and grants apply in PostgreSQL, to the role the session takes), so a read
-//! asked again with the same query string and the same planning headers
-//! skips parsing, planning and rendering, which were a third of the
-//! gateway's instructions per request (`bench/profile.sh`, S2).
+//! Reads and calls planned before: the statement a read renders depends only
+//! on the schema cache and on what [`ReadKey`] holds, never on the caller
+//! (policies and grants apply in PostgreSQL, to the role the session takes),
+//! so a read asked again with the same query string and the same planning
+//! headers skips parsing, planning and rendering, which were a third of the
+//! gateway's instructions per request (`bench/profile.sh`, S2). A call's
+//! depends on what [`CallKey`] holds, its arguments' names among them; their
+//! values are a parameter, so every call of a function with the same query
+//! string and the same argument names runs one plan (`SCENARIO=rpc`: a
+//! quarter of the instructions).
 //!
 //! Entries belong to the schema cache they were planned against: a lookup or
 //! an insert with another one (the listener reloaded it) empties the memo
@@ -12,13 +16,14 @@
 //! handler's order.
 
 use std::collections::HashMap;
-use std::fmt::Write;
+use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use crate::ast::CountMethod;
-use crate::request::Media;
+use crate::request::{Media, Payload};
 use crate::schema::SchemaCache;
-use crate::sql::Statement;
+use crate::sql::{Statement, Write};
+use gateway_core::db::Access;
 
 /// How many plans are kept. A memo this full is emptied rather than evicting
 /// one by one: a client that never repeats a query gains nothing from any
@@ -37,9 +42,33 @@ pub struct PlannedRead {
     pub csv_header: Option<String>,
 }
 
+/// A function call as planned and rendered, with what its answer needs of
+/// the plan. Only the arguments differ between two calls of one key: a POST's
+/// body is the statement's first parameter ([`crate::sql::call`]), replaced
+/// on each call; a GET's arguments are its query string, part of the key.
+#[derive(Debug)]
+pub struct PlannedCall {
+    pub write: Write,
+    /// The statement's first parameter is the POST's body.
+    pub takes_body: bool,
+    pub access: Access,
+    pub returns_set: bool,
+    pub returns_void: bool,
+    /// The function returns rows of a known table type (select, filters and
+    /// order apply).
+    pub rows: bool,
+    /// Asked for as one object, of a function that returns a set.
+    pub singular: bool,
+    /// The first row's offset, after `Range`.
+    pub offset: i64,
+    /// The CSV header line, for `text/csv` of rows.
+    pub csv_header: Option<String>,
+}
+
 /// What a read's plan depends on besides the schema cache, as one string:
-/// each part is written with its length first, so two different requests
-/// never write the same key whatever bytes their values hold.
+/// each part is written with its length first, or is one character of a
+/// fixed place, so two different requests never write the same key whatever
+/// bytes their values hold.
 pub struct ReadKey(String);
 
 impl ReadKey {
@@ -54,22 +83,19 @@ impl ReadKey {
     ) -> Self {
         let size =
             schema.len() + table.len() + pairs.iter().map(|(k, v)| k.len() + v.len() + 8).sum::<usize>();
-        let mut key = String::with_capacity(size + 32);
-        let mut part = |text: &str| {
-            let _ = write!(key, "{}:{text}", text.len());
-        };
-        part(schema);
-        part(table);
+        let mut key = String::with_capacity(size + 48);
+        part(&mut key, schema);
+        part(&mut key, table);
         for (name, value) in pairs {
-            part(name);
-            part(value);
+            part(&mut key, name);
+            part(&mut key, value);
         }
-        // The flags last, after a separator no length can be followed by.
+        // The flags after a separator no length can be followed by.
         key.push('|');
         match range {
             Some(range) => {
                 key.push('r');
-                key.push_str(range);
+                part(&mut key, range);
             }
             None => key.push('-'),
         }
@@ -93,7 +119,45 @@ impl ReadKey {
     }
 }
 
-/// The memo of planned reads, shared by every request.
+/// What a call's plan depends on besides the schema cache: a read's key
+/// (the function for the table), then the names of a POST's arguments, what
+/// its body is, the method, and the bound `Prefer: handling=strict` sets.
+pub struct CallKey(String);
+
+impl CallKey {
+    pub fn new(
+        read: ReadKey,
+        names: &[String],
+        payload: Payload,
+        method: &str,
+        max_affected: Option<i64>,
+    ) -> Self {
+        let ReadKey(mut key) = read;
+        key.push('(');
+        for name in names {
+            part(&mut key, name);
+        }
+        key.push(')');
+        key.push(match payload {
+            Payload::Json => 'J',
+            Payload::Text => 'T',
+            Payload::Xml => 'X',
+            Payload::Binary => 'B',
+        });
+        part(&mut key, method);
+        if let Some(max) = max_affected {
+            let _ = write!(key, "m{max}");
+        }
+        Self(key)
+    }
+}
+
+/// A part of a key of any length: its length, `:`, itself.
+fn part(key: &mut String, text: &str) {
+    let _ = write!(key, "{}:{text}", text.len());
+}
+
+/// The memo of planned reads and calls, shared by every request.
 #[derive(Clone, Default)]
 pub struct Memo {
     inner: Arc<Mutex<Entries>>,
@@ -104,6 +168,7 @@ struct Entries {
     /// The schema cache the entries were planned against.
     schema: Option<Arc<SchemaCache>>,
     reads: HashMap<String, Arc<PlannedRead>, foldhash::fast::RandomState>,
+    calls: HashMap<String, Arc<PlannedCall>, foldhash::fast::RandomState>,
 }
 
 impl Entries {
@@ -111,6 +176,7 @@ impl Entries {
     fn against(&mut self, schema: &Arc<SchemaCache>) -> &mut Self {
         if !self.schema.as_ref().is_some_and(|s| Arc::ptr_eq(s, schema)) {
             self.reads.clear();
+            self.calls.clear();
             self.schema = Some(schema.clone());
         }
         self
@@ -134,8 +200,25 @@ impl Memo {
         entries.reads.insert(key.0, read);
     }
 
+    /// The call planned for `key` against this schema cache, if any.
+    pub fn call(&self, schema: &Arc<SchemaCache>, key: &CallKey) -> Option<Arc<PlannedCall>> {
+        let mut entries = self.inner.lock().ok()?;
+        entries.against(schema).calls.get(&key.0).cloned()
+    }
+
+    /// Keeps a call planned against `schema`.
+    pub fn keep_call(&self, schema: &Arc<SchemaCache>, key: CallKey, call: Arc<PlannedCall>) {
+        let Ok(mut entries) = self.inner.lock() else { return };
+        let entries = entries.against(schema);
+        if entries.calls.len() >= CAPACITY {
+            entries.calls.clear();
+        }
+        entries.calls.insert(key.0, call);
+    }
+
+    /// How many reads and calls are kept.
     pub fn len(&self) -> usize {
-        self.inner.lock().map_or(0, |e| e.reads.len())
+        self.inner.lock().map_or(0, |e| e.reads.len() + e.calls.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -207,9 +290,69 @@ mod tests {
     }
 
     #[test]
+    fn call_keys_differ_whenever_what_planning_a_call_reads_differs() {
+        let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        let call = |names: &[String], payload: Payload, method: &str, max: Option<i64>| {
+            CallKey::new(key("between", &[("limit", "20")]), names, payload, method, max).0
+        };
+        let base = || call(&names(&["high", "low"]), Payload::Json, "POST", None);
+        let cases = [
+            ("an argument less", call(&names(&["high"]), Payload::Json, "POST", None)),
+            ("other arguments", call(&names(&["high", "lower"]), Payload::Json, "POST", None)),
+            ("arguments split elsewhere", call(&names(&["highlow"]), Payload::Json, "POST", None)),
+            ("a text body", call(&names(&["high", "low"]), Payload::Text, "POST", None)),
+            ("a GET", call(&names(&["high", "low"]), Payload::Json, "GET", None)),
+            ("a bound on the rows", call(&names(&["high", "low"]), Payload::Json, "POST", Some(1))),
+            (
+                "another query string",
+                CallKey::new(
+                    key("between", &[("limit", "21")]),
+                    &names(&["high", "low"]),
+                    Payload::Json,
+                    "POST",
+                    None,
+                )
+                .0,
+            ),
+        ];
+        for (case, other) in cases {
+            assert_ne!(base(), other, "{case}");
+        }
+        assert_eq!(base(), base());
+    }
+
+    #[test]
+    fn a_kept_call_is_found_against_the_same_schema_cache_only() {
+        let memo = Memo::default();
+        let (first, reloaded) = (schema(), schema());
+        let call = || CallKey::new(key("f", &[]), &[], Payload::Json, "POST", None);
+        let planned = Arc::new(PlannedCall {
+            write: Write {
+                statement: Statement { text: "select f()".to_owned(), params: Vec::new() },
+                check: None,
+            },
+            takes_body: false,
+            access: Access::ReadOnly,
+            returns_set: false,
+            returns_void: true,
+            rows: false,
+            singular: false,
+            offset: 0,
+            csv_header: None,
+        });
+        memo.keep_call(&first, call(), planned);
+        assert!(memo.call(&first, &call()).is_some());
+        assert!(memo.read(&first, &key("f", &[])).is_none(), "a call is not a read of the same name");
+        assert!(memo.call(&reloaded, &call()).is_none(), "a reloaded schema cache empties the memo");
+        assert!(memo.is_empty());
+    }
+
+    #[test]
     fn separators_inside_values_cannot_forge_another_key() {
         assert_ne!(key("t", &[("a", "1:b"), ("c", "2")]).0, key("t", &[("a", "1"), ("b", "c:2")]).0);
         assert_ne!(key("t|x", &[]).0, key("t", &[("|x", "")]).0);
+        let ranged = |range: &str| ReadKey::new("p", "t", &[], Some(range), None, Media::Json, false).0;
+        assert_ne!(ranged("0-9-jg"), ranged("0-9"));
     }
 
     #[test]

@@ -1129,12 +1129,13 @@ pub fn write_columns<'a>(
 /// (elsewhere `json_populate_record` converts it), a string never into them
 /// (it becomes a JSON string there), and `missing=default` always as JSON
 /// (its defaults are computed for every column, as PostgREST's are).
-pub fn insert_rows(columns: &[&Column], missing_default: bool, body: &str) -> sql::Rows {
+/// `single` says the body holds one row; any other is JSON without looking.
+pub fn insert_rows(columns: &[&Column], missing_default: bool, body: &str, single: bool) -> sql::Rows {
     let json = || {
         let trimmed = body.trim_start();
         if trimmed.starts_with('[') { body.to_owned() } else { format!("[{body}]") }
     };
-    if missing_default || columns.is_empty() {
+    if missing_default || columns.is_empty() || !single {
         return sql::Rows::Json(json());
     }
     match one_row(columns, body) {
@@ -1439,7 +1440,8 @@ mod tests {
             ("no columns", vec![], false, "{}", json("[{}]")),
         ];
         for (what, columns, missing_default, body, expected) in cases {
-            assert_eq!(insert_rows(&columns, missing_default, body), expected, "{what}");
+            let single = crate::parse::json_rows(body.as_bytes()).unwrap().rows == 1;
+            assert_eq!(insert_rows(&columns, missing_default, body, single), expected, "{what}");
         }
     }
 

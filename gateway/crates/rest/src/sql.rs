@@ -1261,6 +1261,19 @@ pub enum CallResult<'a> {
     Values { limit: Option<i64>, offset: Option<i64> },
 }
 
+/// The body whole as the one argument: a function chosen for it, or one
+/// whose one argument has no name.
+fn whole_body_argument(resolved: &Resolved<'_>) -> bool {
+    resolved.whole_body || matches!(resolved.function.arguments.as_slice(), [a] if a.name.is_empty())
+}
+
+/// Whether [`call`] binds its body, which it does only when the call reads
+/// it, and then as the statement's first parameter: a call planned once can
+/// run again with another body in its place ([`super::memo::PlannedCall`]).
+pub fn call_binds_body(resolved: &Resolved<'_>, args: &[String]) -> bool {
+    whole_body_argument(resolved) || !args.is_empty()
+}
+
 /// `select ... from fn(args)`; the arguments come from one JSON object
 /// (`json_to_record` converts each to its declared type, arrays included).
 pub fn call(
@@ -1281,12 +1294,9 @@ pub fn call(
         CallResult::Values { .. } => w.alias(),
     };
     let function = resolved.function;
-    // The body whole as the one argument: a function chosen for it, or one
-    // whose one argument has no name.
-    let single_json =
-        resolved.whole_body || matches!(function.arguments.as_slice(), [a] if a.name.is_empty());
-    // The body is a parameter only when the call reads it.
-    let body = if single_json || !args.is_empty() { w.param(body) } else { String::new() };
+    let single_json = whole_body_argument(resolved);
+    // Before any other parameter (see [`call_binds_body`]).
+    let body = if call_binds_body(resolved, args) { w.param(body) } else { String::new() };
     let call = if single_json {
         format!("{}({body}::{})", qualified(&function.name), function.arguments[0].data_type)
     } else {
@@ -1867,6 +1877,7 @@ mod tests {
             assert!(write.statement.text.contains(recorded), "{what}: {}", write.statement.text);
             assert!(!write.statement.text.contains("_gateway."), "{what}: {}", write.statement.text);
             assert_eq!(write.statement.params, vec![body.to_owned()], "{what}");
+            assert!(call_binds_body(&Resolved { function: &function, whole_body: false }, &[]), "{what}");
         }
     }
 

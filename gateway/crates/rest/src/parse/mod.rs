@@ -150,6 +150,7 @@
 //! What the tree means is for the planner: whether names exist, whether `rel=is.null` names an
 //! embed (see [`crate::ast::Filter::null_test`]), whether a negative limit is a 416.
 
+mod body;
 mod field;
 mod filter;
 mod logic;
@@ -164,6 +165,7 @@ use self::filter::ValueContext;
 use self::parsec::{Parser, Reply, Seq};
 use crate::ast::{EmbedPath, Filter, NodeParams, ParamKind, QueryParams, SelectItem};
 
+pub use self::body::{BodyError, JsonRows, json_rows, object_keys};
 pub use self::parsec::MAX_DEPTH;
 pub use self::prefer::parse_prefer;
 
