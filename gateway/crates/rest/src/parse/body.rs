@@ -53,20 +53,15 @@ pub fn json_rows(body: &[u8]) -> Result<JsonRows, BodyError> {
     }
     let text = std::str::from_utf8(body).map_err(|_| BodyError::Invalid)?;
     let mut reader = serde_json::Deserializer::from_str(text);
-    let top = reader.deserialize_any(ItemVisitor { top: true }).map_err(|_| BodyError::Invalid)?;
+    let top = reader.deserialize_any(TopVisitor).map_err(|_| BodyError::Invalid)?;
     reader.end().map_err(|_| BodyError::Invalid)?;
     match top {
-        Item::Object(keys) => Ok(JsonRows { object: true, rows: 1, keys: owned(keys), uniform: true }),
-        Item::Array(items) => {
-            let first = match items.first() {
-                None => Vec::new(),
-                Some(Item::Object(keys)) => keys.clone(),
-                Some(_) => return Err(BodyError::KeysMustMatch),
-            };
-            let uniform = items.iter().all(|item| matches!(item, Item::Object(keys) if *keys == first));
-            Ok(JsonRows { object: false, rows: items.len(), keys: owned(first), uniform })
+        Top::Object(keys) => Ok(JsonRows { object: true, rows: 1, keys: owned(keys), uniform: true }),
+        Top::Array { rows, first: Some(keys), uniform } => {
+            Ok(JsonRows { object: false, rows, keys: owned(keys), uniform })
         }
-        Item::Other => Err(BodyError::Invalid),
+        Top::Array { first: None, .. } => Err(BodyError::KeysMustMatch),
+        Top::Other => Err(BodyError::Invalid),
     }
 }
 
@@ -79,11 +74,11 @@ pub fn object_keys(body: &[u8]) -> Result<Vec<String>, BodyError> {
     }
     let text = std::str::from_utf8(body).map_err(|_| BodyError::Invalid)?;
     let mut reader = serde_json::Deserializer::from_str(text);
-    let item = reader.deserialize_any(ItemVisitor { top: false }).map_err(|_| BodyError::Invalid)?;
+    let row = reader.deserialize_any(RowVisitor { first: None }).map_err(|_| BodyError::Invalid)?;
     reader.end().map_err(|_| BodyError::Invalid)?;
-    Ok(match item {
-        Item::Object(keys) => owned(keys),
-        Item::Array(_) | Item::Other => Vec::new(),
+    Ok(match row {
+        Row::Keys(keys) => owned(keys),
+        Row::Matches(_) | Row::NotObject => Vec::new(),
     })
 }
 
@@ -91,84 +86,194 @@ fn owned(keys: Vec<Cow<'_, str>>) -> Vec<String> {
     keys.into_iter().map(Cow::into_owned).collect()
 }
 
-/// A JSON value as far as [`json_rows`] looks into it: an object's keys
-/// (sorted, each once), the items of the top-level array, nothing else.
-#[derive(Clone, Debug)]
-enum Item<'a> {
+/// The body as [`json_rows`] sees it.
+enum Top<'a> {
     Object(Vec<Cow<'a, str>>),
-    Array(Vec<Item<'a>>),
+    Array {
+        rows: usize,
+        /// The first row's keys; `None` when it is not an object (an empty
+        /// array has no keys).
+        first: Option<Vec<Cow<'a, str>>>,
+        uniform: bool,
+    },
     Other,
 }
 
-struct ItemVisitor {
-    /// Only the body itself is looked into as an array; an array within
-    /// is a value like any other.
-    top: bool,
+/// An item of the body's array: the first is read for its keys, every other
+/// only matched against them, so a row costs no allocation.
+enum Row<'a> {
+    Keys(Vec<Cow<'a, str>>),
+    Matches(bool),
+    NotObject,
 }
 
-impl<'de> Visitor<'de> for ItemVisitor {
-    type Value = Item<'de>;
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Top<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object or array")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        collect_keys(map).map(Top::Object)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let first = match seq.next_element_seed(RowVisitor { first: None })? {
+            None => return Ok(Top::Array { rows: 0, first: Some(Vec::new()), uniform: true }),
+            Some(Row::Keys(keys)) => keys,
+            Some(_) => {
+                // Still read to the end: a body that is not JSON is that
+                // error first.
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                return Ok(Top::Array { rows: 1, first: None, uniform: false });
+            }
+        };
+        let (mut rows, mut uniform) = (1, true);
+        while let Some(row) = seq.next_element_seed(RowVisitor { first: Some(&first) })? {
+            rows += 1;
+            uniform &= matches!(row, Row::Matches(true));
+        }
+        Ok(Top::Array { rows, first: Some(first), uniform })
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Top::Other)
+    }
+}
+
+/// Reads a row: its keys when `first` is `None`, else whether it has
+/// exactly `first`'s keys.
+#[derive(Clone, Copy)]
+struct RowVisitor<'f, 'de> {
+    first: Option<&'f [Cow<'de, str>]>,
+}
+
+impl<'de> de::DeserializeSeed<'de> for RowVisitor<'_, 'de> {
+    type Value = Row<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowVisitor<'_, 'de> {
+    type Value = Row<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut keys: Vec<Cow<'de, str>> = Vec::new();
-        while let Some(Key(key)) = map.next_key()? {
-            map.next_value::<IgnoredAny>()?;
-            keys.push(key);
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        match self.first {
+            None => collect_keys(map).map(Row::Keys),
+            Some(first) => match_keys(map, first).map(Row::Matches),
         }
-        // A key given twice counts once, as in `serde_json::Map` (the last
-        // value wins there; only the keys matter here).
-        keys.sort_unstable();
-        keys.dedup();
-        Ok(Item::Object(keys))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        if !self.top {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            return Ok(Item::Other);
-        }
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(Element(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Item::Array(items))
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Row::NotObject)
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 
     fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 
     fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Item::Other)
+        Ok(Row::NotObject)
     }
 }
 
-/// An item of the top-level array.
-struct Element<'a>(Item<'a>);
+/// An object's keys, sorted, each once: a key given twice counts once, as
+/// in `serde_json::Map` (the last value wins there; only keys matter here).
+fn collect_keys<'de, A: MapAccess<'de>>(mut map: A) -> Result<Vec<Cow<'de, str>>, A::Error> {
+    let mut keys: Vec<Cow<'de, str>> = Vec::with_capacity(map.size_hint().unwrap_or(8));
+    while let Some(Key(key)) = map.next_key()? {
+        map.next_value::<IgnoredAny>()?;
+        keys.push(key);
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Ok(keys)
+}
 
-impl<'de> de::Deserialize<'de> for Element<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ItemVisitor { top: false }).map(Element)
+/// Whether an object has exactly the keys of `first` (sorted, each once),
+/// each given any number of times.
+fn match_keys<'de, A: MapAccess<'de>>(mut map: A, first: &[Cow<'de, str>]) -> Result<bool, A::Error> {
+    let mut seen = Seen::new(first.len());
+    let mut known = true;
+    while let Some(Key(key)) = map.next_key()? {
+        map.next_value::<IgnoredAny>()?;
+        match first.binary_search_by(|k| k.as_ref().cmp(key.as_ref())) {
+            Ok(i) => seen.set(i),
+            Err(_) => known = false,
+        }
+    }
+    Ok(known && seen.count() == first.len())
+}
+
+/// Which of the first row's keys a row has given.
+enum Seen {
+    Bits(u64),
+    Flags(Vec<bool>),
+}
+
+impl Seen {
+    fn new(len: usize) -> Self {
+        if len <= 64 { Self::Bits(0) } else { Self::Flags(vec![false; len]) }
+    }
+
+    fn set(&mut self, i: usize) {
+        match self {
+            Self::Bits(bits) => *bits |= 1 << i,
+            Self::Flags(flags) => flags[i] = true,
+        }
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            Self::Bits(bits) => bits.count_ones() as usize,
+            Self::Flags(flags) => flags.iter().filter(|f| **f).count(),
+        }
     }
 }
 
@@ -229,7 +334,19 @@ mod tests {
                 rows(false, 2, &["a", "b"], false),
             ),
             ("a row that is not an object is not uniform", r#"[{"a":1},[1]]"#, rows(false, 2, &["a"], false)),
+            (
+                "a later row giving a key twice",
+                r#"[{"a":1,"b":2},{"a":1,"a":2,"b":3}]"#,
+                rows(false, 2, &["a", "b"], true),
+            ),
+            (
+                "a later row giving one key twice for two",
+                r#"[{"a":1,"b":2},{"a":1,"a":2}]"#,
+                rows(false, 2, &["a", "b"], false),
+            ),
             ("a first row that is not an object", "[1,{}]", Err(BodyError::KeysMustMatch)),
+            ("a first row that is not an object, then no JSON", "[1,{]", Err(BodyError::Invalid)),
+            ("a later row that is no JSON", r#"[{"a":1},{"a":]"#, Err(BodyError::Invalid)),
             ("a nested array as the first row", "[[{}]]", Err(BodyError::KeysMustMatch)),
             ("a scalar", "1", Err(BodyError::Invalid)),
             ("a string", r#""a""#, Err(BodyError::Invalid)),
@@ -241,6 +358,19 @@ mod tests {
             assert_eq!(&json_rows(body.as_bytes()), expected, "{what}");
         }
         assert_eq!(json_rows(b"{\"a\":\"\xff\"}"), Err(BodyError::Invalid), "a body that is not UTF-8");
+        // More keys than a word has bits.
+        let row = |n: usize| (0..n).map(|i| format!("\"k{i:03}\":{i}")).collect::<Vec<_>>().join(",");
+        for (first, second, uniform) in
+            [(63, 63, true), (64, 64, true), (65, 65, true), (130, 130, true), (70, 69, false)]
+        {
+            let body = format!("[{{{}}},{{{}}}]", row(first), row(second));
+            let read = json_rows(body.as_bytes()).expect("reads");
+            assert_eq!(
+                (read.rows, read.keys.len(), read.uniform),
+                (2, first, uniform),
+                "{first} then {second} keys"
+            );
+        }
     }
 
     #[test]
