@@ -116,7 +116,7 @@ layer() { # layer <label> <regex>
 printf '   %-34s %9s\n' layer "per request (inclusive)"
 layer "accept loop and HTTP/1 (hyper)" 'hyper::proto::h1::dispatch::Dispatcher.*poll_inner'
 layer "request id" 'gateway::requests::request_id'
-layer "metrics and access log" 'gateway::requests::record'
+layer "metrics and access log" 'gateway::requests::Record'
 layer "compression negotiation" 'gateway::compress::'
 layer "trace span" 'tower_http::trace::service::Trace.*call'
 layer "CORS" 'tower_http::cors::Cors.*call'

@@ -113,11 +113,7 @@ pub fn app(state: AppState) -> Router {
                     .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
             );
     let app = compress::around(app, &state.config.compression);
-    let app = if recording.any() {
-        app.layer(axum::middleware::from_fn_with_state(recording, requests::record))
-    } else {
-        app
-    };
+    let app = if recording.any() { app.layer(requests::RecordLayer(recording)) } else { app };
     // The id outermost, so that every answer carries it, the compressed and
     // the refused alike.
     app.layer(requests::RequestIdLayer)

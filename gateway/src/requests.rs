@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::{
-    extract::{MatchedPath, Request, State},
+    extract::{MatchedPath, Request},
     http::{HeaderName, HeaderValue, Method},
     middleware::Next,
     response::Response,
@@ -134,14 +134,14 @@ pub struct Recording {
 }
 
 impl Recording {
-    /// Whether anything is recorded, so that `record` is layered at all.
+    /// Whether anything is recorded, so that [`RecordLayer`] is layered at all.
     pub fn any(&self) -> bool {
         self.metrics || self.access_log || self.recent.is_some()
     }
 }
 
 /// The route template an answer came from: inside the router, where axum
-/// knows it (`MatchedPath`), it is copied onto the answer for [`record`].
+/// knows it (`MatchedPath`), it is copied onto the answer for [`Record`].
 pub async fn keep_route(request: Request, next: Next) -> Response {
     let route = request.extensions().get::<MatchedPath>().cloned();
     let mut response = next.run(request).await;
@@ -151,48 +151,130 @@ pub async fn keep_route(request: Request, next: Next) -> Response {
     response
 }
 
-/// Counts and times the request, and writes its access-log line; the app
-/// layers it only when one of them is on.
-pub async fn record(State(recording): State<Recording>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = request.method().clone();
-    let service = service_of(request.uri().path());
-    let kept = recording.recent.as_ref().filter(|recent| recent.keeps(request.uri().path()));
-    let logged = (recording.access_log || kept.is_some())
-        .then(|| (request.uri().path().to_owned(), id_of(&request).to_owned()));
-    let response = next.run(request).await;
-    let elapsed = started.elapsed();
-    let status = response.status();
-    if recording.metrics {
-        // A path no route matched (the shop's pages, unknown paths) has no
-        // template; its text must not become a label, or every probe of a
-        // scanner would be a series.
-        let route = response.extensions().get::<MatchedPath>().map_or("(unmatched)", MatchedPath::as_str);
-        count(service, route, method_label(&method), status.as_u16(), elapsed.as_secs_f64());
+/// Counts and times each request, keeps it for the console, and writes its
+/// access-log line; the app layers it only when one of them is on. A layer
+/// of its own, like [`RequestIdLayer`], rather than `from_fn`, which boxed a
+/// future and cloned every service within for each request.
+#[derive(Clone)]
+pub struct RecordLayer(pub Recording);
+
+impl<S> tower::Layer<S> for RecordLayer {
+    type Service = Record<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Record { inner, recording: self.0.clone() }
     }
-    if let (Some(recent), Some((path, id))) = (kept, &logged) {
-        recent.push(crate::console::observe::Entry {
-            at: crate::console::observe::now_ms(),
-            method: method.clone(),
-            path: path.clone(),
-            service,
-            status: status.as_u16(),
-            duration_ms: elapsed.as_secs_f64() * 1000.0,
-            request_id: id.clone(),
-        });
+}
+
+/// The service of [`RecordLayer`].
+#[derive(Clone)]
+pub struct Record<S> {
+    inner: S,
+    recording: Recording,
+}
+
+impl<S> tower::Service<Request> for Record<S>
+where
+    S: tower::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Recorded<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
     }
-    if let Some((path, id)) = logged.filter(|_| recording.access_log) {
-        tracing::info!(
-            target: "gateway::access",
-            method = %method,
-            path = %path,
-            status = status.as_u16(),
-            duration_ms = elapsed.as_secs_f64() * 1000.0,
-            request_id = %id,
-            "request"
-        );
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let recording = &self.recording;
+        let path = request.uri().path();
+        let kept = recording.recent.clone().filter(|recent| recent.keeps(path));
+        let logged =
+            (recording.access_log || kept.is_some()).then(|| (path.to_owned(), id_of(&request).to_owned()));
+        let seen = Seen {
+            started: Instant::now(),
+            method: request.method().clone(),
+            service: service_of(path),
+            metrics: recording.metrics,
+            access_log: recording.access_log,
+            kept,
+            logged,
+        };
+        Recorded { inner: self.inner.call(request), seen: Some(seen) }
     }
-    response
+}
+
+/// What [`Record`] knows of a request before its answer.
+struct Seen {
+    started: Instant,
+    method: Method,
+    service: &'static str,
+    metrics: bool,
+    access_log: bool,
+    kept: Option<std::sync::Arc<crate::console::observe::Recent>>,
+    /// The path and the request's id, when logged or kept.
+    logged: Option<(String, String)>,
+}
+
+pin_project_lite::pin_project! {
+    /// The inner answer, recorded when it comes.
+    pub struct Recorded<F> {
+        #[pin]
+        inner: F,
+        seen: Option<Seen>,
+    }
+}
+
+impl<F, E> Future for Recorded<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = std::task::ready!(this.inner.poll(cx))?;
+        if let Some(seen) = this.seen.take() {
+            seen.record(&response);
+        }
+        Poll::Ready(Ok(response))
+    }
+}
+
+impl Seen {
+    fn record(self, response: &Response) {
+        let elapsed = self.started.elapsed();
+        let status = response.status();
+        if self.metrics {
+            // A path no route matched (the shop's pages, unknown paths) has
+            // no template; its text must not become a label, or every probe
+            // of a scanner would be a series.
+            let route = response.extensions().get::<MatchedPath>().map_or("(unmatched)", MatchedPath::as_str);
+            count(self.service, route, method_label(&self.method), status.as_u16(), elapsed.as_secs_f64());
+        }
+        if let (Some(recent), Some((path, id))) = (&self.kept, &self.logged) {
+            recent.push(crate::console::observe::Entry {
+                at: crate::console::observe::now_ms(),
+                method: self.method.clone(),
+                path: path.clone(),
+                service: self.service,
+                status: status.as_u16(),
+                duration_ms: elapsed.as_secs_f64() * 1000.0,
+                request_id: id.clone(),
+            });
+        }
+        if let Some((path, id)) = self.logged.filter(|_| self.access_log) {
+            tracing::info!(
+                target: "gateway::access",
+                method = %self.method,
+                path = %path,
+                status = status.as_u16(),
+                duration_ms = elapsed.as_secs_f64() * 1000.0,
+                request_id = %id,
+                "request"
+            );
+        }
+    }
 }
 
 /// One route's series, by service, method and status.
