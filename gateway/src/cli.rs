@@ -26,7 +26,7 @@ const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (schema ", env!("GATE
 
 #[derive(Parser)]
 #[command(name = "gateway", version = VERSION, about = "A self-hosted, supabase-js compatible backend over PostgreSQL")]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -456,10 +456,13 @@ enum UsersCommand {
     },
 }
 
-pub async fn run() -> ExitCode {
+/// Reads the command line, before any runtime starts (its settings choose
+/// the runtime's size); `Err` is how to exit when it was a question (help)
+/// or wrong.
+pub fn parse() -> Result<Cli, ExitCode> {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(help) = crate::help::intercept(&Cli::command(), &args) {
-        return match help {
+        return Err(match help {
             Ok(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS
@@ -468,15 +471,27 @@ pub async fn run() -> ExitCode {
                 eprintln!("error: {error}");
                 ExitCode::from(2)
             }
-        };
+        });
     }
-    // Logs start once the command line is read, in the format it asks for;
-    // nothing logs before (clap prints its own errors).
     let matches = Cli::command().get_matches();
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     if let (Command::Serve(config), Some(("serve", serve))) = (&mut cli.command, matches.subcommand()) {
         config.console.settings = crate::console::settings::Settings::read(&serve_command(), serve);
     }
+    Ok(cli)
+}
+
+impl Cli {
+    /// The runtime's worker threads, when the settings name a number.
+    pub fn workers(&self) -> Option<usize> {
+        self.command.config().and_then(|config| config.workers)
+    }
+}
+
+/// Runs a command read by [`parse`].
+pub async fn run(cli: Cli) -> ExitCode {
+    // Logs start once the command line is read, in the format it asks for;
+    // nothing logs before (clap prints its own errors).
     crate::logs::init(cli.command.config().map(|c| c.log_format).unwrap_or_default());
     let result = match cli.command {
         Command::Serve(config) => serve(config).await,

@@ -81,6 +81,13 @@ pub struct Config {
     #[arg(help_heading = "Gateway", long, env = "GATEWAY_SQL_ROOT")]
     pub sql_root: Option<PathBuf>,
 
+    /// Threads that serve requests; by default one per core. On a host of two
+    /// cores shared with PostgreSQL (the embedded default), 1 spends 10-20 %
+    /// less CPU per request: no wake-ups between the threads
+    /// (docs/benchmarks.md, "One worker thread").
+    #[arg(help_heading = "Gateway", long, env = "GATEWAY_WORKERS", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    pub workers: Option<usize>,
+
     /// Size of the connection pool used for API requests (PostgREST's `db-pool`).
     #[arg(help_heading = "Database", long, env = "GATEWAY_POOL_SIZE", default_value_t = 10)]
     pub pool_size: usize,

@@ -6,7 +6,21 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
-    gateway::cli::run().await
+fn main() -> std::process::ExitCode {
+    let cli = match gateway::cli::parse() {
+        Ok(cli) => cli,
+        Err(exit) => return exit,
+    };
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all();
+    if let Some(workers) = cli.workers() {
+        runtime.worker_threads(workers);
+    }
+    match runtime.build() {
+        Ok(runtime) => runtime.block_on(gateway::cli::run(cli)),
+        Err(error) => {
+            eprintln!("error: starting the runtime: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

@@ -343,6 +343,8 @@ pub async fn serve(
     // The admin listener lives as long as the API's, drain included, so that
     // the last requests are counted and `/ready` answers meanwhile.
     let (stop_admin, admin_stopped) = tokio::sync::oneshot::channel::<()>();
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    tracing::info!(workers, "worker threads (--workers)");
     let admin_task = admin.map(|admin| {
         tokio::spawn(crate::telemetry::serve_admin(admin.listener, state.clone(), admin.handle, async {
             let _ = admin_stopped.await;

@@ -43,6 +43,7 @@ fn sigterm_with_a_half_sent_request_held_open_exits_0_at_the_drain_deadline_and_
         .arg(repo_root())
         // Neither the header nor the idle timeout ends the held connection first.
         .args(["--drain-timeout", "2s", "--header-timeout", "60s", "--idle-timeout", "60s"])
+        .args(["--workers", "1"])
         .current_dir(workdir.path())
         .env_remove("DATABASE_URL")
         .env_remove("JWT_SECRET")
@@ -106,6 +107,10 @@ fn sigterm_with_a_half_sent_request_held_open_exits_0_at_the_drain_deadline_and_
     assert!(took < drain + Duration::from_secs(10), "exited {took:?} after SIGTERM:\n{log_text}");
     assert!(log_text.contains("drain deadline passed"), "{log_text}");
     assert!(log_text.contains("open-files limit"), "the limit in force is logged:\n{log_text}");
+    assert!(
+        log_text.lines().any(|l| l.contains("worker threads") && l.contains("workers=1")),
+        "the runtime has the one worker asked for:\n{log_text}"
+    );
     assert!(log_text.contains("PostgreSQL stopped"), "{log_text}");
     assert_eq!(postgres_processes(&pgdata), 0, "PostgreSQL was stopped");
     assert!(!pgdata.join("postmaster.pid").exists());
