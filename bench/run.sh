@@ -10,6 +10,8 @@
 #   bench/run.sh                       3 s per measurement, 1 s warm-up
 #   DURATION=10 WARMUP=3 bench/run.sh  performance.md's settings
 #   SCENARIOS="s1 s2" CONNECTIONS="8" bench/run.sh
+#   GATEWAY_WORKERS=1 bench/run.sh     the gateway on one worker thread
+#   GATEWAY_WORKERS=1 GHCRTS=-N1 bench/run.sh   and PostgREST on one core
 #
 # Everything listens on 127.0.0.1 and is removed at the end. Not run by CI.
 set -euo pipefail
@@ -176,6 +178,10 @@ idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo "n/a")
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS; sched_autogroup_enabled $autogroup"
+# Both servers read their runtime's size from the environment: the gateway
+# GATEWAY_WORKERS (--workers), PostgREST's GHC runtime GHCRTS (its own
+# default is -N, a thread per core).
+echo "== gateway workers: ${GATEWAY_WORKERS:-one per core}; PostgREST's GHCRTS: ${GHCRTS:-unset (-N -I0 -qg)}"
 printf '\n%-4s %5s | %9s %8s %8s %6s %6s | %9s %8s %8s %6s | %9s %8s %6s | %9s %6s %6s | %7s %7s %7s %7s | %s\n' \
   scen conns gw_rps gw_p50 gw_p99 gw_us gw_pg pgrst_rps pr_p50 pr_p99 pr_us pgbench lat_avg pgb_pg pgb_sess pgs_pg pgg_pg \
   vs_pgrst vs_pgb vs_pgbs us_pgrst non2xx

@@ -84,7 +84,7 @@ pub struct Config {
     /// Threads that serve requests; by default one per core. On a host of two
     /// cores shared with PostgreSQL (the embedded default), 1 spends 10-20 %
     /// less CPU per request: no wake-ups between the threads
-    /// (docs/benchmarks.md, "One worker thread").
+    /// (docs/operating.md, "One host, saturated CPU").
     #[arg(help_heading = "Gateway", long, env = "GATEWAY_WORKERS", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
     pub workers: Option<usize>,
 

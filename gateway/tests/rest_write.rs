@@ -777,3 +777,96 @@ async fn an_unacceptable_accept_is_refused_after_the_query_is_planned() {
         app.admin().await.query_one("select name from public.products where id = 1", &[]).await.expect("row");
     assert_eq!(name.get::<_, String>(0), "iPhone 15");
 }
+
+/// A one-row insert asked again runs the statement planned the first time
+/// with its own values; a row with a null, other keys or other preferences
+/// are planned anew, and each answer is its own row's.
+#[tokio::test]
+async fn an_insert_asked_again_runs_its_plan_with_its_own_values() {
+    let app = spawn_shop().await;
+    let representation = [("prefer", "return=representation")];
+    let path = "/products?select=name,price,featured";
+    let cases: Vec<(&str, &[(&str, &str)], Value, u16, Value)> = vec![
+        (
+            "the first insert",
+            &representation,
+            json!({"name": "Uno", "price": 1, "featured": true}),
+            201,
+            json!([{"name": "Uno", "price": 1.0, "featured": true}]),
+        ),
+        (
+            "other values",
+            &representation,
+            json!({"name": "Dos", "price": 2.5, "featured": false}),
+            201,
+            json!([{"name": "Dos", "price": 2.5, "featured": false}]),
+        ),
+        (
+            "the keys in another order",
+            &representation,
+            json!({"featured": true, "price": 3, "name": "Tres"}),
+            201,
+            json!([{"name": "Tres", "price": 3.0, "featured": true}]),
+        ),
+        (
+            "a null among the values",
+            &representation,
+            json!({"name": "Cuatro", "price": 4, "featured": null}),
+            201,
+            json!([{"name": "Cuatro", "price": 4.0, "featured": null}]),
+        ),
+        (
+            "the first shape again",
+            &representation,
+            json!({"name": "Cinco", "price": 5, "featured": false}),
+            201,
+            json!([{"name": "Cinco", "price": 5.0, "featured": false}]),
+        ),
+        ("no representation", &[], json!({"name": "Seis", "price": 6, "featured": true}), 201, json!(null)),
+        (
+            "an unknown column",
+            &representation,
+            json!({"name": "Siete", "colour": "red"}),
+            400,
+            json!("PGRST204"),
+        ),
+        (
+            "a value its column refuses",
+            &representation,
+            json!({"name": "Ocho", "price": "x", "featured": true}),
+            400,
+            json!("22P02"),
+        ),
+    ];
+    for (what, headers, body, status, expected) in cases {
+        let answer = send(&app, Method::POST, path, headers, Some(body)).await;
+        let got = match status {
+            201 if answer.text.is_empty() => json!(null),
+            201 => answer.json(),
+            _ => answer.json()["code"].clone(),
+        };
+        assert_eq!((answer.status, got), (status, expected), "{what}");
+    }
+    let admin = app.admin().await;
+    let rows = admin
+        .query(
+            "select name, price::float8, featured from public.products where name in \
+             ('Uno','Dos','Tres','Cuatro','Cinco','Seis','Siete','Ocho') order by id",
+            &[],
+        )
+        .await
+        .expect("rows");
+    let written: Vec<(String, f64, Option<bool>)> =
+        rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+    assert_eq!(
+        written,
+        vec![
+            ("Uno".to_owned(), 1.0, Some(true)),
+            ("Dos".to_owned(), 2.5, Some(false)),
+            ("Tres".to_owned(), 3.0, Some(true)),
+            ("Cuatro".to_owned(), 4.0, None),
+            ("Cinco".to_owned(), 5.0, Some(false)),
+            ("Seis".to_owned(), 6.0, Some(true)),
+        ]
+    );
+}

@@ -50,37 +50,38 @@ pub struct Outcome {
 /// Runs `statement` as the session's last statement and ends the transaction
 /// (commit, or roll back), in one round trip when it is also the first.
 pub async fn run_and_end(session: Session, statement: &Statement, commit: bool) -> Result<Outcome, ApiError> {
-    run_checked_and_end(session, statement, None, None, commit).await
+    run_checked_and_end(session, statement, &[], None, commit).await
 }
 
 /// [`run_and_end`] for a write, with its check right behind it: the write's
 /// own error wins over the check's (which then only reports the aborted
 /// transaction).
 pub async fn run_write_and_end(session: Session, write: &Write, commit: bool) -> Result<Outcome, ApiError> {
-    run_checked_and_end(session, &write.statement, None, write.check.as_ref(), commit).await
+    run_checked_and_end(session, &write.statement, &[], write.check.as_ref(), commit).await
 }
 
-/// [`run_write_and_end`] for a call planned before, its first parameter
-/// (the arguments, [`super::sql::call`]) replaced by this call's `argument`.
-pub async fn run_call_and_end(
+/// [`run_write_and_end`] for a write planned before, its first parameters
+/// replaced by this request's: a call's arguments ([`super::sql::call`]), an
+/// insert's values ([`super::sql::insert`]).
+pub async fn run_planned_and_end(
     session: Session,
     write: &Write,
-    argument: &str,
+    first: &[&str],
     commit: bool,
 ) -> Result<Outcome, ApiError> {
-    run_checked_and_end(session, &write.statement, Some(argument), write.check.as_ref(), commit).await
+    run_checked_and_end(session, &write.statement, first, write.check.as_ref(), commit).await
 }
 
 async fn run_checked_and_end(
     session: Session,
     statement: &Statement,
-    first: Option<&str>,
+    first: &[&str],
     check: Option<&Statement>,
     commit: bool,
 ) -> Result<Outcome, ApiError> {
     let mut params: Vec<Untyped<'_>> = statement.params.iter().map(|p| Untyped(p)).collect();
-    if let (Some(first), Some(param)) = (first, params.first_mut()) {
-        *param = Untyped(first);
+    for (param, value) in params.iter_mut().zip(first) {
+        *param = Untyped(value);
     }
     let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
     let check_params: Vec<Untyped<'_>> =

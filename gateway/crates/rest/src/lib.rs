@@ -452,17 +452,17 @@ async fn write(
     request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
-    write_with(state, caller, access, write, None, request, check).await
+    write_with(state, caller, access, write, &[], request, check).await
 }
 
-/// [`write`], with a call's arguments in place of its statement's first
-/// parameter when given ([`execute::run_call_and_end`]).
+/// [`write`], with this request's values in place of the first parameters
+/// of a statement planned before ([`execute::run_planned_and_end`]).
 async fn write_with(
     state: &RestState,
     caller: &Caller,
     access: Access,
     write: &sql::Write,
-    argument: Option<&str>,
+    first: &[&str],
     request: &RestRequest,
     check: impl Fn(i64) -> Result<(), ApiError>,
 ) -> Result<execute::Outcome, ApiError> {
@@ -473,10 +473,7 @@ async fn write_with(
         .in_timezone(request.prefer.timezone.as_deref())
         .in_schema(&request.schema);
     let commit = commits(request);
-    let run = match argument {
-        Some(argument) => execute::run_call_and_end(session, write, argument, commit).await,
-        None => execute::run_write_and_end(session, write, commit).await,
-    };
+    let run = execute::run_planned_and_end(session, write, first, commit).await;
     let outcome = run.map_err(|e| match execute::out_of_bounds(&e) {
         Some(touched) => check(touched).err().unwrap_or(e),
         None => e,
@@ -665,7 +662,10 @@ fn mutation_reply(
     }
 }
 
-/// `POST /{table}`: insert, or upsert with `Prefer: resolution=...`.
+/// `POST /{table}`: insert, or upsert with `Prefer: resolution=...`. A
+/// one-row insert asked before against the same schema cache, with the same
+/// query string, preferences and keys, whose values all bind as parameters,
+/// runs as it was planned then with its own values ([`memo`]).
 async fn create(
     State(state): State<RestState>,
     caller: Caller,
@@ -674,8 +674,43 @@ async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
+    let rows = json_rows(&body);
+    let key = match &rows {
+        Ok(rows) if rows.rows == 1 && memoizable(&request) => Some(memo::WriteKey::new(
+            memo::ReadKey::new(
+                &request.schema,
+                &table,
+                &request.pairs,
+                None,
+                request.prefer.count,
+                request.media,
+                false,
+            ),
+            &rows.keys,
+            request.payload,
+            request.method.as_str(),
+            &request.prefer,
+        )),
+        _ => None,
+    };
+    let memoized = key
+        .as_ref()
+        .and_then(|key| state.schema.loaded().and_then(|cache| state.schema.memo().insert(&cache, key)));
+    if let Some(planned) = memoized {
+        request.acceptable()?;
+        let columns: Vec<&schema::Column> = planned.columns.iter().collect();
+        if let Some(values) = plan::bound_values(&columns, body_text(&body)?) {
+            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            let outcome =
+                write_with(&state, &caller, Access::ReadWrite, &planned.write, &values, &request, |n| {
+                    check_touched(&request, n)
+                })
+                .await?;
+            return Ok(created(&request, &table, &outcome));
+        }
+    }
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
-    let rows = json_rows(&body)?;
+    let rows = rows?;
     if query.columns.is_none() && !rows.uniform {
         return Err(bad_body(parse::BodyError::KeysMustMatch.message()));
     }
@@ -700,13 +735,30 @@ async fn create(
     };
     request.acceptable()?;
     let rows = plan::insert_rows(&insert.columns, insert.missing_default, body_text(&body)?, rows.rows == 1);
+    // Kept when every value is a parameter, so that another row's values
+    // can take their places.
+    let bound =
+        matches!(&rows, sql::Rows::One(values) if !values.is_empty() && values.iter().all(Option::is_some));
     let statement = sql::insert(&node, &insert, rows, write_report(&request));
     if let Some(plan) = write_plan(&state, &caller, Access::ReadWrite, &statement, &request).await? {
         return Ok(plan);
     }
+    if let (Some(key), true) = (key, bound) {
+        // The row's own values are not kept: each insert binds its own.
+        let mut write = statement.clone();
+        write.statement.params.iter_mut().take(insert.columns.len()).for_each(String::clear);
+        let planned =
+            memo::PlannedInsert { write, columns: insert.columns.iter().map(|c| (*c).clone()).collect() };
+        state.schema.memo().keep_insert(&cache, key, Arc::new(planned));
+    }
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
+    Ok(created(&request, &table, &outcome))
+}
+
+/// An insert's answer, from its statement's outcome.
+fn created(request: &RestRequest, table: &str, outcome: &execute::Outcome) -> Response {
     // PostgREST answers 200 when an upsert only updated rows.
     let status = if request.prefer.resolution.is_some()
         && inserted(outcome.extra.as_deref()) == 0
@@ -717,14 +769,14 @@ async fn create(
         StatusCode::CREATED
     };
     let total = outcome.total.map_or_else(|| "*".to_owned(), |t| t.to_string());
-    let mut reply = mutation_reply(&request, status, &outcome, format!("*/{total}"));
+    let mut reply = mutation_reply(request, status, outcome, format!("*/{total}"));
     // An update-only upsert is 200 even without a body (PostgREST's
     // `createResponse`); only PATCH, DELETE and PUT turn that into 204.
     reply.status = status;
     if request.prefer.representation == Some(Representation::HeadersOnly) {
-        reply.location = location(&table, outcome.extra.as_deref());
+        reply.location = location(table, outcome.extra.as_deref());
     }
-    Ok(reply.into_response())
+    reply.into_response()
 }
 
 /// The query with its filters dropped: an insert reads back what it wrote, not
@@ -915,7 +967,7 @@ async fn call(
     // A GET's argument names are in its query string, so in the key already.
     let names = if read_only(&request) || raw { Ok(Vec::new()) } else { parse::object_keys(&body) };
     let key = match &names {
-        Ok(names) if memoizable(&request) => Some(memo::CallKey::new(
+        Ok(names) if memoizable(&request) => Some(memo::WriteKey::new(
             memo::ReadKey::new(
                 &request.schema,
                 &function,
@@ -928,7 +980,7 @@ async fn call(
             names,
             request.payload,
             request.method.as_str(),
-            max_affected(&request),
+            &request.prefer,
         )),
         _ => None,
     };
@@ -946,23 +998,23 @@ async fn call(
         true => Some(call_argument(&request, &body)?),
         false => None,
     };
+    let argument: Vec<&str> = argument.as_deref().into_iter().collect();
     if let Media::Plan(_) = request.media {
         let mut write = planned.write.clone();
-        if let (Some(argument), Some(first)) = (&argument, write.statement.params.first_mut()) {
-            first.clone_from(argument);
+        if let (Some(argument), Some(first)) = (argument.first(), write.statement.params.first_mut()) {
+            (*argument).clone_into(first);
         }
         if let Some(plan) = write_plan(&state, &caller, planned.access, &write, &request).await? {
             return Ok(plan);
         }
     }
-    let outcome =
-        write_with(&state, &caller, planned.access, &planned.write, argument.as_deref(), &request, |n| {
-            if planned.singular {
-                response::check_singular(request.media, n)?;
-            }
-            check_max_affected(&request, n)
-        })
-        .await?;
+    let outcome = write_with(&state, &caller, planned.access, &planned.write, &argument, &request, |n| {
+        if planned.singular {
+            response::check_singular(request.media, n)?;
+        }
+        check_max_affected(&request, n)
+    })
+    .await?;
     call_reply(&request, &planned, outcome)
 }
 
@@ -990,7 +1042,7 @@ async fn plan_call(
     request: &RestRequest,
     function: &str,
     names: Result<Vec<String>, parse::BodyError>,
-    key: Option<memo::CallKey>,
+    key: Option<memo::WriteKey>,
 ) -> Result<Arc<memo::PlannedCall>, ApiError> {
     let read_only_call = read_only(request);
     let raw = !read_only_call && request.payload != Payload::Json;

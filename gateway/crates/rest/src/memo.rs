@@ -4,7 +4,7 @@
 //! so a read asked again with the same query string and the same planning
 //! headers skips parsing, planning and rendering, which were a third of the
 //! gateway's instructions per request (`bench/profile.sh`, S2). A call's
-//! depends on what [`CallKey`] holds, its arguments' names among them; their
+//! depends on what [`WriteKey`] holds, its arguments' names among them; their
 //! values are a parameter, so every call of a function with the same query
 //! string and the same argument names runs one plan (`SCENARIO=rpc`: a
 //! quarter of the instructions).
@@ -19,9 +19,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use crate::ast::CountMethod;
+use crate::ast::{CountMethod, Handling, Missing, Prefer, Representation, Resolution};
 use crate::request::{Media, Payload};
-use crate::schema::SchemaCache;
+use crate::schema::{Column, SchemaCache};
 use crate::sql::{Statement, Write};
 use gateway_core::db::Access;
 
@@ -63,6 +63,16 @@ pub struct PlannedCall {
     pub offset: i64,
     /// The CSV header line, for `text/csv` of rows.
     pub csv_header: Option<String>,
+}
+
+/// A single-row insert as planned and rendered: its statement binds the
+/// row's values first, one parameter a column, in `columns`' order
+/// ([`crate::sql::insert`]), and only a row whose every value binds that way
+/// ([`crate::plan::bound_values`]) runs it.
+#[derive(Debug)]
+pub struct PlannedInsert {
+    pub write: Write,
+    pub columns: Vec<Column>,
 }
 
 /// What a read's plan depends on besides the schema cache, as one string:
@@ -119,19 +129,14 @@ impl ReadKey {
     }
 }
 
-/// What a call's plan depends on besides the schema cache: a read's key
-/// (the function for the table), then the names of a POST's arguments, what
-/// its body is, the method, and the bound `Prefer: handling=strict` sets.
-pub struct CallKey(String);
+/// What a call's or an insert's plan depends on besides the schema cache: a
+/// read's key (the function or the table for the table), then the names of
+/// the body's keys (a POST's arguments, an insert's columns), what the body
+/// is, the method, and the preferences that shape the statement.
+pub struct WriteKey(String);
 
-impl CallKey {
-    pub fn new(
-        read: ReadKey,
-        names: &[String],
-        payload: Payload,
-        method: &str,
-        max_affected: Option<i64>,
-    ) -> Self {
+impl WriteKey {
+    pub fn new(read: ReadKey, names: &[String], payload: Payload, method: &str, prefer: &Prefer) -> Self {
         let ReadKey(mut key) = read;
         key.push('(');
         for name in names {
@@ -145,8 +150,24 @@ impl CallKey {
             Payload::Binary => 'B',
         });
         part(&mut key, method);
-        if let Some(max) = max_affected {
-            let _ = write!(key, "m{max}");
+        // Each preference a token or `-`; `count` is in the read's key, and
+        // `timezone` and `tx` apply to the session, not the statement.
+        for token in [
+            prefer.resolution.map(Resolution::token),
+            prefer.representation.map(Representation::token),
+            prefer.missing.map(Missing::token),
+            prefer.handling.map(Handling::token),
+        ] {
+            match token {
+                Some(token) => part(&mut key, token),
+                None => key.push('-'),
+            }
+        }
+        match prefer.max_affected {
+            Some(max) => {
+                let _ = write!(key, "m{max}");
+            }
+            None => key.push('-'),
         }
         Self(key)
     }
@@ -169,6 +190,7 @@ struct Entries {
     schema: Option<Arc<SchemaCache>>,
     reads: HashMap<String, Arc<PlannedRead>, foldhash::fast::RandomState>,
     calls: HashMap<String, Arc<PlannedCall>, foldhash::fast::RandomState>,
+    inserts: HashMap<String, Arc<PlannedInsert>, foldhash::fast::RandomState>,
 }
 
 impl Entries {
@@ -177,6 +199,7 @@ impl Entries {
         if !self.schema.as_ref().is_some_and(|s| Arc::ptr_eq(s, schema)) {
             self.reads.clear();
             self.calls.clear();
+            self.inserts.clear();
             self.schema = Some(schema.clone());
         }
         self
@@ -201,13 +224,13 @@ impl Memo {
     }
 
     /// The call planned for `key` against this schema cache, if any.
-    pub fn call(&self, schema: &Arc<SchemaCache>, key: &CallKey) -> Option<Arc<PlannedCall>> {
+    pub fn call(&self, schema: &Arc<SchemaCache>, key: &WriteKey) -> Option<Arc<PlannedCall>> {
         let mut entries = self.inner.lock().ok()?;
         entries.against(schema).calls.get(&key.0).cloned()
     }
 
     /// Keeps a call planned against `schema`.
-    pub fn keep_call(&self, schema: &Arc<SchemaCache>, key: CallKey, call: Arc<PlannedCall>) {
+    pub fn keep_call(&self, schema: &Arc<SchemaCache>, key: WriteKey, call: Arc<PlannedCall>) {
         let Ok(mut entries) = self.inner.lock() else { return };
         let entries = entries.against(schema);
         if entries.calls.len() >= CAPACITY {
@@ -216,9 +239,25 @@ impl Memo {
         entries.calls.insert(key.0, call);
     }
 
-    /// How many reads and calls are kept.
+    /// The insert planned for `key` against this schema cache, if any.
+    pub fn insert(&self, schema: &Arc<SchemaCache>, key: &WriteKey) -> Option<Arc<PlannedInsert>> {
+        let mut entries = self.inner.lock().ok()?;
+        entries.against(schema).inserts.get(&key.0).cloned()
+    }
+
+    /// Keeps an insert planned against `schema`.
+    pub fn keep_insert(&self, schema: &Arc<SchemaCache>, key: WriteKey, insert: Arc<PlannedInsert>) {
+        let Ok(mut entries) = self.inner.lock() else { return };
+        let entries = entries.against(schema);
+        if entries.inserts.len() >= CAPACITY {
+            entries.inserts.clear();
+        }
+        entries.inserts.insert(key.0, insert);
+    }
+
+    /// How many reads, calls and inserts are kept.
     pub fn len(&self) -> usize {
-        self.inner.lock().map_or(0, |e| e.reads.len() + e.calls.len())
+        self.inner.lock().map_or(0, |e| e.reads.len() + e.calls.len() + e.inserts.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -293,7 +332,8 @@ mod tests {
     fn call_keys_differ_whenever_what_planning_a_call_reads_differs() {
         let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
         let call = |names: &[String], payload: Payload, method: &str, max: Option<i64>| {
-            CallKey::new(key("between", &[("limit", "20")]), names, payload, method, max).0
+            let prefer = Prefer { max_affected: max, ..Prefer::default() };
+            WriteKey::new(key("between", &[("limit", "20")]), names, payload, method, &prefer).0
         };
         let base = || call(&names(&["high", "low"]), Payload::Json, "POST", None);
         let cases = [
@@ -305,16 +345,47 @@ mod tests {
             ("a bound on the rows", call(&names(&["high", "low"]), Payload::Json, "POST", Some(1))),
             (
                 "another query string",
-                CallKey::new(
+                WriteKey::new(
                     key("between", &[("limit", "21")]),
                     &names(&["high", "low"]),
                     Payload::Json,
                     "POST",
-                    None,
+                    &Prefer::default(),
                 )
                 .0,
             ),
         ];
+        let preferring = |prefer: Prefer| {
+            WriteKey::new(
+                key("between", &[("limit", "20")]),
+                &names(&["high", "low"]),
+                Payload::Json,
+                "POST",
+                &prefer,
+            )
+            .0
+        };
+        let preferences = [
+            (
+                "merge-duplicates",
+                Prefer { resolution: Some(Resolution::MergeDuplicates), ..Prefer::default() },
+            ),
+            (
+                "ignore-duplicates",
+                Prefer { resolution: Some(Resolution::IgnoreDuplicates), ..Prefer::default() },
+            ),
+            (
+                "return=representation",
+                Prefer { representation: Some(Representation::Full), ..Prefer::default() },
+            ),
+            (
+                "return=headers-only",
+                Prefer { representation: Some(Representation::HeadersOnly), ..Prefer::default() },
+            ),
+            ("missing=default", Prefer { missing: Some(Missing::Default), ..Prefer::default() }),
+            ("handling=strict", Prefer { handling: Some(Handling::Strict), ..Prefer::default() }),
+        ];
+        let cases = cases.into_iter().chain(preferences.map(|(case, prefer)| (case, preferring(prefer))));
         for (case, other) in cases {
             assert_ne!(base(), other, "{case}");
         }
@@ -325,7 +396,7 @@ mod tests {
     fn a_kept_call_is_found_against_the_same_schema_cache_only() {
         let memo = Memo::default();
         let (first, reloaded) = (schema(), schema());
-        let call = || CallKey::new(key("f", &[]), &[], Payload::Json, "POST", None);
+        let call = || WriteKey::new(key("f", &[]), &[], Payload::Json, "POST", &Prefer::default());
         let planned = Arc::new(PlannedCall {
             write: Write {
                 statement: Statement { text: "select f()".to_owned(), params: Vec::new() },

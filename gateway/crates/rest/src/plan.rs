@@ -1144,6 +1144,14 @@ pub fn insert_rows(columns: &[&Column], missing_default: bool, body: &str, singl
     }
 }
 
+/// A one-row body's values when every column's binds as a parameter (see
+/// [`insert_rows`]), in `columns`' order: what an insert planned before runs
+/// with ([`crate::memo::PlannedInsert`]). `None` for anything else, a null
+/// among them.
+pub fn bound_values(columns: &[&Column], body: &str) -> Option<Vec<String>> {
+    one_row(columns, body)?.into_iter().collect()
+}
+
 fn one_row(columns: &[&Column], body: &str) -> Option<Vec<Option<String>>> {
     use serde_json::value::RawValue;
     type Row<'a> = HashMap<String, &'a RawValue>;
