@@ -786,7 +786,8 @@ async fn an_insert_asked_again_runs_its_plan_with_its_own_values() {
     let app = spawn_shop().await;
     let representation = [("prefer", "return=representation")];
     let path = "/products?select=name,price,featured";
-    let cases: Vec<(&str, &[(&str, &str)], Value, u16, Value)> = vec![
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], Value, u16, Value);
+    let cases: Vec<Case<'_>> = vec![
         (
             "the first insert",
             &representation,
