@@ -676,21 +676,7 @@ async fn create(
     check_preferences(&request)?;
     let rows = json_rows(&body);
     let key = match &rows {
-        Ok(rows) if rows.rows == 1 && memoizable(&request) => Some(memo::WriteKey::new(
-            memo::ReadKey::new(
-                &request.schema,
-                &table,
-                &request.pairs,
-                None,
-                request.prefer.count,
-                request.media,
-                false,
-            ),
-            &rows.keys,
-            request.payload,
-            request.method.as_str(),
-            &request.prefer,
-        )),
+        Ok(rows) if rows.rows == 1 && memoizable(&request) => Some(write_key(&request, &table, &rows.keys)),
         _ => None,
     };
     let memoized = key
@@ -755,6 +741,21 @@ async fn create(
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
     Ok(created(&request, &table, &outcome))
+}
+
+/// The memo's key of a call of `name` or an insert into `name` whose body
+/// has these keys ([`memo::WriteKey`]).
+fn write_key(request: &RestRequest, name: &str, names: &[String]) -> memo::WriteKey {
+    let read = memo::ReadKey::new(
+        &request.schema,
+        name,
+        &request.pairs,
+        request.range.as_deref(),
+        request.prefer.count,
+        request.media,
+        request.is_head(),
+    );
+    memo::WriteKey::new(read, names, request.payload, request.method.as_str(), &request.prefer)
 }
 
 /// An insert's answer, from its statement's outcome.
@@ -967,21 +968,7 @@ async fn call(
     // A GET's argument names are in its query string, so in the key already.
     let names = if read_only(&request) || raw { Ok(Vec::new()) } else { parse::object_keys(&body) };
     let key = match &names {
-        Ok(names) if memoizable(&request) => Some(memo::WriteKey::new(
-            memo::ReadKey::new(
-                &request.schema,
-                &function,
-                &request.pairs,
-                request.range.as_deref(),
-                request.prefer.count,
-                request.media,
-                request.is_head(),
-            ),
-            names,
-            request.payload,
-            request.method.as_str(),
-            &request.prefer,
-        )),
+        Ok(names) if memoizable(&request) => Some(write_key(&request, &function, names)),
         _ => None,
     };
     let memoized = key

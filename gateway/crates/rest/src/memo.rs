@@ -184,13 +184,23 @@ pub struct Memo {
     inner: Arc<Mutex<Entries>>,
 }
 
+type Plans<V> = HashMap<String, Arc<V>, foldhash::fast::RandomState>;
+
+/// Keeps `plan` under `key`, emptying a full map first (see [`CAPACITY`]).
+fn keep<V>(plans: &mut Plans<V>, key: String, plan: Arc<V>) {
+    if plans.len() >= CAPACITY {
+        plans.clear();
+    }
+    plans.insert(key, plan);
+}
+
 #[derive(Default)]
 struct Entries {
     /// The schema cache the entries were planned against.
     schema: Option<Arc<SchemaCache>>,
-    reads: HashMap<String, Arc<PlannedRead>, foldhash::fast::RandomState>,
-    calls: HashMap<String, Arc<PlannedCall>, foldhash::fast::RandomState>,
-    inserts: HashMap<String, Arc<PlannedInsert>, foldhash::fast::RandomState>,
+    reads: Plans<PlannedRead>,
+    calls: Plans<PlannedCall>,
+    inserts: Plans<PlannedInsert>,
 }
 
 impl Entries {
@@ -209,50 +219,38 @@ impl Entries {
 impl Memo {
     /// The read planned for `key` against this schema cache, if any.
     pub fn read(&self, schema: &Arc<SchemaCache>, key: &ReadKey) -> Option<Arc<PlannedRead>> {
-        let mut entries = self.inner.lock().ok()?;
-        entries.against(schema).reads.get(&key.0).cloned()
+        self.inner.lock().ok()?.against(schema).reads.get(&key.0).cloned()
     }
 
     /// Keeps a read planned against `schema`.
     pub fn keep_read(&self, schema: &Arc<SchemaCache>, key: ReadKey, read: Arc<PlannedRead>) {
-        let Ok(mut entries) = self.inner.lock() else { return };
-        let entries = entries.against(schema);
-        if entries.reads.len() >= CAPACITY {
-            entries.reads.clear();
+        if let Ok(mut entries) = self.inner.lock() {
+            keep(&mut entries.against(schema).reads, key.0, read);
         }
-        entries.reads.insert(key.0, read);
     }
 
     /// The call planned for `key` against this schema cache, if any.
     pub fn call(&self, schema: &Arc<SchemaCache>, key: &WriteKey) -> Option<Arc<PlannedCall>> {
-        let mut entries = self.inner.lock().ok()?;
-        entries.against(schema).calls.get(&key.0).cloned()
+        self.inner.lock().ok()?.against(schema).calls.get(&key.0).cloned()
     }
 
     /// Keeps a call planned against `schema`.
     pub fn keep_call(&self, schema: &Arc<SchemaCache>, key: WriteKey, call: Arc<PlannedCall>) {
-        let Ok(mut entries) = self.inner.lock() else { return };
-        let entries = entries.against(schema);
-        if entries.calls.len() >= CAPACITY {
-            entries.calls.clear();
+        if let Ok(mut entries) = self.inner.lock() {
+            keep(&mut entries.against(schema).calls, key.0, call);
         }
-        entries.calls.insert(key.0, call);
     }
 
     /// The insert planned for `key` against this schema cache, if any.
     pub fn insert(&self, schema: &Arc<SchemaCache>, key: &WriteKey) -> Option<Arc<PlannedInsert>> {
-        let mut entries = self.inner.lock().ok()?;
-        entries.against(schema).inserts.get(&key.0).cloned()
+        self.inner.lock().ok()?.against(schema).inserts.get(&key.0).cloned()
     }
 
     /// Keeps an insert planned against `schema`.
     pub fn keep_insert(&self, schema: &Arc<SchemaCache>, key: WriteKey, insert: Arc<PlannedInsert>) {
-        let Ok(mut entries) = self.inner.lock() else { return };
-        let entries = entries.against(schema);
-        if entries.inserts.len() >= CAPACITY {
-            entries.inserts.clear();
+        if let Ok(mut entries) = self.inner.lock() {
+            keep(&mut entries.against(schema).inserts, key.0, insert);
         }
-        entries.inserts.insert(key.0, insert);
     }
 
     /// How many reads, calls and inserts are kept.
