@@ -82,7 +82,7 @@ pub struct Config {
     pub sql_root: Option<PathBuf>,
 
     /// Threads that serve requests; by default one per core. On a host of two
-    /// cores shared with PostgreSQL (the embedded default), 1 spends 10-20 %
+    /// cores shared with PostgreSQL (the embedded default), 1 spends 5-35 %
     /// less CPU per request: no wake-ups between the threads
     /// (docs/operating.md, "One host, saturated CPU").
     #[arg(help_heading = "Gateway", long, env = "GATEWAY_WORKERS", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
