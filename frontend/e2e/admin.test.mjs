@@ -151,6 +151,10 @@ async function storeSearch(name) {
       await store.close();
       return null;
     }
+    // The store is served as HTML and hydrated after it: what is typed
+    // before React owns the box is lost (its value is the app's state), so
+    // wait for React to attach its fiber to it.
+    await until(() => search.evaluate((box) => Object.keys(box).some((key) => key.startsWith('__reactFiber'))));
     await search.fill(name);
     return store;
   } catch (error) {
