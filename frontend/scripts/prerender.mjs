@@ -62,6 +62,11 @@ for (const [name, path] of Object.entries(prerenderedPages)) {
       throw new Error(`the pre-rendered ${name} page has no ${slot} slot`);
     }
   }
+  // A boundary left pending (`<!--$?-->`) would be revealed by a script a
+  // frame after the page loaded: the HTML must be the page as it stays.
+  if (markup.includes('<!--$?-->')) {
+    throw new Error(`the pre-rendered ${name} page leaves a Suspense boundary to be revealed later`);
+  }
   // React puts the preloads of the pictures it rendered first; they belong in the head.
   const preloads = markup.match(/^(<link [^>]*\/>)*/)[0];
   const body = markup.slice(preloads.length);

@@ -60,6 +60,11 @@ export async function renderPage(path: string, products?: Product[]): Promise<st
         </StaticRouter>
       </AppShell>
     </PrerenderContext.Provider>,
+    // Every boundary inline, whatever its size: React outlines a large one
+    // behind its fallback and reveals it from a script after a frame
+    // (https://react.dev/reference/react-dom/static/prerender#parameters),
+    // so the served page would change after it loaded.
+    { progressiveChunkSize: Number.POSITIVE_INFINITY },
   );
   return new Response(prelude).text();
 }
