@@ -60,9 +60,6 @@ pub fn app(state: AppState) -> Router {
         // `/config.json`, and a fallback that answers what no API route does.
         .merge(frontend::router(&state.config.frontend))
         .with_state(state.clone())
-        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
-        .route("/rest/v1/", rest::root(FromRef::from_ref(&state)))
-        .nest("/rest/v1", rest::router(FromRef::from_ref(&state)))
         .nest("/auth/v1", auth::router(FromRef::from_ref(&state)))
         .nest("/storage/v1", storage::router(FromRef::from_ref(&state)))
         .nest("/realtime/v1", realtime::router(FromRef::from_ref(&state)))
@@ -70,6 +67,11 @@ pub fn app(state: AppState) -> Router {
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>())
+        // REST shapes its own errors alike, so it is added after that layer,
+        // which would box its routes once more for nothing.
+        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
+        .route("/rest/v1/", rest::root(FromRef::from_ref(&state)))
+        .nest("/rest/v1", rest::router(FromRef::from_ref(&state)))
         // The console answers in its own shape, and only to its own origin.
         .merge(console::router(&state.config).with_state(state.clone()));
     let recording = requests::Recording {

@@ -52,7 +52,7 @@ fn claims(role: Role, sub: Option<&str>) -> Claims {
     if let Some(sub) = sub {
         claims.insert("sub".into(), json!(sub));
     }
-    Claims { role, claims }
+    Claims::new(role, claims)
 }
 
 fn anon() -> Claims {

@@ -36,7 +36,7 @@ async fn feed() -> TestApp {
 fn anon() -> Claims {
     let mut claims = Map::new();
     claims.insert("role".into(), json!("anon"));
-    Claims { role: Role::Anon, claims }
+    Claims::new(Role::Anon, claims)
 }
 
 fn binding(id: u32, event: &str, table: &str, filter: Option<&str>) -> Binding {

@@ -52,7 +52,8 @@ pub struct Credentials {
 /// SQL (`request.method`, `request.path`, `request.headers`).
 #[derive(Debug, Clone)]
 pub struct Caller {
-    pub claims: Claims,
+    /// Shared with the memory of verified tokens (`JwtKeys::verify_shared`).
+    pub claims: Arc<Claims>,
     pub method: String,
     pub path: String,
     /// Request headers as the text of one JSON object with lower-cased names,
@@ -81,14 +82,14 @@ where
         };
         let claims = match (bearer_token(&parts.headers)?, &key) {
             (Some(token), ApiKey::Opaque { key, kind }) if token == key.expose() => {
-                Claims::of_role(kind.role())
+                Arc::new(Claims::of_role(kind.role()))
             }
-            (Some(token), _) => state.jwt.verify(token)?,
+            (Some(token), _) => state.jwt.verify_shared(token)?,
             // supabase-js always sends a bearer; without one the API key speaks
             // for the caller, as the hosted gateway's key mapping does.
-            (None, ApiKey::Opaque { kind, .. }) => Claims::of_role(kind.role()),
+            (None, ApiKey::Opaque { kind, .. }) => Arc::new(Claims::of_role(kind.role())),
             (None, ApiKey::Jwt(claims)) => claims.clone()?,
-            (None, ApiKey::Missing) => Claims::anonymous(),
+            (None, ApiKey::Missing) => Arc::new(Claims::anonymous()),
         };
         Ok(Caller {
             claims,
@@ -110,7 +111,7 @@ pub enum ApiKey {
         kind: KeyKind,
     },
     /// A JWT, and what verifying it gave.
-    Jwt(Result<Claims, JwtError>),
+    Jwt(Result<Arc<Claims>, JwtError>),
 }
 
 /// Reads the API key: an opaque key must be one in use (and a secret key not
@@ -130,7 +131,7 @@ pub fn check_api_key(state: &Credentials, parts: &Parts) -> Result<ApiKey, ApiEr
     if !state.legacy_api_keys {
         return Err(ApiError::InvalidApiKey);
     }
-    Ok(ApiKey::Jwt(state.jwt.verify(&key)))
+    Ok(ApiKey::Jwt(state.jwt.verify_shared(&key)))
 }
 
 /// Supabase refuses a secret key "in the browser (matches on the `User-Agent`
@@ -288,7 +289,7 @@ pub fn as_service_role_within(request: &mut Request) {
     headers.remove("apikey");
     let extensions = request.extensions_mut();
     extensions.insert(Within);
-    extensions.insert(ApiKey::Jwt(Ok(Claims::of_role(Role::ServiceRole))));
+    extensions.insert(ApiKey::Jwt(Ok(Arc::new(Claims::of_role(Role::ServiceRole)))));
 }
 
 /// The mark of [`as_service_role_within`].

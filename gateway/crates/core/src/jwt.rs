@@ -19,7 +19,7 @@
 //! with every key that is not revoked.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, errors::ErrorKind};
 use serde_json::{Map, Value, json};
@@ -72,16 +72,29 @@ impl JwtError {
 }
 
 /// Verified claims of a token, with the role it grants.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Claims {
     pub role: Role,
     pub claims: Map<String, Value>,
+    /// [`Claims::setting`], written once: the verified claims are shared by
+    /// every request with the same token (`JwtKeys::verify_shared`).
+    setting: OnceLock<String>,
+}
+
+impl PartialEq for Claims {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role && self.claims == other.claims
+    }
 }
 
 impl Claims {
+    pub fn new(role: Role, claims: Map<String, Value>) -> Self {
+        Self { role, claims, setting: OnceLock::new() }
+    }
+
     /// The claims with no token at all: the anonymous role.
     pub fn anonymous() -> Self {
-        Self { role: Role::Anon, claims: Map::new() }
+        Self::new(Role::Anon, Map::new())
     }
 
     /// The claims an opaque API key stands for: only its role, as the JWT the
@@ -89,7 +102,23 @@ impl Claims {
     pub fn of_role(role: Role) -> Self {
         let mut claims = Map::new();
         claims.insert("role".to_owned(), Value::String(role.as_str().to_owned()));
-        Self { role, claims }
+        Self::new(role, claims)
+    }
+
+    /// `request.jwt.claims` as PostgREST sets it: the claims as JSON, with
+    /// the effective role inserted where the token names none (a token that
+    /// names its role has it there already).
+    pub fn setting(&self) -> &str {
+        self.setting.get_or_init(|| {
+            let role = self.role.as_str();
+            if self.claims.get("role").and_then(Value::as_str) == Some(role) {
+                Value::Object(self.claims.clone()).to_string()
+            } else {
+                let mut claims = self.claims.clone();
+                claims.insert("role".to_owned(), Value::String(role.to_owned()));
+                Value::Object(claims).to_string()
+            }
+        })
     }
 
     pub fn sub(&self) -> Option<&str> {
@@ -234,7 +263,7 @@ pub struct JwtKeys {
     validation: Validation,
     set: RwLock<Arc<KeySet>>,
     /// Tokens that passed [`JwtKeys::verify`], by their text.
-    verified: Mutex<HashMap<String, Verified>>,
+    verified: Mutex<HashMap<String, Verified, foldhash::fast::RandomState>>,
 }
 
 /// A token that passed every check, and the seconds (since the epoch) between
@@ -247,7 +276,7 @@ pub struct JwtKeys {
 /// memory is emptied whenever the key set changes, so a revoked key's tokens
 /// are checked again.
 struct Verified {
-    claims: Claims,
+    claims: Arc<Claims>,
     from: u64,
     until: u64,
 }
@@ -282,7 +311,7 @@ impl JwtKeys {
             secret: secret.clone(),
             validation,
             set: RwLock::new(Arc::new(KeySet::legacy(secret))),
-            verified: Mutex::new(HashMap::new()),
+            verified: Mutex::new(HashMap::default()),
         })
     }
 
@@ -328,6 +357,13 @@ impl JwtKeys {
 
     /// Checks structure, signature, time claims, audience and role.
     pub fn verify(&self, token: &str) -> Result<Claims, JwtError> {
+        self.verify_shared(token).map(Arc::unwrap_or_clone)
+    }
+
+    /// [`JwtKeys::verify`], the claims shared with the memory of verified
+    /// tokens: a request's key and bearer are verified on every request, and
+    /// copying their claims (a map of strings) cost more than finding them.
+    pub fn verify_shared(&self, token: &str) -> Result<Arc<Claims>, JwtError> {
         let token = token.trim();
         let now = now();
         let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
@@ -337,7 +373,7 @@ impl JwtKeys {
             return Ok(known.claims.clone());
         }
         drop(verified);
-        let claims = self.check(token)?;
+        let claims = Arc::new(self.check(token)?);
         if let Some((from, until)) = window(&claims.claims).filter(|_| token.len() <= MAX_REMEMBERED_LENGTH) {
             verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
             if verified.len() >= MAX_VERIFIED {
@@ -404,7 +440,7 @@ impl JwtKeys {
             Some(Value::String(name)) => Role::parse(name).ok_or(JwtError::Role)?,
             Some(_) => return Err(JwtError::Role),
         };
-        Ok(Claims { role, claims })
+        Ok(Claims::new(role, claims))
     }
 }
 
@@ -468,6 +504,21 @@ mod tests {
     use super::*;
 
     const SECRET: &str = "a-test-secret-that-is-long-enough-0123456789";
+
+    #[test]
+    fn the_claims_setting_carries_the_effective_role() {
+        let claims = |value: Value| value.as_object().cloned().expect("an object");
+        for (role, given, setting) in [
+            (Role::Authenticated, json!({"sub": "u", "role": "authenticated"}), r#"{"role":"authenticated","sub":"u"}"#),
+            (Role::Anon, json!({"iss": "x"}), r#"{"iss":"x","role":"anon"}"#),
+            (Role::Anon, json!({}), r#"{"role":"anon"}"#),
+        ] {
+            let claims = Claims::new(role, claims(given));
+            assert_eq!(claims.setting(), setting);
+            // Written once, read again.
+            assert_eq!(claims.setting(), setting);
+        }
+    }
 
     fn keys() -> JwtKeys {
         JwtKeys::hs256(&Secret::new(SECRET), None).expect("valid secret")

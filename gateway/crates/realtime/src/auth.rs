@@ -79,7 +79,7 @@ fn unverified_exp(token: &str) -> Option<u64> {
 /// The caller a channel's checks run as.
 pub fn caller(claims: &Claims) -> Caller {
     Caller {
-        claims: claims.clone(),
+        claims: std::sync::Arc::new(claims.clone()),
         method: "GET".to_owned(),
         path: "/realtime/v1/websocket".to_owned(),
         headers: "{}".to_owned(),

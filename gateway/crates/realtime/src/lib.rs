@@ -145,7 +145,7 @@ async fn websocket(
         return Err(RealtimeError::socket(StatusCode::TOO_MANY_REQUESTS, "Too many joins per second").into());
     }
     let max = usize::try_from(state.config.max_frame_size).unwrap_or(usize::MAX);
-    let claims = caller.claims;
+    let claims = Arc::unwrap_or_clone(caller.claims);
     // The socket outlives the upgrade request; its log lines stay in that
     // request's span, which carries the request id.
     let span = tracing::Span::current();

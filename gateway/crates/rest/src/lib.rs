@@ -85,12 +85,19 @@ pub fn router(state: RestState) -> Router {
         // PostgREST checks the token before it routes, so a bad token is a 401
         // whatever the path.
         .fallback(|_: Caller| async { ApiError::NotFound })
+        // One stack, outermost first, so that the router boxes each route
+        // once: every `Router::layer` call boxes every route again, and each
+        // box is cloned and dropped on every request
+        // (https://docs.rs/axum/0.8/axum/middleware/index.html#applying-multiple-middleware).
         // Bodies are read whole under the gateway's limits (`gateway_core::body`),
         // which replace axum's default one.
-        .layer(gateway_core::body::ReadWholeLayer(state.limits))
-        .layer(axum::extract::DefaultBodyLimit::disable())
-        .layer(gateway_core::caller::RequireApiKeyLayer(state.credentials.clone()))
-        .layer(shaped::<PostgRest>())
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(shaped::<PostgRest>())
+                .layer(gateway_core::caller::RequireApiKeyLayer(state.credentials.clone()))
+                .layer(axum::extract::DefaultBodyLimit::disable())
+                .layer(gateway_core::body::ReadWholeLayer(state.limits)),
+        )
         .with_state(state)
 }
 

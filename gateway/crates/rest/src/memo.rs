@@ -18,7 +18,6 @@
 //! handler's order.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use crate::ast::{CountMethod, Handling, Missing, Prefer, Representation, Resolution};
@@ -167,7 +166,8 @@ impl WriteKey {
         }
         match prefer.max_affected {
             Some(max) => {
-                let _ = write!(key, "m{max}");
+                key.push(if max < 0 { 'n' } else { 'm' });
+                decimal(&mut key, max.unsigned_abs());
             }
             None => key.push('-'),
         }
@@ -177,7 +177,25 @@ impl WriteKey {
 
 /// A part of a key of any length: its length, `:`, itself.
 fn part(key: &mut String, text: &str) {
-    let _ = write!(key, "{}:{text}", text.len());
+    decimal(key, text.len() as u64);
+    key.push(':');
+    key.push_str(text);
+}
+
+/// `n` in decimal digits, without `fmt`'s machinery: a key is built on
+/// every request, from a part per query pair.
+fn decimal(key: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    key.extend(digits[at..].iter().map(|&digit| char::from(digit)));
 }
 
 /// The memo of planned reads and calls, shared by every request.
@@ -416,6 +434,18 @@ mod tests {
         assert!(memo.read(&first, &key("f", &[])).is_none(), "a call is not a read of the same name");
         assert!(memo.call(&reloaded, &call()).is_none(), "a reloaded schema cache empties the memo");
         assert!(memo.is_empty());
+    }
+
+    #[test]
+    fn a_part_is_its_length_in_decimal_then_itself() {
+        for (text, part) in [("", "0:"), ("a", "1:a"), ("0123456789", "10:0123456789"), ("ñ", "2:ñ")] {
+            let mut key = String::new();
+            super::part(&mut key, text);
+            assert_eq!(key, part);
+        }
+        let mut key = String::new();
+        super::decimal(&mut key, u64::MAX);
+        assert_eq!(key, u64::MAX.to_string());
     }
 
     #[test]

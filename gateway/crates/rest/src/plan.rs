@@ -1153,10 +1153,8 @@ pub fn bound_values(columns: &[&Column], body: &str) -> Option<Vec<String>> {
 }
 
 fn one_row(columns: &[&Column], body: &str) -> Option<Vec<Option<String>>> {
-    use serde_json::value::RawValue;
-    type Row<'a> = HashMap<String, &'a RawValue>;
-    let row: Row<'_> = if body.trim_start().starts_with('[') {
-        let mut rows: Vec<Row<'_>> = serde_json::from_str(body).ok()?;
+    let row: Fields<'_> = if body.trim_start().starts_with('[') {
+        let mut rows: Vec<Fields<'_>> = serde_json::from_str(body).ok()?;
         if rows.len() != 1 {
             return None;
         }
@@ -1184,6 +1182,40 @@ fn one_row(columns: &[&Column], body: &str) -> Option<Vec<Option<String>>> {
             }
         })
         .collect()
+}
+
+/// An object's members as written, borrowed from the body: a row has a few
+/// keys, found by comparing them rather than through a map built per
+/// request. A key written with an escape fails to borrow, and the row goes
+/// as JSON then.
+struct Fields<'a>(Vec<(&'a str, &'a serde_json::value::RawValue)>);
+
+impl<'a> Fields<'a> {
+    /// The value of `name`; the last one when a key repeats, as
+    /// `json_populate_record` reads it.
+    fn get(&self, name: &str) -> Option<&'a serde_json::value::RawValue> {
+        self.0.iter().rev().find(|(key, _)| *key == name).map(|&(_, value)| value)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Fields(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
 }
 
 /// `on_conflict=` columns, the primary key by default.
@@ -1445,6 +1477,14 @@ mod tests {
             ),
             ("two rows", vec![&id], false, r#"[{"id": 1}, {"id": 2}]"#, json(r#"[{"id": 1}, {"id": 2}]"#)),
             ("missing=default", vec![&id], true, r#"{"id": 1}"#, json(r#"[{"id": 1}]"#)),
+            ("a key written twice: the last", vec![&id], false, r#"{"id": 1, "id": 2}"#, one(&[Some("2")])),
+            (
+                "a key written with an escape",
+                vec![&id],
+                false,
+                r#"{"\u0069d": 1}"#,
+                json(r#"[{"\u0069d": 1}]"#),
+            ),
             ("no columns", vec![], false, "{}", json("[{}]")),
         ];
         for (what, columns, missing_default, body, expected) in cases {

@@ -1,6 +1,8 @@
 //! What the REST API reads from an HTTP request besides the query itself: the
 //! query pairs in order, `Prefer`, the media type asked for, and the schema.
 
+use std::borrow::Cow;
+
 use axum::extract::FromRequestParts;
 use axum::http::{HeaderMap, Method, StatusCode, request::Parts};
 
@@ -88,14 +90,14 @@ impl PlanOptions {
 
 impl Media {
     /// The media type without its charset, as PostgREST's `toMime` writes it.
-    fn mime(self) -> String {
-        match self {
-            Media::Json => "application/json".to_owned(),
-            Media::JsonStripped => "application/vnd.pgrst.array+json;nulls=stripped".to_owned(),
-            Media::Object => "application/vnd.pgrst.object+json".to_owned(),
-            Media::ObjectStripped => "application/vnd.pgrst.object+json;nulls=stripped".to_owned(),
-            Media::Csv => "text/csv".to_owned(),
-            Media::OpenApi => "application/openapi+json".to_owned(),
+    fn mime(self) -> Cow<'static, str> {
+        let fixed = match self {
+            Media::Json => "application/json",
+            Media::JsonStripped => "application/vnd.pgrst.array+json;nulls=stripped",
+            Media::Object => "application/vnd.pgrst.object+json",
+            Media::ObjectStripped => "application/vnd.pgrst.object+json;nulls=stripped",
+            Media::Csv => "text/csv",
+            Media::OpenApi => "application/openapi+json",
             Media::Plan(plan) => {
                 let mut mime = format!(
                     "application/vnd.pgrst.plan+{}; for=\"{}\"",
@@ -107,13 +109,21 @@ impl Media {
                     mime.push_str("; options=");
                     mime.push_str(&options.join("|"));
                 }
-                mime
+                return Cow::Owned(mime);
             }
-        }
+        };
+        Cow::Borrowed(fixed)
     }
 
-    pub fn content_type(self) -> String {
-        format!("{}; charset=utf-8", self.mime())
+    /// `Content-Type` of an answer in this media type. Written on every
+    /// answer, so the usual ones are constants rather than formatted.
+    pub fn content_type(self) -> Cow<'static, str> {
+        match self {
+            Media::Json => Cow::Borrowed("application/json; charset=utf-8"),
+            Media::Csv => Cow::Borrowed("text/csv; charset=utf-8"),
+            Media::Object => Cow::Borrowed("application/vnd.pgrst.object+json; charset=utf-8"),
+            _ => Cow::Owned(format!("{}; charset=utf-8", self.mime())),
+        }
     }
 
     /// `application/vnd.pgrst.object+json`, nulls stripped or not: one row.
@@ -409,6 +419,10 @@ mod tests {
             Media::JsonStripped.content_type(),
             "application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8"
         );
+        // The constants are the media type and its charset.
+        for media in [Media::Json, Media::Csv, Media::Object, Media::ObjectStripped, Media::OpenApi] {
+            assert_eq!(media.content_type(), format!("{}; charset=utf-8", media.mime()));
+        }
     }
 
     #[test]

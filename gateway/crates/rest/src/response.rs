@@ -1,6 +1,8 @@
 //! Status codes and headers exactly as PostgREST sets them
 //! (`src/library/PostgREST/Response.hs`, `RangeQuery.hs`).
 
+use std::borrow::Cow;
+
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -49,10 +51,18 @@ pub fn with_total_range(error: ApiError, total: Option<i64>, media: Media) -> Re
 /// shape, since the router's error layer labels what it renders JSON.
 pub fn labelled(error: ApiError, media: Media) -> Response {
     let mut response = gateway_core::error::render::<super::error::PostgRest>(&error);
-    if let Ok(value) = HeaderValue::from_str(&media.content_type()) {
+    if let Some(value) = content_type(media) {
         response.headers_mut().insert(header::CONTENT_TYPE, value);
     }
     response
+}
+
+/// The `Content-Type` of `media`; a constant needs no copy.
+fn content_type(media: Media) -> Option<HeaderValue> {
+    match media.content_type() {
+        Cow::Borrowed(text) => Some(HeaderValue::from_static(text)),
+        Cow::Owned(text) => HeaderValue::try_from(text).ok(),
+    }
 }
 
 /// 200, or 206 when a known total is larger than the page, or 416 when the
@@ -103,7 +113,7 @@ impl IntoResponse for Reply {
         let headers = response.headers_mut();
         match self.media {
             Some(media) => {
-                if let Ok(value) = HeaderValue::from_str(&media.content_type()) {
+                if let Some(value) = content_type(media) {
                     headers.insert(header::CONTENT_TYPE, value);
                 }
             }

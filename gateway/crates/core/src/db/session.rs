@@ -41,7 +41,6 @@
 //! connection of its own, through the named call [`Db::as_schema_owner`].
 
 use deadpool_postgres::Object;
-use serde_json::Value;
 use tokio_postgres::{Row, Statement, types::ToSql};
 
 use super::Db;
@@ -132,21 +131,9 @@ pub struct Session {
 impl Db {
     /// A transaction run as the caller, under row-level security.
     pub async fn session(&self, caller: &Caller, access: Access) -> Result<Session, ApiError> {
-        let role = caller.role().as_str();
-        let claims = &caller.claims.claims;
-        // PostgREST inserts the effective role into the claims it exposes; a
-        // token that names its role has it there already.
-        let claims = if claims.get("role").and_then(Value::as_str) == Some(role) {
-            serde_json::to_string(claims)
-        } else {
-            let mut claims = claims.clone();
-            claims.insert("role".to_owned(), Value::String(role.to_owned()));
-            serde_json::to_string(&claims)
-        }
-        .map_err(ApiError::internal)?;
         let context = Context {
             role: caller.role(),
-            claims,
+            claims: caller.claims.setting().to_owned(),
             method: caller.method.clone(),
             path: caller.path.clone(),
             headers: caller.headers.clone(),

@@ -753,7 +753,7 @@ async fn check(
         seen
     };
     let caller = Caller {
-        claims,
+        claims: Arc::new(claims),
         method: "GET".to_owned(),
         path: "/realtime/v1".to_owned(),
         headers: "{}".to_owned(),

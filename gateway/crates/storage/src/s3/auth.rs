@@ -288,7 +288,7 @@ pub async fn verify(
         return Err(S3Error::signature_does_not_match().into());
     }
     let caller = Caller {
-        claims,
+        claims: std::sync::Arc::new(claims),
         method: method.as_str().to_owned(),
         path: path.to_owned(),
         headers: headers_json(headers),
