@@ -21,11 +21,16 @@
 //! name bytes of the stored file, so encoding them per request would break
 //! both (tower-http leaves `Content-Range` answers alone for the same reason).
 
-use axum::Router;
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderName, Response, header};
-use tower::Service;
-use tower_http::compression::{CompressionLayer, CompressionLevel, predicate::Predicate};
+use axum::http::{HeaderName, header};
+use axum::response::{IntoResponse, Response};
+use futures::future::Either;
+use tower::{Service, ServiceBuilder};
+use tower_http::compression::{CompressionBody, CompressionLayer, CompressionLevel, predicate::Predicate};
 
 use crate::config::parse_size;
 
@@ -61,28 +66,65 @@ pub struct CompressionConfig {
 /// curl without `--compressed`) goes straight to `app`, as before compression
 /// existed: the compression layers and their wrapped body are only on the
 /// path of requests that can use them (browsers and Node's fetch always send
-/// the header).
-pub fn around(app: Router, config: &CompressionConfig) -> Router {
-    if !config.enabled {
-        return app;
+/// the header). A plain service, not a router: a router around the app
+/// would route every request once more.
+pub fn around<S>(
+    app: S,
+    config: &CompressionConfig,
+) -> Compress<S, impl Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + use<S>>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    let compressing = config.enabled.then(|| {
+        ServiceBuilder::new()
+            .map_response(restore_item_range as fn(Response) -> Response)
+            .map_response(IntoResponse::into_response as fn(Response<CompressionBody<Body>>) -> Response)
+            .layer(layer(config))
+            .map_response(hide_item_range as fn(Response) -> Response)
+            .service(app.clone())
+    });
+    Compress { plain: app, compressing }
+}
+
+/// What [`around`] makes: `plain` alone when compression is off.
+#[derive(Clone)]
+pub struct Compress<P, C> {
+    plain: P,
+    compressing: Option<C>,
+}
+
+impl<P, C> Service<Request> for Compress<P, C>
+where
+    P: Service<Request, Response = Response, Error = Infallible>,
+    C: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<P::Future, C::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        if self.plain.poll_ready(cx)?.is_pending() {
+            return Poll::Pending;
+        }
+        match &mut self.compressing {
+            Some(compressing) => compressing.poll_ready(cx),
+            None => Poll::Ready(Ok(())),
+        }
     }
-    let compressing = app
-        .clone()
-        .layer(axum::middleware::map_response(hide_item_range))
-        .layer(layer(config))
-        .layer(axum::middleware::map_response(restore_item_range));
-    Router::new().fallback_service(tower::service_fn(move |request: Request| {
-        // A Router is always ready, and cloning one clones an `Arc`.
+
+    fn call(&mut self, request: Request) -> Self::Future {
         // An Edge Function's answer is its own, streamed as it comes.
-        let mut chosen = if request.headers().contains_key(header::ACCEPT_ENCODING)
-            && !crate::is_functions_path(request.uri().path())
-        {
-            compressing.clone()
-        } else {
-            app.clone()
-        };
-        async move { chosen.call(request).await }
-    }))
+        match &mut self.compressing {
+            Some(compressing)
+                if request.headers().contains_key(header::ACCEPT_ENCODING)
+                    && !crate::is_functions_path(request.uri().path()) =>
+            {
+                Either::Right(compressing.call(request))
+            }
+            _ => Either::Left(self.plain.call(request)),
+        }
+    }
 }
 
 /// Where an item range waits while the compression layer looks at the answer.
@@ -94,7 +136,7 @@ const ITEM_RANGE: HeaderName = HeaderName::from_static("x-gateway-item-range");
 /// and tower-http never compresses an answer with a `Content-Range`, which is
 /// right for byte ranges only. Rows ranges are set aside for the layer and put
 /// back after it; byte ranges (`bytes 0-9/100`, Storage's) stay in view.
-async fn hide_item_range<B>(mut response: Response<B>) -> Response<B> {
+fn hide_item_range(mut response: Response) -> Response {
     let headers = response.headers_mut();
     if headers.get(header::CONTENT_RANGE).is_some_and(|range| !range.as_bytes().starts_with(b"bytes"))
         && let Some(range) = headers.remove(header::CONTENT_RANGE)
@@ -104,7 +146,7 @@ async fn hide_item_range<B>(mut response: Response<B>) -> Response<B> {
     response
 }
 
-async fn restore_item_range<B>(mut response: Response<B>) -> Response<B> {
+fn restore_item_range(mut response: Response) -> Response {
     let headers = response.headers_mut();
     if let Some(range) = headers.remove(ITEM_RANGE) {
         headers.insert(header::CONTENT_RANGE, range);

@@ -88,37 +88,42 @@ pub fn app(state: AppState) -> Router {
     };
     let with_cors = cors().layer(routes.clone());
     let console = state.config.console.clone();
-    let app =
-        Router::new()
-            .fallback_service(tower::service_fn(move |request: axum::extract::Request| {
-                let (routes, with_cors) = (routes.clone(), with_cors.clone());
-                let own_cors = tus_discovery(&request)
-                    || functions_route(&request)
-                    || console::is_console_path(&console, request.uri().path());
-                async move {
-                    if own_cors { routes.oneshot(request).await } else { with_cors.oneshot(request).await }
-                }
-            }))
-            .layer(
-                // Paths only: a query string may carry an API key. A failed request
-                // is logged once, with its cause, by `error`: the layer's own line
-                // per 5xx is for debugging. The request's id is on every line.
-                TraceLayer::new_for_http()
-                    .make_span_with(|request: &axum::http::Request<_>| {
-                        tracing::info_span!(
-                            "request",
-                            method = %request.method(),
-                            path = %request.uri().path(),
-                            request_id = %requests::id_of(request),
-                        )
-                    })
-                    .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
-            );
-    let app = compress::around(app, &state.config.compression);
-    let app = if recording.any() { app.layer(requests::RecordLayer(recording)) } else { app };
-    // The id outermost, so that every answer carries it, the compressed and
-    // the refused alike.
-    app.layer(requests::RequestIdLayer)
+    let dispatch = tower::service_fn(move |request: axum::extract::Request| {
+        let (routes, with_cors) = (routes.clone(), with_cors.clone());
+        let own_cors = tus_discovery(&request)
+            || functions_route(&request)
+            || console::is_console_path(&console, request.uri().path());
+        async move { if own_cors { routes.oneshot(request).await } else { with_cors.oneshot(request).await } }
+    });
+    // The layers around the routes are one stack of plain services, given
+    // to one router as its fallback: a router, and each `Router::layer`,
+    // boxes what it wraps, and every box is cloned and every router routes
+    // again on every request (`bench/profile.sh`).
+    let around = tower::ServiceBuilder::new()
+        .map_response(IntoResponse::into_response)
+        .layer(
+            // Paths only: a query string may carry an API key. A failed request
+            // is logged once, with its cause, by `error`: the layer's own line
+            // per 5xx is for debugging. The request's id is on every line.
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &axum::http::Request<_>| {
+                    tracing::info_span!(
+                        "request",
+                        method = %request.method(),
+                        path = %request.uri().path(),
+                        request_id = %requests::id_of(request),
+                    )
+                })
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
+        )
+        .service(dispatch);
+    let app = tower::ServiceBuilder::new()
+        // The id outermost, so that every answer carries it, the compressed and
+        // the refused alike.
+        .layer(requests::RequestIdLayer)
+        .option_layer(recording.any().then(|| requests::RecordLayer(recording)))
+        .service(compress::around(around, &state.config.compression));
+    Router::new().fallback_service(app)
 }
 
 /// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's
