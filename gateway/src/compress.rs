@@ -71,7 +71,10 @@ pub struct CompressionConfig {
 pub fn around<S>(
     app: S,
     config: &CompressionConfig,
-) -> Compress<S, impl Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + use<S>>
+) -> Compress<
+    S,
+    impl Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + use<S>,
+>
 where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,

@@ -121,7 +121,7 @@ pub fn app(state: AppState) -> Router {
         // The id outermost, so that every answer carries it, the compressed and
         // the refused alike.
         .layer(requests::RequestIdLayer)
-        .option_layer(recording.any().then(|| requests::RecordLayer(recording)))
+        .option_layer(recording.any().then_some(requests::RecordLayer(recording)))
         .service(compress::around(around, &state.config.compression));
     Router::new().fallback_service(app)
 }

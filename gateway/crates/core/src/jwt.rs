@@ -509,7 +509,11 @@ mod tests {
     fn the_claims_setting_carries_the_effective_role() {
         let claims = |value: Value| value.as_object().cloned().expect("an object");
         for (role, given, setting) in [
-            (Role::Authenticated, json!({"sub": "u", "role": "authenticated"}), r#"{"role":"authenticated","sub":"u"}"#),
+            (
+                Role::Authenticated,
+                json!({"sub": "u", "role": "authenticated"}),
+                r#"{"role":"authenticated","sub":"u"}"#,
+            ),
             (Role::Anon, json!({"iss": "x"}), r#"{"iss":"x","role":"anon"}"#),
             (Role::Anon, json!({}), r#"{"role":"anon"}"#),
         ] {
