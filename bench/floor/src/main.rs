@@ -32,8 +32,7 @@ use tokio_postgres::types::ToSql;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The gateway's settings statement (`gateway_core::db::session`).
-const SET_CONFIG: &str =
-    "select pg_catalog.count(pg_catalog.set_config(k, v, true)) from unnest($1::text[], $2::text[]) as s(k, v)";
+const SET_CONFIG: &str = "select pg_catalog.count(pg_catalog.set_config(k, v, true)) from unnest($1::text[], $2::text[]) as s(k, v)";
 
 /// A scenario of `bench/run.sh` the floor serves: its statement, with `$1`
 /// where the gateway's has the request's value, and who runs it.
@@ -137,10 +136,10 @@ async fn answer(floor: Arc<Floor>, request: Request<Incoming>) -> Result<Respons
         Param::Int(value) => value,
         Param::Text(value) => value,
     };
-    let rows = client
-        .query_pipeline(&[(&settings, &[&&keys[..], &&values[..]]), (&statement, &[param])])
-        .await;
-    let Some(body) = rows.ok().and_then(|mut rows| rows.pop()).and_then(|rows| rows.into_iter().next()) else {
+    let rows =
+        client.query_pipeline(&[(&settings, &[&&keys[..], &&values[..]]), (&statement, &[param])]).await;
+    let Some(body) = rows.ok().and_then(|mut rows| rows.pop()).and_then(|rows| rows.into_iter().next())
+    else {
         return failed(StatusCode::INTERNAL_SERVER_ERROR);
     };
     let body: Option<String> = body.get("body");
@@ -173,8 +172,11 @@ fn main() {
     );
     let pool = Pool::builder(manager).max_size(pool_size).build().expect("pool");
     let floor = Arc::new(Floor { pool, scenario, served: AtomicU64::new(0) });
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .expect("runtime");
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&listen).await.expect("listen");
         loop {

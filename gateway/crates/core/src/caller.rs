@@ -175,10 +175,10 @@ fn api_key(parts: &Parts) -> Option<String> {
 /// The headers as a JSON object, names in order, written from the header map
 /// without copying names and values into JSON values first.
 pub fn headers_json(headers: &HeaderMap) -> String {
-    let mut pairs: Vec<(&str, Cow<'_, str>)> = Vec::with_capacity(headers.len());
+    let mut pairs: Vec<(&str, Cow<'_, str>, bool)> = Vec::with_capacity(headers.len());
     for (name, value) in headers {
-        if let Some(value) = visible_text(value) {
-            pairs.push((name.as_str(), Cow::Borrowed(value)));
+        if let Some((value, escaped)) = visible_text(value) {
+            pairs.push((name.as_str(), Cow::Borrowed(value), escaped));
         }
     }
     // Stable: repeated headers keep their order, and are joined the way HTTP
@@ -188,48 +188,51 @@ pub fn headers_json(headers: &HeaderMap) -> String {
         if later.0 != kept.0 {
             return false;
         }
-        let kept = kept.1.to_mut();
-        kept.push_str(", ");
-        kept.push_str(&later.1);
+        let text = kept.1.to_mut();
+        text.push_str(", ");
+        text.push_str(&later.1);
+        kept.2 |= later.2;
         true
     });
-    let mut json = String::with_capacity(pairs.iter().map(|(n, v)| n.len() + v.len() + 6).sum::<usize>() + 2);
+    let mut json =
+        String::with_capacity(pairs.iter().map(|(n, v, _)| n.len() + v.len() + 6).sum::<usize>() + 2);
     json.push('{');
-    for (i, (name, value)) in pairs.iter().enumerate() {
+    for (i, (name, value, escaped)) in pairs.iter().enumerate() {
         if i > 0 {
             json.push(',');
         }
-        push_json_string(&mut json, name);
-        json.push(':');
-        push_json_string(&mut json, value);
+        // A header name is an HTTP token, which has nothing JSON escapes
+        // (RFC 9110, "Tokens").
+        json.push('"');
+        json.push_str(name);
+        json.push_str("\":");
+        if *escaped {
+            json.push_str(&serde_json::Value::from(value.as_ref()).to_string());
+        } else {
+            json.push('"');
+            json.push_str(value);
+            json.push('"');
+        }
     }
     json.push('}');
     json
 }
 
 /// A header's value as text when it is visible ASCII (or tabs), which is
-/// what `HeaderValue::to_str` accepts; read without stopping at the first
-/// byte that is not, as [`push_json_string`] reads.
-fn visible_text(value: &axum::http::HeaderValue) -> Option<&str> {
+/// what `HeaderValue::to_str` accepts, and whether JSON must escape any of
+/// it (a quote, a backslash, a tab). Both are read in one pass over every
+/// byte, without stopping at the first hit, so the compiler turns it into
+/// wide compares: two tokens of a few hundred bytes were a sixth of the
+/// caller's instructions byte by byte (`bench/profile.sh`).
+fn visible_text(value: &axum::http::HeaderValue) -> Option<(&str, bool)> {
     let bytes = value.as_bytes();
-    let visible = bytes.iter().fold(true, |ok, &b| ok & ((0x20..0x7f).contains(&b) | (b == b'\t')));
-    if visible { std::str::from_utf8(bytes).ok() } else { None }
-}
-
-/// A JSON string: as it is when nothing in it needs escaping (header values
-/// almost never do, and tokens are long), else through serde_json. The test
-/// reads every byte without stopping at the first hit, so the compiler turns
-/// it into wide compares: two tokens of a few hundred bytes were a sixth of
-/// the caller's instructions byte by byte (`bench/profile.sh`).
-fn push_json_string(json: &mut String, text: &str) {
-    let escaped = text.bytes().fold(false, |found, b| found | (b < 0x20) | (b == b'"') | (b == b'\\'));
-    if escaped {
-        json.push_str(&serde_json::Value::from(text).to_string());
-    } else {
-        json.push('"');
-        json.push_str(text);
-        json.push('"');
-    }
+    let (visible, escaped) = bytes.iter().fold((true, false), |(visible, escaped), &b| {
+        (
+            visible & ((0x20..0x7f).contains(&b) | (b == b'\t')),
+            escaped | (b == b'"') | (b == b'\\') | (b == b'\t'),
+        )
+    });
+    if visible { std::str::from_utf8(bytes).ok().map(|text| (text, escaped)) } else { None }
 }
 
 /// Kong's `key-auth`: the request must carry one of our API keys: a
@@ -360,8 +363,9 @@ mod tests {
 
     #[test]
     fn headers_are_one_json_object_in_name_order_with_repeats_joined() {
-        let cases: [&[(&str, &str)]; 6] = [
+        let cases: [&[(&str, &str)]; 7] = [
             &[],
+            &[("x-c", "plain"), ("x-c", "then \"quoted\"")],
             &[("host", "127.0.0.1"), ("accept", "application/json")],
             &[("x-b", "2"), ("x-a", "1"), ("x-b", "3"), ("x-a", "0")],
             &[("x-quote", "say \"hi\" \\ there")],

@@ -40,6 +40,9 @@
 //! The operator console alone works as the role that owns the schemas, on a
 //! connection of its own, through the named call [`Db::as_schema_owner`].
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use deadpool_postgres::Object;
 use tokio_postgres::{Row, Statement, types::ToSql};
 
@@ -73,8 +76,19 @@ impl Access {
 const EXTRA_SEARCH_PATH: [&str; 2] = ["public", "extensions"];
 
 /// The `search_path` of a REST transaction in `schema` ([`Session::in_schema`]),
-/// or, for the other services, of the extra schemas alone.
-fn search_path(schema: Option<&str>) -> String {
+/// or, for the other services, of the extra schemas alone. The usual two
+/// are written once: a transaction's settings are sent with every request.
+fn search_path(schema: Option<&str>) -> Cow<'static, str> {
+    static EXTRA: OnceLock<String> = OnceLock::new();
+    static PUBLIC: OnceLock<String> = OnceLock::new();
+    match schema {
+        None => Cow::Borrowed(EXTRA.get_or_init(|| write_search_path(None))),
+        Some("public") => Cow::Borrowed(PUBLIC.get_or_init(|| write_search_path(Some("public")))),
+        Some(schema) => Cow::Owned(write_search_path(Some(schema))),
+    }
+}
+
+fn write_search_path(schema: Option<&str>) -> String {
     let mut path = String::new();
     for name in schema.into_iter().chain(EXTRA_SEARCH_PATH) {
         if !path.is_empty() {
@@ -84,6 +98,9 @@ fn search_path(schema: Option<&str>) -> String {
     }
     path
 }
+
+/// The names and values given to `set_config`.
+type Settings = (Vec<Cow<'static, str>>, Vec<Cow<'static, str>>);
 
 /// Prepared statements kept per connection. Statements are cached by their
 /// text (their plans are what make repeated shapes fast), and the REST API
@@ -397,43 +414,39 @@ impl Session {
     /// becomes read only this way (allowed at any point of a transaction,
     /// unlike the isolation level: PostgreSQL's `check_transaction_read_only`);
     /// after `BEGIN ... READ ONLY` it changes nothing.
-    async fn settings(
-        &self,
-        context: Context,
-        access: Access,
-    ) -> Result<(Vec<String>, Vec<String>), ApiError> {
+    async fn settings(&self, context: Context, access: Access) -> Result<Settings, ApiError> {
         let conn = self.conn.as_ref().ok_or_else(finished)?;
         let role_settings = self.db.role_settings(conn).await?;
         let own = role_settings.get(&context.role).map_or(&[][..], Vec::as_slice);
         let mut names = Vec::with_capacity(own.len() + 8);
         let mut values = Vec::with_capacity(own.len() + 8);
-        names.push("search_path".to_owned());
+        names.push(Cow::Borrowed("search_path"));
         values.push(search_path(context.schema.as_deref()));
         for (name, value) in own {
-            names.push(name.clone());
-            values.push(value.clone());
+            names.push(Cow::Owned(name.clone()));
+            values.push(Cow::Owned(value.clone()));
         }
         for (name, value) in [
-            ("role", context.role.as_str().to_owned()),
-            ("request.jwt.claims", context.claims),
-            ("request.method", context.method),
-            ("request.path", context.path),
-            ("request.headers", context.headers),
+            ("role", Cow::Borrowed(context.role.as_str())),
+            ("request.jwt.claims", Cow::Owned(context.claims)),
+            ("request.method", Cow::Owned(context.method)),
+            ("request.path", Cow::Owned(context.path)),
+            ("request.headers", Cow::Owned(context.headers)),
         ] {
-            names.push(name.to_owned());
+            names.push(Cow::Borrowed(name));
             values.push(value);
         }
         if let Some(zone) = context.timezone {
-            names.push("timezone".to_owned());
-            values.push(zone);
+            names.push(Cow::Borrowed("timezone"));
+            values.push(Cow::Owned(zone));
         }
         if let Some(topic) = context.realtime_topic {
-            names.push("realtime.topic".to_owned());
-            values.push(topic);
+            names.push(Cow::Borrowed("realtime.topic"));
+            values.push(Cow::Owned(topic));
         }
         if access == Access::ReadOnly {
-            names.push("transaction_read_only".to_owned());
-            values.push("on".to_owned());
+            names.push(Cow::Borrowed("transaction_read_only"));
+            values.push(Cow::Borrowed("on"));
         }
         Ok((names, values))
     }
@@ -516,7 +529,7 @@ impl Drop for Session {
 async fn pipeline(
     conn: &Object,
     access: Access,
-    (names, values): &(Vec<String>, Vec<String>),
+    (names, values): &Settings,
     sql: &str,
     params: &[&(dyn ToSql + Sync)],
     check: Option<Check<'_>>,
@@ -571,7 +584,7 @@ fn prepared<'a>(conn: &Object, sql: &str, check: Option<Check<'a>>) -> Option<Pr
 /// did unless the connection broke.
 async fn implicit(
     conn: &Object,
-    (names, values): &(Vec<String>, Vec<String>),
+    (names, values): &Settings,
     prepared: &Prepared<'_>,
     params: &[&(dyn ToSql + Sync)],
 ) -> (Result<Vec<Row>, tokio_postgres::Error>, bool) {
@@ -641,5 +654,24 @@ fn closed_connection_retried() {
     const RETRIED: &str = "pooled connection was closed; retrying on a new one";
     if crate::logs::first_in_a_while(tracing::Level::WARN, RETRIED, "closed") {
         tracing::warn!("{RETRIED}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_search_path_is_the_schema_then_the_extra_schemas_duplicates_kept() {
+        for (schema, path) in [
+            (Some("public"), r#""public", "public", "extensions""#),
+            (None, r#""public", "extensions""#),
+            (Some("api"), r#""api", "public", "extensions""#),
+            (Some("my\"schema"), r#""my""schema", "public", "extensions""#),
+        ] {
+            assert_eq!(search_path(schema), path, "{schema:?}");
+            // The kept ones read the same the second time.
+            assert_eq!(search_path(schema), path, "{schema:?}");
+        }
     }
 }
