@@ -19,6 +19,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The Realtime benchmark's bare server and client (bench/wsfanout): a
     // yardstick, so it shares no code with what it measures.
     ("wsfanout", &[]),
+    // The REST benchmark's floor (bench/floor): the gateway's parts without
+    // the gateway, so none of its crates.
+    ("floor", &[]),
     (
         "gateway",
         &[
