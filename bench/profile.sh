@@ -14,6 +14,9 @@
 #                                    profiles that binary instead of building
 #                                    this checkout's (a before/after pair
 #                                    without rebuilding the before)
+#   FLOOR=1 bench/profile.sh         profiles bench/floor (the gateway's parts
+#                                    alone, see bench/floor.sh) on the same
+#                                    scenario, to set beside the gateway's count
 #   TOOL=perf bench/profile.sh       samples the gateway's time instead (perf,
 #                                    cpu-clock, kernel included), runs it at
 #                                    full speed, and prints its CPU time per
@@ -49,6 +52,10 @@ if [ -z "${GATEWAY:-}" ]; then
   echo "== building the gateway (release)"
   cargo build --release --locked -p gateway -q
 fi
+if [ -n "${FLOOR:-}" ]; then
+  echo "== building the floor (release)"
+  cargo build --release --locked -p floor -q
+fi
 
 bench_workdir profile
 bench_cluster
@@ -59,14 +66,21 @@ user=$(jwt "{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authent
 
 under=()
 [ "$TOOL" = callgrind ] && under=(valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out")
-echo "== the gateway${under:+ under callgrind} on 127.0.0.1:$gw_port"
-RUST_LOG=warn "${under[@]}" "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
-  --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --pool-size 8 --sql-root "$root" \
-  >"$work/gateway.log" 2>&1 &
+if [ -n "${FLOOR:-}" ]; then
+  echo "== the floor${under:+ under callgrind} on 127.0.0.1:$gw_port"
+  "${under[@]}" "$root/target/release/floor" --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
+    --listen "127.0.0.1:$gw_port" --pool-size 8 --workers 2 --scenario "$SCENARIO" >"$work/gateway.log" 2>&1 &
+else
+  echo "== the gateway${under:+ under callgrind} on 127.0.0.1:$gw_port"
+  RUST_LOG=warn "${under[@]}" "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
+    --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --pool-size 8 --sql-root "$root" \
+    >"$work/gateway.log" 2>&1 &
+fi
 gw_pid=$!
 pids+=($gw_pid)
 for _ in $(seq 600); do
-  [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1")" = 200 ] && break
+  code=$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1" || true)
+  [ "$code" = 200 ] || { [ -n "${FLOOR:-}" ] && [ "$code" != 000 ]; } && break
   sleep 0.2
 done
 

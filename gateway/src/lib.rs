@@ -41,15 +41,35 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{any, get},
 };
-use tower::{Layer, ServiceExt};
-use tower_http::cors::{AllowHeaders, Any, CorsLayer};
+use futures::future::Either;
+use tower::{Layer, ServiceExt, util::Oneshot};
+use tower_http::cors::{AllowHeaders, Any, Cors, CorsLayer};
 use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 pub use state::AppState;
 
-/// The whole HTTP surface; `main` serves it and tests drive it. Each
-/// service's router gets its own state, cut from the composition's.
+/// The whole HTTP surface as a router, for tests that add routes of their
+/// own (`Router::merge`): [`stack`] as its fallback.
 pub fn app(state: AppState) -> Router {
+    Router::new().fallback_service(stack(state))
+}
+
+/// The whole HTTP surface; `main` serves it (`server::serve`) and tests
+/// drive it. Each service's router gets its own state, cut from the
+/// composition's. A plain stack of services, not a router: a router boxes
+/// what it wraps, and every box is cloned and every router routes again on
+/// every request (`bench/profile.sh`).
+pub fn stack(
+    state: AppState,
+) -> impl tower::Service<
+    axum::extract::Request,
+    Response = Response,
+    Error = std::convert::Infallible,
+    Future = impl Send + 'static,
+> + Clone
++ Send
++ Sync
++ 'static {
     let routes = Router::new()
         .route("/health", get(health::live))
         .route("/ready", get(health::ready))
@@ -67,11 +87,6 @@ pub fn app(state: AppState) -> Router {
         // What no service owns answers in PostgREST's shape, as the hosted
         // service's API gateway does.
         .layer(error::shaped::<rest::PostgRest>())
-        // REST shapes its own errors alike, so it is added after that layer,
-        // which would box its routes once more for nothing.
-        // supabase-js asks for `/rest/v1/`; the nested router's root is `/rest/v1`.
-        .route("/rest/v1/", rest::root(FromRef::from_ref(&state)))
-        .nest("/rest/v1", rest::router(FromRef::from_ref(&state)))
         // The console answers in its own shape, and only to its own origin.
         .merge(console::router(&state.config).with_state(state.clone()));
     let recording = requests::Recording {
@@ -86,19 +101,16 @@ pub fn app(state: AppState) -> Router {
     } else {
         routes
     };
-    let with_cors = cors().layer(routes.clone());
-    let console = state.config.console.clone();
-    let dispatch = tower::service_fn(move |request: axum::extract::Request| {
-        let (routes, with_cors) = (routes.clone(), with_cors.clone());
-        let own_cors = tus_discovery(&request)
-            || functions_route(&request)
-            || console::is_console_path(&console, request.uri().path());
-        async move { if own_cors { routes.oneshot(request).await } else { with_cors.oneshot(request).await } }
-    });
-    // The layers around the routes are one stack of plain services, given
-    // to one router as its fallback: a router, and each `Router::layer`,
-    // boxes what it wraps, and every box is cloned and every router routes
-    // again on every request (`bench/profile.sh`).
+    let dispatch = Dispatch(std::sync::Arc::new(Destinations {
+        // REST, the busiest, routes itself (`rest::service`), before the
+        // router of everything else.
+        rest: cors().layer(
+            rest::router(FromRef::from_ref(&state)).under("/rest/v1").labelling_routes(recording.metrics),
+        ),
+        with_cors: cors().layer(routes.clone()),
+        routes,
+        console: state.config.console.clone(),
+    }));
     let around = tower::ServiceBuilder::new()
         .map_response(IntoResponse::into_response)
         .layer(
@@ -117,13 +129,54 @@ pub fn app(state: AppState) -> Router {
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
         .service(dispatch);
-    let app = tower::ServiceBuilder::new()
+    tower::ServiceBuilder::new()
         // The id outermost, so that every answer carries it, the compressed and
         // the refused alike.
         .layer(requests::RequestIdLayer)
         .option_layer(recording.any().then_some(requests::RecordLayer(recording)))
-        .service(compress::around(around, &state.config.compression));
-    Router::new().fallback_service(app)
+        .service(compress::around(around, &state.config.compression))
+}
+
+/// Where [`Dispatch`] sends a request: REST; the router of everything else,
+/// with CORS or, for the routes that answer it themselves, without.
+struct Destinations {
+    rest: Cors<rest::Rest>,
+    with_cors: Cors<Router>,
+    routes: Router,
+    console: console::ConsoleConfig,
+}
+
+/// The choice of a request's [`Destinations`]; shared, so that each request
+/// clones only the one it goes to.
+#[derive(Clone)]
+struct Dispatch(std::sync::Arc<Destinations>);
+
+impl tower::Service<axum::extract::Request> for Dispatch {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = Either<
+        Oneshot<Cors<rest::Rest>, axum::extract::Request>,
+        Either<Oneshot<Router, axum::extract::Request>, Oneshot<Cors<Router>, axum::extract::Request>>,
+    >;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
+        let to = &*self.0;
+        let path = request.uri().path();
+        if to.rest.get_ref().serves(path) {
+            Either::Left(to.rest.clone().oneshot(request))
+        } else if tus_discovery(&request)
+            || functions_route(&request)
+            || console::is_console_path(&to.console, path)
+        {
+            Either::Right(Either::Left(to.routes.clone().oneshot(request)))
+        } else {
+            Either::Right(Either::Right(to.with_cors.clone().oneshot(request)))
+        }
+    }
 }
 
 /// GraphQL is not served: Supabase routes `/graphql/v1` to PostgREST's

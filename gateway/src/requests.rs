@@ -21,6 +21,7 @@ use axum::{
     middleware::Next,
     response::Response,
 };
+use gateway_core::server::RouteTemplate;
 
 /// The header that carries a request's id, as proxies and PostgREST's and
 /// Supabase's gateways name it.
@@ -249,7 +250,12 @@ impl Seen {
             // A path no route matched (the shop's pages, unknown paths) has
             // no template; its text must not become a label, or every probe
             // of a scanner would be a series.
-            let route = response.extensions().get::<MatchedPath>().map_or("(unmatched)", MatchedPath::as_str);
+            let extensions = response.extensions();
+            let route = match (extensions.get::<RouteTemplate>(), extensions.get::<MatchedPath>()) {
+                (Some(RouteTemplate(route)), _) => route,
+                (None, Some(matched)) => matched.as_str(),
+                (None, None) => "(unmatched)",
+            };
             count(self.service, route, method_label(&self.method), status.as_u16(), elapsed.as_secs_f64());
         }
         if let (Some(recent), Some((path, id))) = (&self.kept, &self.logged) {

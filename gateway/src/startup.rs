@@ -370,7 +370,7 @@ pub async fn serve(
     let limits = state.config.server.clone();
     let open_files = crate::server::raise_open_files_limit();
     let cap = crate::server::connection_cap(&limits, open_files);
-    let result = crate::server::serve(listener, crate::app(state), &limits, cap, shutdown).await;
+    let result = crate::server::serve(listener, crate::stack(state), &limits, cap, shutdown).await;
     drop(stop_admin);
     if let Some(task) = admin_task {
         // A scraper's keep-alive connection must not hold the exit.

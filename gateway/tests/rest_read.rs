@@ -914,3 +914,57 @@ async fn a_read_asked_again_after_a_schema_reload_is_planned_again() {
     }
     listener.abort();
 }
+
+/// The steps before a handler, in PostgREST's and the hosted gateway's order:
+/// the API key whatever the path, then the route's methods (405 with
+/// `Allow`), then the bearer, then the path (PGRST125); names are
+/// percent-decoded, bytes that are no UTF-8 replaced, as PostgREST reads them.
+#[tokio::test]
+async fn requests_are_refused_by_key_then_method_then_bearer_then_path() {
+    let app = spawn_shop().await;
+    let url = |path: &str| format!("{}/rest/v1{path}", app.address);
+    // (method, path, apikey, bearer, status, code or Allow, what it shows)
+    type Case<'a> = (Method, &'a str, bool, Option<&'a str>, u16, &'a str, &'a str);
+    let cases: &[Case<'_>] = &[
+        (Method::POST, "/", false, None, 401, "", "no key, whatever the method"),
+        (Method::GET, "/a/b", false, None, 401, "", "no key, whatever the path"),
+        (Method::POST, "/", true, None, 405, "GET,HEAD", "the root is read only"),
+        (Method::POST, "", true, None, 405, "GET,HEAD", "so is the root without its slash"),
+        (Method::DELETE, "/rpc/f", true, Some("bad"), 405, "GET,HEAD,POST", "the method before the bearer"),
+        (Method::TRACE, "/products", true, None, 405, "GET,HEAD,POST,PATCH,PUT,DELETE", "a table's methods"),
+        (Method::GET, "/a/b", true, Some("bad"), 401, "PGRST301", "the bearer before the path"),
+        (Method::GET, "/a/b", true, None, 404, "PGRST125", "two segments"),
+        (Method::GET, "/products/", true, None, 404, "PGRST125", "a trailing slash"),
+        (Method::GET, "/rpc/", true, None, 404, "PGRST125", "a call of nothing"),
+        (Method::GET, "/rpc", true, None, 404, "PGRST205", "`rpc` alone is a table's name"),
+        (Method::GET, "/nope%ff", true, None, 404, "PGRST205", "no UTF-8"),
+        (Method::GET, "/pro%64ucts?select=id&id=eq.1", true, None, 200, "", "a percent-encoded name"),
+        (Method::GET, "/", true, None, 200, "", "the description"),
+    ];
+    for (method, path, key, bearer, status, expected, shows) in cases {
+        let mut request = app.client.request(method.clone(), url(path));
+        if *key {
+            request = request.header("apikey", &app.anon_key);
+        }
+        if let Some(bearer) = bearer {
+            request = request.bearer_auth(bearer);
+        }
+        let answer = Answer::from(request.send().await.expect("request")).await;
+        assert_eq!(answer.status, *status, "{shows}: {}", answer.text);
+        match *status {
+            405 => {
+                assert_eq!(answer.headers["allow"], *expected, "{shows}");
+                assert_eq!(answer.text, "", "{shows}");
+            }
+            401 if !*key => assert!(answer.text.contains("No API key found"), "{shows}: {}", answer.text),
+            401 | 404 => assert_eq!(answer.json()["code"], *expected, "{shows}"),
+            _ => {}
+        }
+    }
+    let decoded = get(&app, "/nope%ff", &[]).await;
+    assert_eq!(
+        decoded.json()["message"],
+        "Could not find the table 'public.nope\u{fffd}' in the schema cache",
+        "invalid UTF-8 is replaced, as WAI's pathInfo does"
+    );
+}

@@ -63,17 +63,38 @@ async fn whole(limits: Limits, request: Request) -> Result<Request, ApiError> {
     if announced.lower() > limits.body_limit {
         return Err(ApiError::BodyTooLarge(limits.body_limit));
     }
-    let body = match collect(body, limits.body_limit, limits.body_timeout).await {
+    let body = match read_announced(limits, body).await? {
         Ok(bytes) => Body::from(bytes),
         // A broken body (the client left, a bad chunk) goes on to the
         // handler, whose extractor reports it as it did before.
-        Err(Collect::Broken(error)) => {
-            Body::from_stream(futures::stream::once(async move { Err::<Bytes, _>(error) }))
-        }
-        Err(Collect::TooLarge) => return Err(ApiError::BodyTooLarge(limits.body_limit)),
-        Err(Collect::TimedOut) => return Err(ApiError::BodyTimeout(limits.body_timeout)),
+        Err(error) => Body::from_stream(futures::stream::once(async move { Err::<Bytes, _>(error) })),
     };
     Ok(Request::from_parts(parts, body))
+}
+
+/// A body read whole within the limits, for a service that reads its own
+/// (REST): its bytes; or, inside, the error of a broken body (the client
+/// left, a bad chunk), which the service reports in its own words; or the
+/// refusal of a body too large or too slow.
+pub async fn read(limits: Limits, body: Body) -> Result<Result<Bytes, axum::Error>, ApiError> {
+    let announced = body.size_hint();
+    if announced.exact() == Some(0) {
+        return Ok(Ok(Bytes::new()));
+    }
+    if announced.lower() > limits.body_limit {
+        return Err(ApiError::BodyTooLarge(limits.body_limit));
+    }
+    read_announced(limits, body).await
+}
+
+/// [`read`] once the announced length is known to be within the limit.
+async fn read_announced(limits: Limits, body: Body) -> Result<Result<Bytes, axum::Error>, ApiError> {
+    match collect(body, limits.body_limit, limits.body_timeout).await {
+        Ok(bytes) => Ok(Ok(bytes)),
+        Err(Collect::Broken(error)) => Ok(Err(error)),
+        Err(Collect::TooLarge) => Err(ApiError::BodyTooLarge(limits.body_limit)),
+        Err(Collect::TimedOut) => Err(ApiError::BodyTimeout(limits.body_timeout)),
+    }
 }
 
 /// [`read_whole`] as a layer of its own, for REST's routes: a request

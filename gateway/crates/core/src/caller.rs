@@ -75,11 +75,24 @@ where
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let state = Arc::<Credentials>::from_ref(state);
+        Caller::of(&Arc::<Credentials>::from_ref(state), parts, parts.uri.path())
+    }
+}
+
+impl Caller {
+    /// The caller of a request whose path, as its service sees it, is
+    /// `path` (`request.path`: `/products` for `/rest/v1/products`). What
+    /// the extractor runs, for a service that routes without axum's router.
+    pub fn of(state: &Credentials, parts: &Parts, path: &str) -> Result<Self, ApiError> {
         let key = match parts.extensions.get::<ApiKey>() {
             Some(key) => key.clone(),
-            None => check_api_key(&state, parts)?,
+            None => check_api_key(state, parts)?,
         };
+        Self::keyed(state, parts, path, key)
+    }
+
+    /// [`Caller::of`] with the API key [`admitted`] already read.
+    pub fn keyed(state: &Credentials, parts: &Parts, path: &str, key: ApiKey) -> Result<Self, ApiError> {
         let claims = match (bearer_token(&parts.headers)?, &key) {
             (Some(token), ApiKey::Opaque { key, kind }) if token == key.expose() => {
                 Arc::new(Claims::of_role(kind.role()))
@@ -94,7 +107,7 @@ where
         Ok(Caller {
             claims,
             method: parts.method.as_str().to_owned(),
-            path: parts.uri.path().to_owned(),
+            path: path.to_owned(),
             headers: headers_json(&parts.headers),
         })
     }
@@ -266,19 +279,25 @@ pub async fn check_apikey_if_present(
 /// The check of [`require_apikey`]: the key kept on the request for the
 /// [`Caller`] extractor, or the refusal.
 fn admit(state: &Credentials, parts: &mut Parts) -> Result<(), ApiError> {
+    let key = admitted(state, parts)?;
+    parts.extensions.insert(key);
+    Ok(())
+}
+
+/// The check of [`require_apikey`], for a service that hands the key to
+/// [`Caller::keyed`] itself: the request's API key, or the refusal.
+pub fn admitted(state: &Credentials, parts: &Parts) -> Result<ApiKey, ApiError> {
     // Put there by `as_service_role_within` alone: no header sets an extension.
     if parts.extensions.get::<Within>().is_some() {
-        return Ok(());
+        return parts.extensions.get::<ApiKey>().cloned().ok_or(ApiError::NoApiKey);
     }
     let key = check_api_key(state, parts)?;
     match &key {
-        ApiKey::Missing => return Err(ApiError::NoApiKey),
-        ApiKey::Opaque { .. } => {}
-        ApiKey::Jwt(Ok(claims)) if matches!(claims.role, Role::Anon | Role::ServiceRole) => {}
-        ApiKey::Jwt(_) => return Err(ApiError::InvalidApiKey),
+        ApiKey::Missing => Err(ApiError::NoApiKey),
+        ApiKey::Opaque { .. } => Ok(key),
+        ApiKey::Jwt(Ok(claims)) if matches!(claims.role, Role::Anon | Role::ServiceRole) => Ok(key),
+        ApiKey::Jwt(_) => Err(ApiError::InvalidApiKey),
     }
-    parts.extensions.insert(key);
-    Ok(())
 }
 
 /// Marks a request made inside the gateway, never from the network, for a

@@ -249,7 +249,8 @@ pub fn shaped<S: ErrorShape>() -> MapResponseLayer<fn(Response) -> Response> {
     MapResponseLayer::new(reshape::<S> as fn(Response) -> Response)
 }
 
-fn reshape<S: ErrorShape>(mut response: Response) -> Response {
+/// What [`shaped`] does to each answer, for a service that is no router.
+pub fn reshape<S: ErrorShape>(mut response: Response) -> Response {
     // Taken out, so that a router around this one leaves the answer as is.
     let Some(error) = response.extensions_mut().remove::<Arc<ApiError>>() else {
         return response;

@@ -45,7 +45,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
@@ -60,6 +59,12 @@ use tower::Service;
 
 use crate::config::Span;
 use crate::config::parse_size;
+
+/// The route template of an answer from a service that routes without
+/// axum's router (REST), where axum's `MatchedPath` would be: the metrics'
+/// `route` label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteTemplate(pub &'static str);
 
 /// Connection and body limits: the "Limits" section of the configuration.
 #[derive(Clone, Debug, clap::Args)]
@@ -167,11 +172,40 @@ pub fn connection_cap(config: &ServerConfig, open_files: Option<u64>) -> usize {
     wanted
 }
 
+/// What the server serves: a service that is always ready, as axum's
+/// routers and the gateway's stack of services are (`poll_ready` is not
+/// called, as `axum::serve` does not call it), cloned for each request.
+pub trait App:
+    Service<
+        axum::extract::Request,
+        Response = axum::response::Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> App for T where
+    T: Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then drains (see the
 /// module doc). `max_connections` is the cap in force ([`connection_cap`]).
 pub async fn serve(
     listener: TcpListener,
-    app: Router,
+    app: impl App,
     config: &ServerConfig,
     max_connections: usize,
     shutdown: impl Future<Output = ()>,
@@ -281,14 +315,14 @@ pub struct ConnectionSlot {
     _alive: mpsc::Sender<()>,
 }
 
-struct Connection {
-    app: Router,
+struct Connection<A> {
+    app: A,
     builder: Arc<Builder<TokioExecutor>>,
     timeouts: Timeouts,
     stopped: watch::Receiver<bool>,
 }
 
-impl Connection {
+impl<A: App> Connection<A> {
     async fn serve(mut self, stream: TcpStream, peer: SocketAddr, slot: ConnectionSlot) {
         let clock = Arc::new(Clock::new());
         let io = TokioIo::new(Watched { inner: stream, clock: clock.clone() });
@@ -488,8 +522,8 @@ impl AsyncWrite for Watched {
 /// answered and gives handlers the peer's address (what
 /// `into_make_service_with_connect_info` did; auth rate limits key on it).
 #[derive(Clone)]
-struct Tracked {
-    app: Router,
+struct Tracked<A> {
+    app: A,
     clock: Arc<Clock>,
     peer: SocketAddr,
     slot: ConnectionSlot,
@@ -504,7 +538,7 @@ impl Drop for InFlight {
     }
 }
 
-impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
+impl<A: App> hyper::service::Service<hyper::Request<Incoming>> for Tracked<A> {
     type Response = axum::response::Response;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
@@ -515,8 +549,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Tracked {
         let mut request = request.map(Body::new);
         request.extensions_mut().insert(ConnectInfo(self.peer));
         request.extensions_mut().insert(self.slot.clone());
-        // A Router is always ready (axum's docs), so `poll_ready` is skipped
-        // as `axum::serve` skips it.
+        // The app is always ready ([`App`]).
         // Once the gateway is stopping (during `--drain-delay`), every
         // HTTP/1 answer closes its connection, so a client that keeps
         // connections open retires this one. HTTP/2 has no such header.

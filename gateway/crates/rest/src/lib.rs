@@ -20,19 +20,17 @@ pub mod range;
 pub mod request;
 pub mod response;
 pub mod schema;
+pub mod service;
 pub mod sql;
 pub mod timezones;
 pub mod typegen;
 pub mod views;
 
 use axum::{
-    Router,
     body::Bytes,
-    extract::{FromRef, Path, State},
+    extract::FromRef,
     http::StatusCode,
-    middleware,
     response::{IntoResponse, Response},
-    routing::{MethodRouter, get},
 };
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -43,9 +41,9 @@ use self::request::{Media, Payload, RestRequest};
 use self::response::Reply;
 use self::sql::BodyKind;
 use gateway_core::body::Limits;
-use gateway_core::caller::{Caller, Credentials, require_apikey};
+use gateway_core::caller::{Caller, Credentials};
 use gateway_core::db::{Access, Db};
-use gateway_core::error::{ApiError, shaped};
+use gateway_core::error::ApiError;
 
 /// What REST's handlers see.
 #[derive(Clone)]
@@ -68,108 +66,7 @@ impl FromRef<RestState> for Arc<Credentials> {
 
 pub use config::RestConfig;
 pub use error::PostgRest;
-
-pub fn router(state: RestState) -> Router {
-    Router::new()
-        .route("/", get(boxed::describe))
-        .route("/rpc/{function}", get(boxed::call).head(boxed::call).post(boxed::call))
-        .route(
-            "/{table}",
-            get(boxed::read)
-                .head(boxed::read)
-                .post(boxed::create)
-                .patch(boxed::update)
-                .put(boxed::put)
-                .delete(boxed::delete),
-        )
-        // PostgREST checks the token before it routes, so a bad token is a 401
-        // whatever the path.
-        .fallback(|_: Caller| async { ApiError::NotFound })
-        // One stack, outermost first, so that the router boxes each route
-        // once: every `Router::layer` call boxes every route again, and each
-        // box is cloned and dropped on every request
-        // (https://docs.rs/axum/0.8/axum/middleware/index.html#applying-multiple-middleware).
-        // Bodies are read whole under the gateway's limits (`gateway_core::body`),
-        // which replace axum's default one.
-        .layer(
-            tower::ServiceBuilder::new()
-                .layer(shaped::<PostgRest>())
-                .layer(gateway_core::caller::RequireApiKeyLayer(state.credentials.clone()))
-                .layer(axum::extract::DefaultBodyLimit::disable())
-                .layer(gateway_core::body::ReadWholeLayer(state.limits)),
-        )
-        .with_state(state)
-}
-
-/// The handlers as the router calls them: each request's work is a future on
-/// the heap from the start. A handler's future holds the whole request's
-/// state (several KB), and every layer around a handler moves the future it
-/// is given into its own (axum's extractors, `from_fn`, the boxes of its
-/// routes), so moving it cost a simple read more than its routing
-/// (`bench/profile.sh`); one box costs one allocation.
-mod boxed {
-    use super::*;
-    use futures::future::BoxFuture;
-
-    type Answer = BoxFuture<'static, Result<Response, ApiError>>;
-
-    pub(super) fn read(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>) -> Answer {
-        Box::pin(super::read(s, c, r, t))
-    }
-
-    pub(super) fn describe(
-        s: State<RestState>,
-        c: Caller,
-        r: RestRequest,
-        h: axum::http::HeaderMap,
-    ) -> Answer {
-        Box::pin(super::describe(s, c, r, h))
-    }
-
-    pub(super) fn call(s: State<RestState>, c: Caller, r: RestRequest, f: Path<String>, b: Bytes) -> Answer {
-        Box::pin(super::call(s, c, r, f, b))
-    }
-
-    pub(super) fn create(
-        s: State<RestState>,
-        c: Caller,
-        r: RestRequest,
-        t: Path<String>,
-        b: Bytes,
-    ) -> Answer {
-        Box::pin(super::create(s, c, r, t, b))
-    }
-
-    pub(super) fn update(
-        s: State<RestState>,
-        c: Caller,
-        r: RestRequest,
-        t: Path<String>,
-        b: Bytes,
-    ) -> Answer {
-        Box::pin(super::update(s, c, r, t, b))
-    }
-
-    pub(super) fn put(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>, b: Bytes) -> Answer {
-        Box::pin(super::put(s, c, r, t, b))
-    }
-
-    pub(super) fn delete(s: State<RestState>, c: Caller, r: RestRequest, t: Path<String>) -> Answer {
-        Box::pin(super::delete(s, c, r, t))
-    }
-}
-
-/// `GET /rest/v1/` (supabase-js asks with the slash, which the router nested
-/// at `/rest/v1` does not match): the same description as `GET /rest/v1`.
-pub fn root(state: RestState) -> MethodRouter {
-    get(describe)
-        .layer::<_, std::convert::Infallible>(middleware::from_fn_with_state(
-            state.credentials.clone(),
-            require_apikey,
-        ))
-        .layer::<_, std::convert::Infallible>(shaped::<PostgRest>())
-        .with_state(state)
-}
+pub use service::{Rest, router};
 
 fn parse_error(e: parse::ParseError) -> ApiError {
     ApiError::from(RestError {
@@ -242,10 +139,10 @@ fn check_aggregates(state: &RestState, node: &plan::Node<'_>) -> Result<(), ApiE
 /// `GET`/`HEAD /{table}`. A read asked before against the same schema cache
 /// is run as it was planned then ([`memo`]).
 async fn read(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(table): Path<String>,
+    table: String,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
     if !memoizable(&request) {
@@ -387,16 +284,15 @@ fn read_reply(
 
 /// `GET /`: the OpenAPI (Swagger 2.0) description of what the caller may use.
 pub async fn describe(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    headers: axum::http::HeaderMap,
+    host: Option<String>,
 ) -> Result<Response, ApiError> {
     request.acceptable()?;
     let cache = state.schema.get(&state.db).await?;
     let visible = execute::visible(&state.db, &caller, &request.schema).await?;
-    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
-    let document = openapi::document(&cache, &request.schema, &visible, host);
+    let document = openapi::document(&cache, &request.schema, &visible, host.as_deref());
     Ok(Reply {
         status: StatusCode::OK,
         body: Some(document.to_string()),
@@ -674,10 +570,10 @@ fn mutation_reply(
 /// query string, preferences and keys, whose values all bind as parameters,
 /// runs as it was planned then with its own values ([`memo`]).
 async fn create(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(table): Path<String>,
+    table: String,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
@@ -693,7 +589,7 @@ async fn create(
         request.acceptable()?;
         let columns: Vec<&schema::Column> = planned.columns.iter().collect();
         if let Some(values) = plan::bound_values(&columns, body_text(&body)?) {
-            let values: Vec<&str> = values.iter().map(String::as_str).collect();
+            let values: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
             let outcome =
                 write_with(&state, &caller, Access::ReadWrite, &planned.write, &values, &request, |n| {
                     check_touched(&request, n)
@@ -810,10 +706,10 @@ fn require_filters(node: &plan::Node<'_>, verb: &str) -> Result<(), ApiError> {
 
 /// `PATCH /{table}`.
 async fn update(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(table): Path<String>,
+    table: String,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
@@ -845,10 +741,10 @@ async fn update(
 
 /// `DELETE /{table}`.
 async fn delete(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(table): Path<String>,
+    table: String,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
@@ -872,10 +768,10 @@ async fn delete(
 /// names; the filters must be exactly the key (PGRST105) and agree with the
 /// body (PGRST115).
 async fn put(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(table): Path<String>,
+    table: String,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;
@@ -964,10 +860,10 @@ async fn put(
 /// schema cache, with the same query string, planning headers and argument
 /// names, runs as it was planned then, with this call's body ([`memo`]).
 async fn call(
-    State(state): State<RestState>,
+    state: RestState,
     caller: Caller,
     request: RestRequest,
-    Path(function): Path<String>,
+    function: String,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     check_preferences(&request)?;

@@ -316,6 +316,13 @@ impl FromRequestParts<RestState> for RestRequest {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &RestState) -> Result<Self, Self::Rejection> {
+        Self::of(parts, state).await
+    }
+}
+
+impl RestRequest {
+    /// What the extractor reads, for REST's own service.
+    pub async fn of(parts: &Parts, state: &RestState) -> Result<Self, ApiError> {
         let pairs = form_urlencoded::parse(parts.uri.query().unwrap_or("").as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
