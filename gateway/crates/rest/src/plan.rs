@@ -6,6 +6,7 @@
 //! `brand_id(*)`), a hint (`brands!products_brand_id_fkey`, `brands!brand_id`)
 //! picks among several foreign keys; none is PGRST200, several PGRST201.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use axum::http::StatusCode;
@@ -1139,7 +1140,7 @@ pub fn insert_rows(columns: &[&Column], missing_default: bool, body: &str, singl
         return sql::Rows::Json(json());
     }
     match one_row(columns, body) {
-        Some(values) => sql::Rows::One(values),
+        Some(values) => sql::Rows::One(values.into_iter().map(|value| value.map(Cow::into_owned)).collect()),
         None => sql::Rows::Json(json()),
     }
 }
@@ -1148,37 +1149,43 @@ pub fn insert_rows(columns: &[&Column], missing_default: bool, body: &str, singl
 /// [`insert_rows`]), in `columns`' order: what an insert planned before runs
 /// with ([`crate::memo::PlannedInsert`]). `None` for anything else, a null
 /// among them.
-pub fn bound_values(columns: &[&Column], body: &str) -> Option<Vec<String>> {
+pub fn bound_values<'a>(columns: &[&Column], body: &'a str) -> Option<Vec<Cow<'a, str>>> {
     one_row(columns, body)?.into_iter().collect()
 }
 
-fn one_row(columns: &[&Column], body: &str) -> Option<Vec<Option<String>>> {
-    let row: Fields<'_> = if body.trim_start().starts_with('[') {
-        let mut rows: Vec<Fields<'_>> = serde_json::from_str(body).ok()?;
-        if rows.len() != 1 {
-            return None;
+fn one_row<'a>(columns: &[&Column], body: &'a str) -> Option<Vec<Option<Cow<'a, str>>>> {
+    // The flat reader's answer when it has one (`parse::body`), else serde_json's.
+    let row = match crate::parse::flat_members(body) {
+        Some(members) => Fields(members),
+        None if body.trim_start().starts_with('[') => {
+            let mut rows: Vec<Fields<'_>> = serde_json::from_str(body).ok()?;
+            if rows.len() != 1 {
+                return None;
+            }
+            rows.pop()?
         }
-        rows.pop()?
-    } else {
-        serde_json::from_str(body).ok()?
+        None => serde_json::from_str(body).ok()?,
     };
     columns
         .iter()
         .map(|column| {
-            let Some(value) = row.get(&column.name) else { return Some(None) };
-            let text = value.get();
+            let Some(text) = row.get(&column.name) else { return Some(None) };
             let is_json = matches!(column.data_type.as_str(), "json" | "jsonb");
             match text.as_bytes().first()? {
                 b'n' => Some(None),
+                // Without a backslash, a JSON string is its text between its quotes.
+                b'"' if !is_json && !text.contains('\\') => {
+                    Some(Some(Cow::Borrowed(text.get(1..text.len() - 1)?)))
+                }
                 b'"' if !is_json => {
                     let text: String = serde_json::from_str(text).ok()?;
                     // PostgreSQL refuses a NUL in text with another error
                     // than `json_populate_record`'s.
-                    (!text.contains('\0')).then_some(Some(text))
+                    (!text.contains('\0')).then_some(Some(Cow::Owned(text)))
                 }
                 b'"' => None,
                 b'{' | b'[' if !is_json => None,
-                _ => Some(Some(text.to_owned())),
+                _ => Some(Some(Cow::Borrowed(text))),
             }
         })
         .collect()
@@ -1188,12 +1195,12 @@ fn one_row(columns: &[&Column], body: &str) -> Option<Vec<Option<String>>> {
 /// keys, found by comparing them rather than through a map built per
 /// request. A key written with an escape fails to borrow, and the row goes
 /// as JSON then.
-struct Fields<'a>(Vec<(&'a str, &'a serde_json::value::RawValue)>);
+struct Fields<'a>(Vec<(&'a str, &'a str)>);
 
 impl<'a> Fields<'a> {
-    /// The value of `name`; the last one when a key repeats, as
+    /// The value of `name` as written; the last one when a key repeats, as
     /// `json_populate_record` reads it.
-    fn get(&self, name: &str) -> Option<&'a serde_json::value::RawValue> {
+    fn get(&self, name: &str) -> Option<&'a str> {
         self.0.iter().rev().find(|(key, _)| *key == name).map(|&(_, value)| value)
     }
 }
@@ -1208,8 +1215,8 @@ impl<'de> serde::Deserialize<'de> for Fields<'de> {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
-                while let Some(member) = map.next_entry()? {
-                    members.push(member);
+                while let Some((key, value)) = map.next_entry::<&str, &serde_json::value::RawValue>()? {
+                    members.push((key, value.get()));
                 }
                 Ok(Fields(members))
             }

@@ -165,7 +165,7 @@ use self::filter::ValueContext;
 use self::parsec::{Parser, Reply, Seq};
 use crate::ast::{EmbedPath, Filter, NodeParams, ParamKind, QueryParams, SelectItem};
 
-pub use self::body::{BodyError, JsonRows, json_rows, object_keys};
+pub use self::body::{BodyError, JsonRows, flat_members, json_rows, object_keys};
 pub use self::parsec::MAX_DEPTH;
 pub use self::prefer::parse_prefer;
 
