@@ -409,35 +409,37 @@ pub struct Prefer {
 }
 
 impl Prefer {
-    /// The recognised preferences as header tokens, in the order PostgREST lists them in
-    /// `Preference-Applied` (`prefAppliedHeader`). The response layer clears the fields it
-    /// did not honour (say `tx` when overrides are off) before calling this.
-    pub fn applied(&self) -> Vec<String> {
-        let mut tokens: Vec<String> = [
+    /// The `Preference-Applied` header value: the recognised preferences, in
+    /// the order PostgREST lists them (`prefAppliedHeader`), joined by `, `;
+    /// `None` when nothing was recognised. The response layer clears the
+    /// fields it did not honour (say `tx` when overrides are off) before
+    /// calling this.
+    pub fn preference_applied(&self) -> Option<String> {
+        let mut header = String::new();
+        let mut add = |parts: &[&str]| {
+            if !header.is_empty() {
+                header.push_str(", ");
+            }
+            parts.iter().for_each(|part| header.push_str(part));
+        };
+        let tokens = [
             self.resolution.map(Resolution::token),
             self.missing.map(Missing::token),
             self.representation.map(Representation::token),
             self.count.map(CountMethod::token),
             self.transaction.map(Transaction::token),
             self.handling.map(Handling::token),
-        ]
-        .into_iter()
-        .flatten()
-        .map(str::to_owned)
-        .collect();
+        ];
+        for token in tokens.into_iter().flatten() {
+            add(&[token]);
+        }
         if let Some(timezone) = &self.timezone {
-            tokens.push(format!("timezone={timezone}"));
+            add(&["timezone=", timezone]);
         }
         if let (Some(Handling::Strict), Some(max)) = (self.handling, self.max_affected) {
-            tokens.push(format!("max-affected={max}"));
+            add(&["max-affected=", &max.to_string()]);
         }
-        tokens
-    }
-
-    /// The `Preference-Applied` header value, `None` when nothing was recognised.
-    pub fn preference_applied(&self) -> Option<String> {
-        let tokens = self.applied();
-        if tokens.is_empty() { None } else { Some(tokens.join(", ")) }
+        (!header.is_empty()).then_some(header)
     }
 }
 

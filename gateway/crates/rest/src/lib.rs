@@ -543,12 +543,8 @@ fn written(extra: Option<&str>) -> i64 {
         .unwrap_or(0)
 }
 
-fn mutation_reply(
-    request: &RestRequest,
-    status: StatusCode,
-    outcome: &execute::Outcome,
-    range: String,
-) -> Reply {
+/// A write's answer, with the body its statement returned.
+fn mutation_reply(request: &RestRequest, status: StatusCode, body: Option<String>, range: String) -> Reply {
     let has_body = request.prefer.representation == Some(Representation::Full);
     let mut prefer = request.prefer.clone();
     if prefer.representation == Some(Representation::Minimal) {
@@ -556,7 +552,7 @@ fn mutation_reply(
     }
     Reply {
         status: if has_body || status != StatusCode::OK { status } else { StatusCode::NO_CONTENT },
-        body: if has_body { outcome.body.clone() } else { None },
+        body: if has_body { body } else { None },
         media: has_body.then_some(request.media),
         content_range: Some(range),
         preference_applied: prefer.preference_applied(),
@@ -595,7 +591,7 @@ async fn create(
                     check_touched(&request, n)
                 })
                 .await?;
-            return Ok(created(&request, &table, &outcome));
+            return Ok(created(&request, &table, outcome));
         }
     }
     let query = parse::parse_query(&request.pairs).map_err(parse_error)?;
@@ -643,7 +639,7 @@ async fn create(
     let outcome =
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
-    Ok(created(&request, &table, &outcome))
+    Ok(created(&request, &table, outcome))
 }
 
 /// The memo's key of a call of `name` or an insert into `name` whose body
@@ -662,7 +658,7 @@ fn write_key(request: &RestRequest, name: &str, names: &[String]) -> memo::Write
 }
 
 /// An insert's answer, from its statement's outcome.
-fn created(request: &RestRequest, table: &str, outcome: &execute::Outcome) -> Response {
+fn created(request: &RestRequest, table: &str, outcome: execute::Outcome) -> Response {
     // PostgREST answers 200 when an upsert only updated rows.
     let status = if request.prefer.resolution.is_some()
         && inserted(outcome.extra.as_deref()) == 0
@@ -673,7 +669,7 @@ fn created(request: &RestRequest, table: &str, outcome: &execute::Outcome) -> Re
         StatusCode::CREATED
     };
     let total = outcome.total.map_or_else(|| "*".to_owned(), |t| t.to_string());
-    let mut reply = mutation_reply(request, status, outcome, format!("*/{total}"));
+    let mut reply = mutation_reply(request, status, outcome.body, format!("*/{total}"));
     // An update-only upsert is 200 even without a body (PostgREST's
     // `createResponse`); only PATCH, DELETE and PUT turn that into 204.
     reply.status = status;
@@ -736,7 +732,7 @@ async fn update(
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
-    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+    Ok(mutation_reply(&request, StatusCode::OK, outcome.body, range).into_response())
 }
 
 /// `DELETE /{table}`.
@@ -761,7 +757,7 @@ async fn delete(
             .await?;
     // PostgREST's range of a delete is always empty: `*/*` (or `*/<count>`).
     let range = response::content_range(0, 0, outcome.total);
-    Ok(mutation_reply(&request, StatusCode::OK, &outcome, range).into_response())
+    Ok(mutation_reply(&request, StatusCode::OK, outcome.body, range).into_response())
 }
 
 /// `PUT /{table}?pk=eq.v`: insert or replace the one row the primary key
@@ -845,7 +841,7 @@ async fn put(
         write(&state, &caller, Access::ReadWrite, &statement, &request, |n| check_touched(&request, n))
             .await?;
     let range = response::content_range(0, outcome.page, outcome.total);
-    let mut reply = mutation_reply(&request, StatusCode::OK, &outcome, range);
+    let mut reply = mutation_reply(&request, StatusCode::OK, outcome.body, range);
     // PostgREST's single upsert: 201 when the row was inserted, 200 when
     // replaced (204 without a body), and no Content-Range (`actionResponse`
     // of `MutationSingleUpsert`).

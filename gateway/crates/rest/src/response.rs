@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -106,20 +107,13 @@ pub struct Reply {
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
-        let mut response = match self.body {
-            Some(body) => (self.status, body).into_response(),
-            None => self.status.into_response(),
-        };
+        let mut response = Response::new(self.body.map_or_else(Body::empty, Body::from));
+        *response.status_mut() = self.status;
         let headers = response.headers_mut();
-        match self.media {
-            Some(media) => {
-                if let Some(value) = content_type(media) {
-                    headers.insert(header::CONTENT_TYPE, value);
-                }
-            }
-            None => {
-                headers.remove(header::CONTENT_TYPE);
-            }
+        // Room for every header below at once: the map grows otherwise.
+        headers.reserve(5);
+        if let Some(value) = self.media.and_then(content_type) {
+            headers.insert(header::CONTENT_TYPE, value);
         }
         let optional = [
             ("content-range", self.content_range),
