@@ -139,7 +139,7 @@ pub fn check_api_key(state: &Credentials, parts: &Parts) -> Result<ApiKey, ApiEr
         if kind == KeyKind::Secret && from_browser(&parts.headers) {
             return Err(ApiError::SecretKeyInBrowser);
         }
-        return Ok(ApiKey::Opaque { key: Secret::new(key), kind });
+        return Ok(ApiKey::Opaque { key: Secret::new(key.into_owned()), kind });
     }
     if !state.legacy_api_keys {
         return Err(ApiError::InvalidApiKey);
@@ -174,15 +174,13 @@ fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     }
 }
 
-/// The `apikey` header, or the `apikey` query parameter.
-fn api_key(parts: &Parts) -> Option<String> {
+/// The `apikey` header (borrowed), or the `apikey` query parameter.
+fn api_key(parts: &Parts) -> Option<Cow<'_, str>> {
     if let Some(value) = parts.headers.get("apikey") {
-        return value.to_str().ok().map(str::to_owned);
+        return value.to_str().ok().map(Cow::Borrowed);
     }
     let query = parts.uri.query()?;
-    form_urlencoded::parse(query.as_bytes())
-        .find(|(name, _)| name == "apikey")
-        .map(|(_, value)| value.into_owned())
+    form_urlencoded::parse(query.as_bytes()).find(|(name, _)| name == "apikey").map(|(_, value)| value)
 }
 
 /// The headers as a JSON object, names in order, written from the header map
@@ -239,13 +237,14 @@ pub fn headers_json(headers: &HeaderMap) -> String {
 /// caller's instructions byte by byte (`bench/profile.sh`).
 fn visible_text(value: &axum::http::HeaderValue) -> Option<(&str, bool)> {
     let bytes = value.as_bytes();
-    let (visible, escaped) = bytes.iter().fold((true, false), |(visible, escaped), &b| {
-        (
-            visible & ((0x20..0x7f).contains(&b) | (b == b'\t')),
-            escaped | (b == b'"') | (b == b'\\') | (b == b'\t'),
-        )
-    });
-    if visible { std::str::from_utf8(bytes).ok().map(|text| (text, escaped)) } else { None }
+    // Byte flags OR-ed together, which the compiler reads sixteen bytes at
+    // a time; two booleans folded as a pair it read one by one.
+    let (mut hidden, mut escaped) = (0u8, 0u8);
+    for &b in bytes {
+        hidden |= u8::from((b < 0x20 && b != b'\t') || b >= 0x7f);
+        escaped |= u8::from(b == b'"' || b == b'\\' || b == b'\t');
+    }
+    if hidden == 0 { std::str::from_utf8(bytes).ok().map(|text| (text, escaped != 0)) } else { None }
 }
 
 /// Kong's `key-auth`: the request must carry one of our API keys: a

@@ -92,6 +92,11 @@ pub fn check_singular(media: Media, page: i64) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// PostgREST's own headers, made once (`HeaderName::from_static` outside a
+/// constant parses its name on every call).
+const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
+const CONTENT_PROFILE: HeaderName = HeaderName::from_static("content-profile");
+
 /// A response under construction.
 pub struct Reply {
     pub status: StatusCode,
@@ -116,14 +121,14 @@ impl IntoResponse for Reply {
             headers.insert(header::CONTENT_TYPE, value);
         }
         let optional = [
-            ("content-range", self.content_range),
-            ("preference-applied", self.preference_applied),
-            ("location", self.location),
-            ("content-profile", Some(self.profile)),
+            (header::CONTENT_RANGE, self.content_range),
+            (PREFERENCE_APPLIED, self.preference_applied),
+            (header::LOCATION, self.location),
+            (CONTENT_PROFILE, Some(self.profile)),
         ];
         for (name, value) in optional {
             if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
-                headers.insert(HeaderName::from_static(name), value);
+                headers.insert(name, value);
             }
         }
         response
