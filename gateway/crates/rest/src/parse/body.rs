@@ -109,8 +109,12 @@ mod flat {
             b'[' => {
                 cursor.at += 1;
                 cursor.blank();
-                let mut first = Vec::new();
-                cursor.object(|key, _| first.push(Cow::Borrowed(key)))?;
+                // The first row's keys as written, which the next rows
+                // almost always repeat in that order: checked byte for byte
+                // before any search.
+                let mut written = Vec::new();
+                cursor.object(|key, _| written.push(key))?;
+                let mut first: Vec<Cow<'_, str>> = written.iter().map(|key| Cow::Borrowed(*key)).collect();
                 first.sort_unstable();
                 first.dedup();
                 let (mut rows, mut uniform) = (1, true);
@@ -122,6 +126,10 @@ mod flat {
                         _ => return None,
                     }
                     cursor.blank();
+                    if cursor.same_keys(&written) {
+                        rows += 1;
+                        continue;
+                    }
                     let mut seen = Seen::new(first.len());
                     let mut known = true;
                     cursor.object(|key, _| match first.binary_search_by(|k| k.as_ref().cmp(key)) {
@@ -231,6 +239,52 @@ mod flat {
                     _ => return None,
                 }
             }
+        }
+
+        /// An object whose keys are `keys`, in that order, with scalar
+        /// values; else the cursor stays where it was.
+        fn same_keys(&mut self, keys: &[&str]) -> bool {
+            let start = self.at;
+            let read = self.keys_in_order(keys).is_some();
+            if !read {
+                self.at = start;
+            }
+            read
+        }
+
+        fn keys_in_order(&mut self, keys: &[&str]) -> Option<()> {
+            if self.next()? != b'{' {
+                return None;
+            }
+            self.blank();
+            if keys.is_empty() {
+                return (self.next()? == b'}').then_some(());
+            }
+            for (i, key) in keys.iter().enumerate() {
+                // `"key"`: the key holds no quote, so this is the whole key.
+                let end = self.at + key.len() + 2;
+                let quoted = self.bytes.get(self.at..end)?;
+                if quoted[0] != b'"'
+                    || &quoted[1..quoted.len() - 1] != key.as_bytes()
+                    || quoted[quoted.len() - 1] != b'"'
+                {
+                    return None;
+                }
+                self.at = end;
+                self.blank();
+                if self.next()? != b':' {
+                    return None;
+                }
+                self.blank();
+                self.scalar()?;
+                self.blank();
+                let close = if i + 1 == keys.len() { b'}' } else { b',' };
+                if self.next()? != close {
+                    return None;
+                }
+                self.blank();
+            }
+            Some(())
         }
 
         /// A string without escapes or control characters, which JSON
