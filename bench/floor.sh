@@ -7,7 +7,7 @@
 # one's requests/s and CPU time per request, and their ratios to PostgREST's:
 # what the parts alone cost is the least any gateway built on them can spend.
 #
-#   bench/floor.sh                         S1, S2 and S4, 5 s after 2 s warm-up
+#   bench/floor.sh                         S1, S2, S4 and rpc, 5 s after 2 s warm-up
 #   SCENARIOS="s4" DURATION=10 bench/floor.sh
 #
 # Everything listens on 127.0.0.1 and is removed at the end. Not run by CI.
@@ -17,7 +17,7 @@ root=$PWD
 
 DURATION=${DURATION:-5}
 WARMUP=${WARMUP:-2}
-SCENARIOS=${SCENARIOS:-"s1 s2 s4"}
+SCENARIOS=${SCENARIOS:-"s1 s2 s4 rpc"}
 CONNECTIONS=${CONNECTIONS:-8}
 POOL=${POOL:-8}
 THREADS=${THREADS:-2}
@@ -45,27 +45,8 @@ RUST_LOG=warn "$gateway" serve --database-url "$database" --jwt-secret "$secret"
   --pool-size "$POOL" --workers 1 --sql-root "$root" >"$work/gateway.log" 2>&1 &
 gw_pid=$!
 pids+=($gw_pid)
-pr_port=$(free_port)
-cat >"$work/postgrest.conf" <<CONF
-db-uri = "$database"
-db-schemas = "public"
-db-anon-role = "anon"
-db-pool = $POOL
-db-max-rows = 1000
-jwt-secret = "$secret"
-server-host = "127.0.0.1"
-server-port = $pr_port
-log-level = "crit"
-CONF
-"$postgrest" "$work/postgrest.conf" >"$work/postgrest.log" 2>&1 &
-pr_pid=$!
-pids+=($pr_pid)
+start_postgrest "$postgrest" "$POOL"
 
-answers() { [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ]; }
-wait_for() {
-  for _ in $(seq 300); do answers "$1" && return 0; sleep 0.1; done
-  echo "floor: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
-}
 wait_for "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
 
@@ -78,10 +59,6 @@ wrk_run() {
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$4"s -s bench/wrk/scenario.lua "$2" 2>&1 | awk '/^RESULT/ {print $2, $7}'
 }
 reset() { psql -q -U postgres -d bench -c "delete from public.products where id > 2000" -c "vacuum analyze public.products"; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-hz=$(getconf CLK_TCK)
-per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 # measure <scenario> <pid> <url> <prefix> -> "rps us"
 measure() {
@@ -94,9 +71,7 @@ measure() {
   return 0
 }
 
-cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
-read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
-idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+idle=$(idle_percent)
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run; $CONNECTIONS connections," \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; the gateway and the floor on one worker thread, PostgREST at its default"
 printf '\n%-4s | %9s %6s | %9s %6s | %9s %6s | %8s %8s %8s\n' \

@@ -7,6 +7,9 @@
 #   bench_workdir metrics                 # $work, $pids, the clean-up trap
 #   bench_cluster "-c wal_level=logical"  # $pg_port, $PGHOST/$PGPORT, database bench
 #   anon=$(jwt '{"role":"anon"}')
+#   start_postgrest "$postgrest" 8        # $pr_port, $pr_pid: PostgREST 12.0.2 beside it
+#   wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
+#   cpu_ticks "$pid"; per_request_us "$ticks" "$requests"; ratio "$a" "$b"; idle_percent
 #
 # It expects `root` (the checkout) and `gateway` (the binary) to be set, and
 # uses the JWT secret every benchmark signs with.
@@ -70,4 +73,51 @@ jwt() {
   payload=$(printf '%s' "$1" | b64url)
   signature=$(printf '%s.%s' "$header" "$payload" | openssl dgst -sha256 -hmac "$secret" -binary | b64url)
   printf '%s.%s.%s' "$header" "$payload" "$signature"
+}
+
+# start_postgrest <binary> <pool size>: PostgREST on the cluster's `bench`
+# database as `authenticator`, on a free port ($pr_port, $pr_pid).
+start_postgrest() {
+  pr_port=$(free_port)
+  cat >"$work/postgrest.conf" <<CONF
+db-uri = "postgres://authenticator@127.0.0.1:$pg_port/bench"
+db-schemas = "public"
+db-anon-role = "anon"
+db-pool = $2
+db-max-rows = 1000
+jwt-secret = "$secret"
+server-host = "127.0.0.1"
+server-port = $pr_port
+log-level = "crit"
+CONF
+  "$1" "$work/postgrest.conf" >"$work/postgrest.log" 2>&1 &
+  pr_pid=$!
+  pids+=($pr_pid)
+}
+
+# wait_for <url>: until it answers 200 to the anon key ($anon), or exit.
+wait_for() {
+  for _ in $(seq 300); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
+    sleep 0.1
+  done
+  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
+}
+
+# CPU time (user + system, in clock ticks) a process has used so far, and per
+# request in microseconds: a server's own cost, which a busy machine skews
+# far less than its throughput.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# idle_percent: how idle the machine's CPUs were over one second
+# (performance.md §4.7): other work on it skews every figure.
+idle_percent() {
+  local idle0 total0 idle1 total1
+  read -r idle0 total0 < <(awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat)
+  sleep 1
+  read -r idle1 total1 < <(awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat)
+  echo $(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
 }

@@ -40,40 +40,18 @@ bench_workdir rest
 echo "== PostgreSQL (shared_buffers=256MB, fsync on)"
 bench_cluster
 gw_port=$(free_port)
-pr_port=$(free_port)
 
 exp=$(($(date +%s) + 86400))
 anon=$(jwt "{\"role\":\"anon\",\"iss\":\"supabase\",\"exp\":$exp}")
 user=$(jwt "{\"sub\":\"7d3c9a52-3b41-4f0e-9d0c-4a8f1f2b6c11\",\"role\":\"authenticated\",\"aud\":\"authenticated\",\"exp\":$exp}")
 
-echo "== gateway on 127.0.0.1:$gw_port, PostgREST 12.0.2 on 127.0.0.1:$pr_port (pools of $POOL)"
 RUST_LOG=warn "$gateway" serve --database-url "postgres://authenticator@127.0.0.1:$pg_port/bench" \
   --jwt-secret "$secret" --listen "127.0.0.1:$gw_port" --pool-size "$POOL" --sql-root "$root" \
   >"$work/gateway.log" 2>&1 &
 gw_pid=$!
 pids+=($gw_pid)
-cat >"$work/postgrest.conf" <<EOF
-db-uri = "postgres://authenticator@127.0.0.1:$pg_port/bench"
-db-schemas = "public"
-db-anon-role = "anon"
-db-pool = $POOL
-db-max-rows = 1000
-jwt-secret = "$secret"
-server-host = "127.0.0.1"
-server-port = $pr_port
-log-level = "crit"
-EOF
-"$postgrest" "$work/postgrest.conf" >"$work/postgrest.log" 2>&1 &
-pr_pid=$!
-pids+=($pr_pid)
-
-wait_for() {
-  for _ in $(seq 300); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
-    sleep 0.1
-  done
-  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
-}
+start_postgrest "$postgrest" "$POOL"
+echo "== gateway on 127.0.0.1:$gw_port, PostgREST 12.0.2 on 127.0.0.1:$pr_port (pools of $POOL)"
 wait_for "http://127.0.0.1:$gw_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$pr_port/brands?limit=1"
 
@@ -134,12 +112,6 @@ reset() {
   psql -q -U postgres -d bench -c "delete from public.products where id > 2000" -c "vacuum analyze public.products"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
-
-# CPU time (user + system, in clock ticks) a process has used so far, and per
-# request in microseconds: the gateway's own cost, which a busy machine skews
-# far less than its throughput.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # PostgreSQL's CPU: the postmaster, its live children, and the children it
 # has reaped (pgbench's backends end with their connections).
 pg_ticks() {
@@ -151,8 +123,6 @@ pg_ticks() {
       awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || true
     done; } | awk '{t += $1} END {print t + 0}'
 }
-hz=$(getconf CLK_TCK)
-per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
 
 describe() {
   case $1 in
@@ -167,11 +137,7 @@ describe() {
   esac
 }
 
-# How idle the machine is before the run (performance.md §4.7): other work
-# on it skews every figure.
-cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
-read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
-idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+idle=$(idle_percent)
 # Linux's autogroups share CPU time between sessions first, and pg_ctl starts
 # PostgreSQL in a session of its own: on S1 that alone made the gateway's p99
 # at 8 connections 60-350 ms instead of about 5 (docs/benchmarks.md).

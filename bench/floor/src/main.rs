@@ -82,6 +82,21 @@ fn scenario(name: &str) -> Option<Scenario> {
             method: "POST",
             param: |n| Param::Text(format!("floor-{}-{n}", std::process::id())),
         },
+        "rpc" => Scenario {
+            // The gateway binds the body untyped; `$1::text::json` lets
+            // tokio-postgres bind it as text.
+            sql: concat!(
+                r#"select null::int8 as total, pg_catalog.count(*) as page, coalesce(pg_catalog.json_agg(_r), '[]')::text as body, null::text as extra from (select "products"."id" as "id", "products"."name" as "name", "products"."slug" as "slug", "products"."description" as "description", "products"."price" as "price", "products"."image_path" as "image_path", "products"."brand_id" as "brand_id", "products"."is_active" as "is_active", "products"."created_at" as "created_at" "#,
+                r#"from (select "products".* from pg_catalog.json_to_record($1::text::json) as _a("low" numeric, "high" numeric) cross join lateral "public"."products_between"("high" := _a."high", "low" := _a."low") as "products" order by "products"."id" limit 20) as "products") as _r"#
+            ),
+            role: "anon",
+            read_only: "on",
+            method: "POST",
+            param: |n| {
+                let low = n * 7919 % 981;
+                Param::Text(format!(r#"{{"low":{low},"high":{}}}"#, low + 20))
+            },
+        },
         _ => return None,
     })
 }
@@ -163,7 +178,7 @@ fn main() {
             _ => panic!("unknown flag {flag}"),
         }
     }
-    let scenario = scenario(&name).unwrap_or_else(|| panic!("no scenario {name}: s1, s2 or s4"));
+    let scenario = scenario(&name).unwrap_or_else(|| panic!("no scenario {name}: s1, s2, s4 or rpc"));
     let config: tokio_postgres::Config = url.parse().expect("--database-url");
     let manager = Manager::from_config(
         config,
