@@ -217,8 +217,9 @@ impl<'a> Route<'a> {
 }
 
 /// One path segment, percent-decoded, invalid UTF-8 replaced, as WAI's
-/// `pathInfo` gives PostgREST its names; `None` for an empty segment or
-/// more than one.
+/// `pathInfo` gives PostgREST its names (http-types' `decodePathSegment`:
+/// `decodeUtf8With lenientDecode . urlDecode False`); `None` for an empty
+/// segment or more than one.
 fn segment(text: &str) -> Option<Cow<'_, str>> {
     if text.is_empty() || text.contains('/') {
         return None;
