@@ -7,6 +7,7 @@
 //!   reading a byte, reads the body whole within `--body-timeout`, counting
 //!   the bytes (a chunked body has no length to check up front), and hands
 //!   the handler the bytes read. Handlers keep extracting `Bytes` as before.
+//!   [`read`] does the same for REST, which reads its own body.
 //! - [`pace`] is the layer of Storage's uploads, which stream to the store
 //!   and check their own size limit: a pause longer than `--body-timeout`
 //!   between two reads ends the body, and the answer becomes 408.
@@ -94,62 +95,6 @@ async fn read_announced(limits: Limits, body: Body) -> Result<Result<Bytes, axum
         Err(Collect::Broken(error)) => Ok(Err(error)),
         Err(Collect::TooLarge) => Err(ApiError::BodyTooLarge(limits.body_limit)),
         Err(Collect::TimedOut) => Err(ApiError::BodyTimeout(limits.body_timeout)),
-    }
-}
-
-/// [`read_whole`] as a layer of its own, for REST's routes: a request
-/// without a body (every read) goes straight to the route, with no boxed
-/// future and no clone of the services within, which `from_fn` costs every
-/// request (`bench/profile.sh`); one with a body is read as [`read_whole`]
-/// reads it.
-#[derive(Clone, Copy, Debug)]
-pub struct ReadWholeLayer(pub Limits);
-
-impl<S> tower::Layer<S> for ReadWholeLayer {
-    type Service = ReadWhole<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        ReadWhole { limits: self.0, inner }
-    }
-}
-
-/// The service of [`ReadWholeLayer`].
-#[derive(Clone, Debug)]
-pub struct ReadWhole<S> {
-    limits: Limits,
-    inner: S,
-}
-
-impl<S> tower::Service<Request> for ReadWhole<S>
-where
-    S: tower::Service<Request, Response = Response> + Clone + Send + 'static,
-    S::Future: Send + 'static,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future =
-        futures::future::Either<futures::future::BoxFuture<'static, Result<Response, S::Error>>, S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        use futures::future::Either;
-        if request.body().size_hint().exact() == Some(0) {
-            return Either::Right(self.inner.call(request));
-        }
-        // The service polled ready goes with the request; a clone stays
-        // (tower's `Service` docs, "Be careful when cloning inner services").
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        let limits = self.limits;
-        Either::Left(Box::pin(async move {
-            match whole(limits, request).await {
-                Ok(request) => inner.call(request).await,
-                Err(refused) => Ok(refused.into_response()),
-            }
-        }))
     }
 }
 

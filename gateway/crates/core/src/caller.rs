@@ -317,51 +317,6 @@ pub fn as_service_role_within(request: &mut Request) {
 #[derive(Clone, Copy, Debug)]
 struct Within;
 
-/// [`require_apikey`] as a layer of its own, for the routes every REST
-/// request goes through: the check needs no await, so unlike
-/// `axum::middleware::from_fn` it boxes no future and clones no service
-/// per request (`bench/profile.sh`).
-#[derive(Clone)]
-pub struct RequireApiKeyLayer(pub Arc<Credentials>);
-
-impl<S> tower::Layer<S> for RequireApiKeyLayer {
-    type Service = RequireApiKey<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        RequireApiKey { credentials: self.0.clone(), inner }
-    }
-}
-
-/// The service of [`RequireApiKeyLayer`].
-#[derive(Clone)]
-pub struct RequireApiKey<S> {
-    credentials: Arc<Credentials>,
-    inner: S,
-}
-
-impl<S> tower::Service<Request> for RequireApiKey<S>
-where
-    S: tower::Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = futures::future::Either<futures::future::Ready<Result<Response, S::Error>>, S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        use axum::response::IntoResponse;
-        use futures::future::{Either, ready};
-        let (mut parts, body) = request.into_parts();
-        match admit(&self.credentials, &mut parts) {
-            Ok(()) => Either::Right(self.inner.call(Request::from_parts(parts, body))),
-            Err(refused) => Either::Left(ready(Ok(refused.into_response()))),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
