@@ -29,7 +29,7 @@ COLD=${COLD:-10}
 ROUNDS=${ROUNDS:-3}
 POOL=${POOL:-8}
 
-# need, free_port, bindir, secret, jwt (bench/lib.sh).
+# need, free_port, bindir, secret, jwt, wait_for, ratio, idle_percent, hz (bench/lib.sh).
 . bench/lib.sh
 need wrk "install it with: apt-get install -y wrk"
 need psql "install PostgreSQL's client programs (Debian: postgresql)"
@@ -138,13 +138,6 @@ EOF
   pids+=($nginx_master)
 fi
 
-wait_for() {
-  for _ in $(seq 300); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" -H "Authorization: Bearer $anon" "$1")" = 200 ] && return 0
-    sleep 0.1
-  done
-  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
-}
 wait_for "http://127.0.0.1:$plain_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$fn_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$deno_port/"
@@ -171,11 +164,8 @@ s2_run() {
   SCENARIO=s2 BASE=/rest/v1 APIKEY=$anon TOKEN=$anon PREFIX=fn$RANDOM \
     wrk -t"$THREADS" -c"$2" -d"$3"s -s bench/wrk/scenario.lua "$1" 2>&1 | awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-cpu() { awk '/^cpu / {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
-read -r idle0 total0 <<<"$(cpu)"; sleep 1; read -r idle1 total1 <<<"$(cpu)"
-idle=$(( 100 * (idle1 - idle0) / (total1 - total0 > 0 ? total1 - total0 : 1) ))
+idle=$(idle_percent)
 echo "== $(date -u +%FT%TZ), $(nproc) cores ${idle}% idle before the run; $gateway;" \
   "${DURATION}s per measurement after ${WARMUP}s warm-up; wrk -t$THREADS"
 
@@ -200,7 +190,6 @@ echo "median $(echo "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') m
 echo
 printf '%-34s %5s | %9s %8s %8s | %s\n' "target" conns rps p50 p99 "non2xx/errors"
 row() { printf '%-34s %5s | %9.0f %6.2fms %6.2fms | %s/%s\n' "$1" "$2" "${3:-0}" "${4:-0}" "${5:-0}" "${6:-0}" "${7:-0}"; }
-hz=$(getconf CLK_TCK)
 sum_ticks() { local total=0 pid; for pid in "$@"; do total=$((total + $(ticks_of "$pid"))); done; echo "$total"; }
 # The function's Deno processes, which the gateway starts as its children.
 workers() { pgrep -P "$fn_gateway" | tr '\n' ' '; }

@@ -61,13 +61,6 @@ off_pid=${pids[-1]}
 serve "$on_port" "$work/on.log" --metrics-listen "127.0.0.1:$admin_port"
 on_pid=${pids[-1]}
 
-wait_for() {
-  for _ in $(seq 600); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "apikey: $anon" "$1")" = 200 ] && return 0
-    sleep 0.1
-  done
-  echo "bench: $1 did not answer" >&2; cat "$work"/*.log >&2; exit 1
-}
 wait_for "http://127.0.0.1:$off_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$on_port/rest/v1/brands?limit=1"
 wait_for "http://127.0.0.1:$admin_port/metrics"
@@ -78,9 +71,6 @@ wrk_s2() {
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2"s -s bench/wrk/scenario.lua "http://127.0.0.1:$1" 2>&1 |
     awk '/^RESULT/ {print $2, $3, $4, $5, $6, $7}'
 }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-hz=$(getconf CLK_TCK)
-per_request_us() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.0f", t * 1e6 / hz / n; else print "-" }'; }
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 # measure <port> <pid> -> "rps us_per_request p99 non2xx"
